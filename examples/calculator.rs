@@ -1,0 +1,97 @@
+//! A calculator served over stdio.
+//!
+//! Run with: `cargo run -p mcp-examples --example calculator`
+//!
+//! Then type (or pipe) newline-delimited JSON-RPC, for example:
+//!
+//! ```text
+//! {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"me","version":"1"}}}
+//! {"jsonrpc":"2.0","method":"notifications/initialized"}
+//! {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}
+//! ```
+
+use mcp_runtime::prelude::*;
+
+/// Add two integers.
+#[tool(read_only, idempotent, open_world = false)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// Divide one number by another.
+///
+/// Dividing by zero is an error the model can read and correct.
+#[tool(read_only, idempotent, open_world = false)]
+async fn divide(
+    /// The number to divide.
+    dividend: f64,
+    /// The number to divide by; must not be zero.
+    divisor: f64,
+) -> Result<f64, ToolError> {
+    if divisor == 0.0 {
+        return Err(ToolError::new(
+            "cannot divide by zero: choose a non-zero divisor",
+        ));
+    }
+    Ok(dividend / divisor)
+}
+
+/// Summary statistics of a list of numbers.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Stats {
+    /// How many numbers there were.
+    count: usize,
+    /// Their sum.
+    sum: f64,
+    /// Their mean; absent for an empty list.
+    mean: Option<f64>,
+    /// The smallest; absent for an empty list.
+    min: Option<f64>,
+    /// The largest; absent for an empty list.
+    max: Option<f64>,
+}
+
+/// Summary statistics (count, sum, mean, min, max) of a list of numbers.
+#[tool(title = "Statistics", read_only, idempotent, open_world = false)]
+fn statistics(
+    /// The numbers to summarise.
+    numbers: Vec<f64>,
+    /// Round every result to this many decimal places.
+    #[arg(default = 6)]
+    precision: u8,
+) -> Stats {
+    let round = |x: f64| {
+        let factor = 10f64.powi(i32::from(precision.min(15)));
+        (x * factor).round() / factor
+    };
+    let sum: f64 = numbers.iter().sum();
+    let count = numbers.len();
+    let mean = (count > 0).then(|| round(sum / count as f64));
+    let min = numbers.iter().copied().reduce(f64::min).map(round);
+    let max = numbers.iter().copied().reduce(f64::max).map(round);
+    Stats {
+        count,
+        sum: round(sum),
+        mean,
+        min,
+        max,
+    }
+}
+
+#[tokio::main]
+async fn main() -> mcp_runtime::Result<()> {
+    // stdout carries the protocol; logs go to stderr.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    Server::new("calculator", env!("CARGO_PKG_VERSION"))
+        .instructions("Arithmetic on numbers: add, divide, and summary statistics.")
+        .serve_stdio()
+        .await
+}

@@ -1,0 +1,45 @@
+//! Error accumulation, after serde_derive's `Ctxt`: every problem in an item is recorded, so one
+//! build shows them all instead of one per compile.
+
+use std::cell::RefCell;
+use std::fmt::Display;
+
+use quote::ToTokens;
+
+#[derive(Default)]
+pub(crate) struct Ctxt {
+    errors: RefCell<Option<Vec<syn::Error>>>,
+}
+
+impl Ctxt {
+    pub(crate) fn new() -> Self {
+        Self {
+            errors: RefCell::new(Some(Vec::new())),
+        }
+    }
+
+    /// Records an error spanned on `tokens`.
+    pub(crate) fn error_spanned_by<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
+        self.syn_error(syn::Error::new_spanned(tokens.into_token_stream(), message));
+    }
+
+    /// Records an error.
+    pub(crate) fn syn_error(&self, error: syn::Error) {
+        if let Some(errors) = self.errors.borrow_mut().as_mut() {
+            errors.push(error);
+        }
+    }
+
+    /// Every recorded error, merged into one.
+    pub(crate) fn check(self) -> syn::Result<()> {
+        let errors = self.errors.borrow_mut().take().unwrap_or_default();
+        let mut errors = errors.into_iter();
+        let Some(mut combined) = errors.next() else {
+            return Ok(());
+        };
+        for rest in errors {
+            combined.combine(rest);
+        }
+        Err(combined)
+    }
+}

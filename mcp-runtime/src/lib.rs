@@ -1,0 +1,100 @@
+//! Write [Model Context Protocol](https://modelcontextprotocol.io) servers in Rust by annotating
+//! plain functions.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Add two integers.
+//! #[tool(read_only, idempotent)]
+//! async fn add(
+//!     /// First addend.
+//!     a: i64,
+//!     /// Second addend.
+//!     b: i64,
+//! ) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> mcp_runtime::Result<()> {
+//!     Server::new("demo", env!("CARGO_PKG_VERSION")).serve_stdio().await
+//! }
+//! ```
+//!
+//! What the signature says becomes the tool on the wire:
+//!
+//! - the function's name is the tool's `name` (checked at compile time: 1 to 64 characters of
+//!   `A-Z a-z 0-9 _ - .`), `name = "..."` overrides it;
+//! - `///` on the function is the `description`, `///` on a parameter the description of its
+//!   property in `inputSchema`;
+//! - every parameter whose type implements `Deserialize` and `JsonSchema` is an argument;
+//!   `Option<T>` and `#[arg(default = expr)]` arguments are not `required`;
+//!   `#[arg(rename = "..")]` sets the wire name and `#[arg(example = ..)]` adds `examples`;
+//! - a parameter whose type implements [`FromContext`](context::FromContext), such as
+//!   [`Context`], is injected and never in the schema;
+//! - `Args(x): Args<T>` takes the whole arguments object as one `T`;
+//! - a return type that implements `Serialize` and `JsonSchema` gives the tool an `outputSchema`
+//!   and each result a `structuredContent` (objects as they are, anything else wrapped as
+//!   `{"result": ...}`) plus the same JSON as text; `String` and content blocks
+//!   ([`Content`], [`Image`], [`Audio`], [`ResourceLink`], [`EmbeddedResource`],
+//!   `Vec<Content>`, [`CallToolResult`]) are sent as they are;
+//! - `Result<T, E>` reports `Err(e)` as a tool error: `isError: true` with `e`'s message, for the
+//!   model to read and correct itself;
+//! - `title = ".."`, `read_only`, `destructive`, `idempotent`, `open_world` (each `= false` to
+//!   say the opposite explicitly), `icons = [..]` and `meta = ..` fill in the rest of the `Tool`.
+//!
+//! Arguments that do not match (missing, wrong type, unknown enum value, unknown name) come back
+//! as a tool error that names the argument and what was expected. A tool that panics becomes a
+//! tool error too; the server keeps serving and no backtrace reaches the client.
+//!
+//! # Protocol revisions
+//!
+//! One program serves every revision from 2024-11-05 to 2025-11-25; what goes on the wire is
+//! shaped by the revision the session negotiated (no `structuredContent`, `outputSchema` or
+//! `title` before 2025-06-18, no `icons` before 2025-11-25). See [`ProtocolVersion`].
+//!
+//! # Testing
+//!
+//! [`testing::Client`] drives a server in-process, exactly as a client on stdio would.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+#[doc(hidden)]
+pub mod __private;
+pub mod context;
+mod error;
+pub mod protocol;
+pub mod schema;
+mod server;
+pub mod testing;
+pub mod tool;
+mod transport;
+
+pub use crate::context::Context;
+pub use crate::error::{DefinitionError, Error, Result, is_valid_tool_name};
+pub use crate::protocol::{
+    Annotations, Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
+    ResourceLink, Role,
+};
+pub use crate::schema::SchemaStyle;
+pub use crate::server::{Server, Service};
+pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
+
+#[cfg(feature = "macros")]
+pub use mcp_macros::tool;
+
+/// Everything a server module needs, in one import.
+pub mod prelude {
+    pub use crate::context::{Context, FromContext};
+    pub use crate::protocol::{
+        Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
+        ResourceLink,
+    };
+    pub use crate::tool::{Args, CallToolResult, ToolError};
+    pub use crate::{Server, Service};
+    #[cfg(feature = "macros")]
+    pub use mcp_macros::tool;
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+}

@@ -1,0 +1,465 @@
+//! The JSON-RPC 2.0 envelope: ids, requests, notifications, responses and errors.
+//!
+//! Incoming bytes are parsed once into a [`serde_json::Value`] and taken apart by
+//! [`Message::from_value`], which applies the rules MCP adds to JSON-RPC: ids are strings or
+//! integers (never `null`, never fractional), `params` is an object, notifications have no id.
+//! Outgoing messages are written by [`encode_response`], [`encode_error`] and
+//! [`encode_notification`] straight into bytes.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The codes JSON-RPC and MCP define for errors.
+pub mod error_codes {
+    /// The input is not valid JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON is not a valid JSON-RPC request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or its capability was not advertised.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// The params are invalid: an unknown tool, a missing argument, a bad cursor.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// The server failed while handling a valid request.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// `resources/read` of an unknown URI in the handshake era.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// 2025-11-25: the request needs a URL elicitation first.
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+    /// 2026-07-28: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// 2026-07-28: the request needs a client capability it did not declare.
+    pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026-07-28: the requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A JSON-RPC request id: a string or an integer, echoed exactly as it came (`1` is not `"1"`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl RequestId {
+    /// Reads an id from JSON: a string or an integer that fits in `i64`. `null`, fractions,
+    /// booleans, arrays and objects are not ids.
+    pub fn from_json(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(s) => Some(Self::String(Arc::from(s.as_str()))),
+            Value::Number(n) => n.as_i64().map(Self::Number),
+            _ => None,
+        }
+    }
+
+    /// The id as JSON.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Self::Number(n) => Value::from(*n),
+            Self::String(s) => Value::from(&**s),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(id: i64) -> Self {
+        Self::Number(id)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(id: &str) -> Self {
+        Self::String(Arc::from(id))
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Number(n) => serializer.serialize_i64(*n),
+            Self::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RequestId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_json(&value)
+            .ok_or_else(|| serde::de::Error::custom("a request id is a string or an integer"))
+    }
+}
+
+/// A JSON-RPC error object: `{code, message, data?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct ErrorObject {
+    /// The error code, see [`error_codes`].
+    pub code: i64,
+    /// One concise sentence.
+    pub message: Cow<'static, str>,
+    /// Structured detail, for example `{"uri": ...}` for a missing resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and a message.
+    pub fn new(code: i64, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// -32700: the input is not valid JSON.
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        Self::new(error_codes::PARSE_ERROR, format!("parse error: {detail}"))
+    }
+
+    /// -32600: not a valid request.
+    pub fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(error_codes::INVALID_REQUEST, message)
+    }
+
+    /// -32601: no such method (or its capability is not advertised).
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            error_codes::METHOD_NOT_FOUND,
+            format!("method not found: `{method}`"),
+        )
+    }
+
+    /// -32602: invalid params.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(error_codes::INVALID_PARAMS, message)
+    }
+
+    /// -32603: the server failed. The message must not carry internal detail.
+    pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(error_codes::INTERNAL_ERROR, message)
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// A request: it has an id and expects exactly one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The id the response must echo.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params object; absent params are an empty object.
+    pub params: Map<String, Value>,
+}
+
+/// A notification: no id, never answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The params object; absent params are an empty object.
+    pub params: Map<String, Value>,
+}
+
+/// A response to a request this side sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request it answers.
+    pub id: RequestId,
+    /// The result, or the error.
+    pub outcome: Result<Value, ErrorObject>,
+}
+
+/// One JSON-RPC message, as received.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response to a request of ours.
+    Response(Response),
+}
+
+/// A message that is JSON but not valid JSON-RPC: the error to answer with, and the id when it
+/// could be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvalidMessage {
+    /// The id, when the message had a readable one.
+    pub id: Option<RequestId>,
+    /// The error to send back.
+    pub error: ErrorObject,
+}
+
+impl Message {
+    /// Takes a parsed JSON value apart into a message, checking the JSON-RPC 2.0 envelope.
+    pub fn from_value(value: Value) -> Result<Self, InvalidMessage> {
+        let Value::Object(mut object) = value else {
+            return Err(invalid(None, "a JSON-RPC message is an object"));
+        };
+        let id = match object.remove("id") {
+            None => None,
+            Some(raw) => match RequestId::from_json(&raw) {
+                Some(id) => Some(id),
+                None => return Err(invalid(None, "`id` must be a string or an integer")),
+            },
+        };
+        match object.get("jsonrpc") {
+            Some(Value::String(v)) if v == "2.0" => {}
+            _ => return Err(invalid(id, "`jsonrpc` must be \"2.0\"")),
+        }
+        match object.remove("method") {
+            Some(Value::String(method)) => {
+                let params = match object.remove("params") {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(params)) => params,
+                    Some(_) => {
+                        return Err(InvalidMessage {
+                            id,
+                            error: ErrorObject::invalid_params("`params` must be an object"),
+                        });
+                    }
+                };
+                Ok(match id {
+                    Some(id) => Self::Request(Request { id, method, params }),
+                    None => Self::Notification(Notification { method, params }),
+                })
+            }
+            Some(_) => Err(invalid(id, "`method` must be a string")),
+            None => {
+                let Some(id) = id else {
+                    return Err(invalid(
+                        None,
+                        "a message needs a `method`, or an `id` and a `result`",
+                    ));
+                };
+                let outcome = match (object.remove("result"), object.remove("error")) {
+                    (Some(result), None) => Ok(result),
+                    (None, Some(error)) => match serde_json::from_value::<ErrorObject>(error) {
+                        Ok(error) => Err(error),
+                        Err(_) => return Err(invalid(Some(id), "malformed `error` object")),
+                    },
+                    _ => {
+                        return Err(invalid(
+                            Some(id),
+                            "a response has exactly one of `result` and `error`",
+                        ));
+                    }
+                };
+                Ok(Self::Response(Response { id, outcome }))
+            }
+        }
+    }
+}
+
+fn invalid(id: Option<RequestId>, message: &'static str) -> InvalidMessage {
+    InvalidMessage {
+        id,
+        error: ErrorObject::invalid_request(message),
+    }
+}
+
+/// Looks a method up in a version-independent spelling: some clients send `initialized` or
+/// `cancelled` without the `notifications/` prefix, and both spellings are accepted.
+pub fn canonical_notification(method: &str) -> &str {
+    match method {
+        "initialized" => "notifications/initialized",
+        "cancelled" => "notifications/cancelled",
+        "progress" => "notifications/progress",
+        other => other,
+    }
+}
+
+#[derive(Serialize)]
+struct ResultEnvelope<'a, T: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct ErrorEnvelope<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    error: &'a ErrorObject,
+}
+
+#[derive(Serialize)]
+struct NotificationEnvelope<'a, T: ?Sized> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a T>,
+}
+
+#[derive(Serialize)]
+struct RequestEnvelope<'a, T: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a T>,
+}
+
+/// Serializes a result response. Serializing a `Value` or a derived type cannot fail; a
+/// user type whose `Serialize` fails becomes an internal error response instead.
+pub fn encode_response<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Vec<u8> {
+    serde_json::to_vec(&ResultEnvelope {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+    .unwrap_or_else(|_| {
+        encode_error(
+            Some(id),
+            &ErrorObject::internal("the result could not be serialized"),
+        )
+    })
+}
+
+/// Serializes an error response. The id is left out when it could not be read (2025-11-25).
+pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    serde_json::to_vec(&ErrorEnvelope {
+        jsonrpc: "2.0",
+        id,
+        error,
+    })
+    .unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error"}}"#.to_vec()
+    })
+}
+
+/// Serializes a notification.
+pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: Option<&T>) -> Vec<u8> {
+    serde_json::to_vec(&NotificationEnvelope {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+    .unwrap_or_default()
+}
+
+/// Serializes a request.
+pub fn encode_request<T: Serialize + ?Sized>(
+    id: &RequestId,
+    method: &str,
+    params: Option<&T>,
+) -> Vec<u8> {
+    serde_json::to_vec(&RequestEnvelope {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+    .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(value: Value) -> Result<Message, InvalidMessage> {
+        Message::from_value(value)
+    }
+
+    #[test]
+    fn requests_notifications_and_responses_are_told_apart() {
+        let request = parse(json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).unwrap();
+        assert!(matches!(
+            request,
+            Message::Request(Request {
+                id: RequestId::Number(7),
+                ..
+            })
+        ));
+        let note = parse(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+        assert!(matches!(note, Message::Notification(_)));
+        let response = parse(json!({"jsonrpc": "2.0", "id": "a", "result": {}})).unwrap();
+        assert!(matches!(
+            response,
+            Message::Response(Response { outcome: Ok(_), .. })
+        ));
+    }
+
+    #[test]
+    fn null_fractional_and_object_ids_are_invalid_requests() {
+        for id in [json!(null), json!(1.5), json!({}), json!(true)] {
+            let err = parse(json!({"jsonrpc": "2.0", "id": id, "method": "ping"})).unwrap_err();
+            assert_eq!(err.error.code, error_codes::INVALID_REQUEST);
+            assert_eq!(err.id, None);
+        }
+    }
+
+    #[test]
+    fn wrong_jsonrpc_keeps_the_readable_id() {
+        let err = parse(json!({"jsonrpc": "1.0", "id": "x", "method": "ping"})).unwrap_err();
+        assert_eq!(err.id, Some(RequestId::from("x")));
+        assert_eq!(err.error.code, error_codes::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn non_object_params_are_invalid_params() {
+        let err = parse(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}))
+            .unwrap_err();
+        assert_eq!(err.error.code, error_codes::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn error_without_readable_id_omits_the_id() {
+        let bytes = encode_error(None, &ErrorObject::parse_error("eof"));
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(value.get("id"), None);
+        assert_eq!(value["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn ids_echo_with_their_type() {
+        let bytes = encode_response(&RequestId::from("1"), &json!({}));
+        assert_eq!(bytes, br#"{"jsonrpc":"2.0","id":"1","result":{}}"#);
+        let bytes = encode_response(&RequestId::Number(1), &json!({}));
+        assert_eq!(bytes, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
+}
+
+/// Serializes a result response around a result that is already JSON text, such as a cached
+/// `tools/list` result, without parsing it again.
+pub fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw_result.len() + 48);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // Writing an id into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(raw_result.as_bytes());
+    out.push(b'}');
+    out
+}

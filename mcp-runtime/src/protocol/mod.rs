@@ -1,0 +1,24 @@
+//! The wire protocol: the JSON-RPC 2.0 envelope, the MCP revisions, and the message types the
+//! server sends and receives.
+//!
+//! Nothing here knows about tools, sessions or transports; everything above builds on it.
+
+mod content;
+mod jsonrpc;
+mod lifecycle;
+mod version;
+
+pub use self::content::{
+    Annotations, Audio, BlobResourceContents, Content, EmbeddedResource, Icon, IconTheme, Image,
+    ResourceContents, ResourceLink, Role, Text, TextResourceContents,
+};
+pub use self::jsonrpc::{
+    ErrorObject, InvalidMessage, Message, Notification, Request, RequestId, Response,
+    canonical_notification, encode_error, encode_notification, encode_raw_response, encode_request,
+    encode_response, error_codes,
+};
+pub use self::lifecycle::{
+    ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,
+    ResourcesCapability, ServerCapabilities,
+};
+pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

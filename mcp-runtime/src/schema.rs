@@ -1,0 +1,380 @@
+//! JSON Schemas as clients accept them.
+//!
+//! schemars emits correct JSON Schema 2020-12, but real clients reject parts of it: Gemini and Zed
+//! refuse `$ref` and `["T", "null"]` type unions, and VS Code drops a tool whose `$schema` URL it
+//! cannot fetch. [`SchemaStyle::Portable`], the default, therefore makes every tool schema
+//! self-contained: `$ref`s are inlined (unless a type is recursive, where inlining cannot end),
+//! `$schema` is left out (2020-12 is the dialect when none is named), the type-name `title`s
+//! schemars adds are dropped, and an optional property is expressed by leaving it out of
+//! `required` rather than by a union with `null`. [`SchemaStyle::KeepDefs`] keeps `$defs` and
+//! `$ref`s for clients that handle them.
+
+use std::collections::BTreeSet;
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value};
+
+/// How tool schemas are written on the wire.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaStyle {
+    /// Self-contained schemas: `$ref`s inlined, no `$schema`, no type-name titles, no `null`
+    /// unions on optional properties. What every client accepts.
+    #[default]
+    Portable,
+    /// Keep `$defs` and `$ref`s as schemars writes them (titles and `$schema` still dropped).
+    KeepDefs,
+}
+
+/// The schema generator every tool schema is made with: JSON Schema 2020-12.
+pub(crate) fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// The schema of `T` as a JSON object, with `$ref`s into `generator`'s definitions.
+pub(crate) fn subschema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Map<String, Value> {
+    into_object(generator.subschema_for::<T>().to_value())
+}
+
+/// The root schema of `T`, its definitions under `$defs`.
+pub(crate) fn root_schema<T: JsonSchema>() -> Map<String, Value> {
+    into_object(generator().into_root_schema_for::<T>().to_value())
+}
+
+pub(crate) fn into_object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        // `true` accepts anything: the empty schema.
+        Value::Bool(true) => Map::new(),
+        // `false` accepts nothing.
+        _ => Map::from_iter([("not".to_owned(), Value::Object(Map::new()))]),
+    }
+}
+
+/// Whether a schema lets `null` through: `{"type": "null"}`, a type array with `"null"`, or
+/// an `anyOf` / `oneOf` with a null branch.
+pub(crate) fn strip_null(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            schema.insert("type".to_owned(), only);
+        }
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = schema.get_mut(key) else {
+            continue;
+        };
+        branches.retain(|branch| branch.get("type").is_none_or(|t| t != "null"));
+        if branches.len() == 1 {
+            let Some(Value::Object(only)) = branches.pop() else {
+                return;
+            };
+            schema.remove(key);
+            for (k, v) in only {
+                schema.entry(k).or_insert(v);
+            }
+        }
+        return;
+    }
+}
+
+/// Which side of a tool a schema describes. Optional input properties lose their `null` branch
+/// in portable schemas; output properties keep it, because `None` serializes as `null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Input,
+    Output,
+}
+
+/// Rewrites a root schema for the wire in `style`.
+pub(crate) fn finish(
+    mut root: Map<String, Value>,
+    style: SchemaStyle,
+    direction: Direction,
+) -> Map<String, Value> {
+    root.remove("$schema");
+    root.remove("title");
+    let defs = match root.remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    match style {
+        SchemaStyle::KeepDefs => {
+            let mut defs = defs;
+            for def in defs.values_mut() {
+                if let Value::Object(def) = def {
+                    def.remove("title");
+                }
+            }
+            if !defs.is_empty() {
+                root.insert("$defs".to_owned(), Value::Object(defs));
+            }
+            root
+        }
+        SchemaStyle::Portable => {
+            let recursive = recursive_defs(&defs);
+            let mut inliner = Inliner {
+                defs: &defs,
+                recursive: &recursive,
+                stack: Vec::new(),
+            };
+            inliner.walk_map(&mut root);
+            if direction == Direction::Input {
+                portable_optionals(&mut root);
+            }
+            if !recursive.is_empty() {
+                let mut kept = Map::new();
+                for name in &recursive {
+                    if let Some(Value::Object(def)) = defs.get(name) {
+                        let mut def = def.clone();
+                        def.remove("title");
+                        let mut inliner = Inliner {
+                            defs: &defs,
+                            recursive: &recursive,
+                            stack: Vec::new(),
+                        };
+                        inliner.walk_map(&mut def);
+                        if direction == Direction::Input {
+                            portable_optionals(&mut def);
+                        }
+                        kept.insert(name.clone(), Value::Object(def));
+                    }
+                }
+                root.insert("$defs".to_owned(), Value::Object(kept));
+            }
+            root
+        }
+    }
+}
+
+fn def_name(reference: &str) -> Option<&str> {
+    reference
+        .strip_prefix("#/$defs/")
+        .or_else(|| reference.strip_prefix("#/definitions/"))
+}
+
+/// Definitions that reach themselves through `$ref`s: these stay as references.
+fn recursive_defs(defs: &Map<String, Value>) -> BTreeSet<String> {
+    fn refs(value: &Value, out: &mut BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get("$ref") {
+                    if let Some(name) = def_name(r) {
+                        out.insert(name.to_owned());
+                    }
+                }
+                map.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let edges: Vec<(String, BTreeSet<String>)> = defs
+        .iter()
+        .map(|(name, def)| {
+            let mut out = BTreeSet::new();
+            refs(def, &mut out);
+            (name.clone(), out)
+        })
+        .collect();
+    let mut recursive = BTreeSet::new();
+    for (start, _) in &edges {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&String> = vec![start];
+        while let Some(node) = stack.pop() {
+            let Some((_, next)) = edges.iter().find(|(n, _)| n == node) else {
+                continue;
+            };
+            for n in next {
+                if n == start {
+                    recursive.insert(start.clone());
+                }
+                if seen.insert(n.clone()) {
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    recursive
+}
+
+struct Inliner<'a> {
+    defs: &'a Map<String, Value>,
+    recursive: &'a BTreeSet<String>,
+    stack: Vec<String>,
+}
+
+impl Inliner<'_> {
+    fn walk(&mut self, value: &mut Value) {
+        match value {
+            Value::Object(map) => self.walk_map(map),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v)),
+            _ => {}
+        }
+    }
+
+    fn walk_map(&mut self, map: &mut Map<String, Value>) {
+        let target = match map.get("$ref") {
+            Some(Value::String(r)) => def_name(r).map(str::to_owned),
+            _ => None,
+        };
+        if let Some(name) = target {
+            if !self.recursive.contains(&name) && !self.stack.contains(&name) {
+                if let Some(Value::Object(def)) = self.defs.get(&name) {
+                    let mut def = def.clone();
+                    def.remove("title");
+                    self.stack.push(name);
+                    self.walk_map(&mut def);
+                    self.stack.pop();
+                    map.remove("$ref");
+                    // Keywords beside the `$ref` (a property's description) win over the
+                    // definition's own.
+                    for (k, v) in def {
+                        map.entry(k).or_insert(v);
+                    }
+                    return;
+                }
+            }
+        }
+        for value in map.values_mut() {
+            self.walk(value);
+        }
+    }
+}
+
+/// In every object schema, an optional property loses its `null` branch: leaving it out of
+/// `required` already says it may be absent, and a missing value deserializes to `None`.
+fn portable_optionals(schema: &mut Map<String, Value>) {
+    let required: BTreeSet<String> = match schema.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_owned))
+            .collect(),
+        _ => BTreeSet::new(),
+    };
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if let Value::Object(property) = property {
+                if !required.contains(name) {
+                    strip_null(property);
+                }
+            }
+        }
+    }
+    for (key, value) in schema.iter_mut() {
+        match (key.as_str(), value) {
+            ("enum" | "const" | "default" | "examples", _) => {}
+            (_, Value::Object(child)) => {
+                if key == "properties" || key == "$defs" || key == "patternProperties" {
+                    for sub in child.values_mut() {
+                        if let Value::Object(sub) = sub {
+                            portable_optionals(sub);
+                        }
+                    }
+                } else {
+                    portable_optionals(child);
+                }
+            }
+            (_, Value::Array(items)) => {
+                for item in items {
+                    if let Value::Object(item) = item {
+                        portable_optionals(item);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Address {
+        street: String,
+        city: Option<String>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Person {
+        name: String,
+        home: Address,
+        work: Option<Address>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Tree {
+        label: String,
+        children: Vec<Tree>,
+    }
+
+    #[test]
+    fn portable_schemas_inline_refs_and_drop_null_unions() {
+        let schema = finish(
+            root_schema::<Person>(),
+            SchemaStyle::Portable,
+            Direction::Input,
+        );
+        assert_eq!(
+            Value::Object(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "home": {
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+                        "required": ["street"]
+                    },
+                    "work": {
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+                        "required": ["street"]
+                    }
+                },
+                "required": ["name", "home"]
+            })
+        );
+    }
+
+    #[test]
+    fn recursive_types_keep_their_definition() {
+        let schema = Value::Object(finish(
+            root_schema::<Tree>(),
+            SchemaStyle::Portable,
+            Direction::Input,
+        ));
+        assert_eq!(
+            schema["properties"]["children"]["items"],
+            json!({"$ref": "#/$defs/Tree"})
+        );
+        assert_eq!(
+            schema["$defs"]["Tree"]["properties"]["label"],
+            json!({"type": "string"})
+        );
+        assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+    }
+
+    #[test]
+    fn keep_defs_leaves_references() {
+        let schema = Value::Object(finish(
+            root_schema::<Person>(),
+            SchemaStyle::KeepDefs,
+            Direction::Input,
+        ));
+        assert_eq!(
+            schema["properties"]["home"],
+            json!({"$ref": "#/$defs/Address"})
+        );
+        assert!(schema["$defs"]["Address"].get("title").is_none());
+    }
+}

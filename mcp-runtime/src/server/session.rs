@@ -1,0 +1,237 @@
+//! One client's session in the handshake era: what was negotiated, which requests are in flight,
+//! and the way back to the client.
+//!
+//! A transport hands every message it reads to [`Session::receive`] together with the sink its
+//! replies go to; requests run concurrently, each on its own task, so a slow tool never holds up
+//! a `ping`.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::Core;
+use crate::context::{ClientInfo, Peer};
+use crate::protocol::{
+    ErrorObject, Message, ProtocolVersion, Request, RequestId, canonical_notification, encode_error,
+};
+
+/// Where encoded messages for the client go: a line on stdio, an event on an HTTP stream.
+pub(crate) type Sink = mpsc::UnboundedSender<Vec<u8>>;
+
+impl Peer for Sink {
+    fn send(&self, message: Vec<u8>) {
+        // The client may be gone; a message for a closed transport is dropped.
+        let _ = mpsc::UnboundedSender::send(self, message);
+    }
+}
+
+/// What `initialize` settled.
+pub(crate) struct Negotiated {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Arc<ClientInfo>,
+}
+
+pub(crate) struct Session {
+    pub(crate) core: Arc<Core>,
+    pub(crate) negotiated: OnceLock<Negotiated>,
+    pub(crate) initialized: AtomicBool,
+    in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+}
+
+impl Session {
+    pub(crate) fn new(core: Arc<Core>) -> Arc<Self> {
+        Arc::new(Self {
+            core,
+            negotiated: OnceLock::new(),
+            initialized: AtomicBool::new(false),
+            in_flight: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The negotiated revision, once `initialize` has been answered.
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        self.negotiated.get().map(|n| n.version)
+    }
+
+    /// Handles the raw bytes of one message (or batch) from the client.
+    pub(crate) fn receive_bytes(self: &Arc<Self>, bytes: &[u8], sink: &Sink) {
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(value) => value,
+            Err(error) => {
+                let _ = sink.send(encode_error(None, &ErrorObject::parse_error(error)));
+                return;
+            }
+        };
+        match value {
+            Value::Array(batch) => self.receive_batch(batch, sink),
+            single => self.receive(single, sink),
+        }
+    }
+
+    fn receive(self: &Arc<Self>, value: Value, sink: &Sink) {
+        match Message::from_value(value) {
+            Ok(Message::Request(request)) => self.start_request(request, sink),
+            Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
+            Ok(Message::Response(_)) => {
+                // Responses answer server-to-client requests; none are outstanding here.
+                tracing::debug!("ignoring a response to no outstanding request");
+            }
+            Err(invalid) => {
+                let _ = sink.send(encode_error(invalid.id.as_ref(), &invalid.error));
+            }
+        }
+    }
+
+    /// JSON-RPC batches exist only in 2025-03-26 (and never carry `initialize`); the responses
+    /// go back as one array, in the order the requests came.
+    fn receive_batch(self: &Arc<Self>, batch: Vec<Value>, sink: &Sink) {
+        let allowed = self.version().is_some_and(ProtocolVersion::allows_batches);
+        if !allowed || batch.is_empty() {
+            let message = if batch.is_empty() {
+                "an empty batch is not a valid request".to_owned()
+            } else {
+                let version = self
+                    .version()
+                    .map_or("(not initialized)".to_owned(), |v| v.to_string());
+                format!("JSON-RPC batches are only accepted on protocol 2025-03-26, not {version}")
+            };
+            let _ = sink.send(encode_error(None, &ErrorObject::invalid_request(message)));
+            return;
+        }
+        let session = Arc::clone(self);
+        let sink = sink.clone();
+        tokio::spawn(async move {
+            let mut replies = Vec::new();
+            for value in batch {
+                match Message::from_value(value) {
+                    Ok(Message::Request(request)) if request.method == "initialize" => {
+                        let error = ErrorObject::invalid_request(
+                            "`initialize` must not be sent in a batch",
+                        );
+                        replies.push(encode_error(Some(&request.id), &error));
+                    }
+                    Ok(Message::Request(request)) => {
+                        if let Some(reply) =
+                            super::dispatch::handle_request(&session, request, &sink).await
+                        {
+                            replies.push(reply);
+                        }
+                    }
+                    Ok(Message::Notification(note)) => {
+                        session.handle_notification(&note.method, &note.params)
+                    }
+                    Ok(Message::Response(_)) => {}
+                    Err(invalid) => replies.push(encode_error(invalid.id.as_ref(), &invalid.error)),
+                }
+            }
+            if !replies.is_empty() {
+                let mut out = Vec::with_capacity(
+                    replies.iter().map(Vec::len).sum::<usize>() + replies.len() + 1,
+                );
+                out.push(b'[');
+                for (i, reply) in replies.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(reply);
+                }
+                out.push(b']');
+                let _ = sink.send(out);
+            }
+        });
+    }
+
+    /// Runs a request on its own task, registered under its id so `notifications/cancelled`
+    /// can stop it.
+    fn start_request(self: &Arc<Self>, request: Request, sink: &Sink) {
+        // `initialize` and `ping` are answered in order, right here: the handshake must be
+        // settled before anything read after it is handled.
+        if request.method == "initialize" || request.method == "ping" {
+            let reply = super::dispatch::handle_sync(self, &request);
+            let _ = sink.send(reply);
+            return;
+        }
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        if in_flight.contains_key(&request.id) {
+            let error = ErrorObject::invalid_request(format!(
+                "request id {} is already in use",
+                request.id
+            ));
+            let _ = sink.send(encode_error(Some(&request.id), &error));
+            return;
+        }
+        let id = request.id.clone();
+        let session = Arc::clone(self);
+        let sink = sink.clone();
+        let task = tokio::spawn(async move {
+            let id = request.id.clone();
+            let reply = super::dispatch::handle_request(&session, request, &sink).await;
+            // Removing the entry before sending means a cancellation that arrives now finds
+            // nothing to cancel, and the response goes out: the race the spec allows.
+            session
+                .in_flight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+            if let Some(reply) = reply {
+                let _ = sink.send(reply);
+            }
+        });
+        in_flight.insert(id, task.abort_handle());
+    }
+
+    fn handle_notification(&self, method: &str, params: &serde_json::Map<String, Value>) {
+        match canonical_notification(method) {
+            "notifications/initialized" => {
+                if self.negotiated.get().is_some() {
+                    self.initialized.store(true, Ordering::Release);
+                }
+            }
+            "notifications/cancelled" => {
+                let Some(id) = params.get("requestId").and_then(RequestId::from_json) else {
+                    return;
+                };
+                let handle = self
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                if let Some(handle) = handle {
+                    tracing::debug!(request_id = %id, "request cancelled by the client");
+                    handle.abort();
+                }
+            }
+            // Unknown notifications are ignored, as JSON-RPC asks.
+            _ => {}
+        }
+    }
+
+    /// Waits for in-flight requests to finish, up to `grace`, then stops the rest.
+    pub(crate) async fn shutdown(&self, grace: Duration) {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let empty = self
+                .in_flight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty();
+            if empty || tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        for (_, handle) in self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            handle.abort();
+        }
+    }
+}

@@ -1,0 +1,768 @@
+//! The runtime side of tools: definitions, calls, results and tool errors.
+//!
+//! `#[tool]` turns a function into a [`ToolDef`]: its name, descriptions, schemas and a handler
+//! that takes the call's arguments apart parameter by parameter. Everything that can be computed
+//! from the types (the input and output schemas, which shape the output takes) is computed once,
+//! when the server is built; a call costs the argument conversion, the function and the result.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::protocol::{
+    Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceLink, Text,
+};
+use crate::schema::{self, Direction, SchemaStyle};
+
+/// A boxed, sendable future: what handlers return.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// The content blocks, for the model to read.
+    pub content: Vec<Content>,
+    /// The same result as JSON that validates against the tool's `outputSchema` (2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the call failed. A failed call is still a result, so the model can read why.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+    /// Extra metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl CallToolResult {
+    /// A successful result with these content blocks.
+    pub fn success(content: impl IntoIterator<Item = impl Into<Content>>) -> Self {
+        Self {
+            content: content.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// A failed result whose one text block says why.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            content: vec![Content::text(message)],
+            is_error: true,
+            ..Self::default()
+        }
+    }
+
+    /// The text of every text block, joined by newlines.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|c| match c {
+                Content::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+
+    /// The result as `version` can carry it: no `structuredContent` before 2025-06-18, and content
+    /// blocks a revision lacks turned into text.
+    pub fn for_version(mut self, version: ProtocolVersion) -> Self {
+        if !version.has_structured_output() {
+            self.structured_content = None;
+            self.meta = None;
+        }
+        if version < ProtocolVersion::V2025_06_18 {
+            self.content = self
+                .content
+                .into_iter()
+                .map(|c| c.for_version(version))
+                .collect();
+        }
+        self
+    }
+}
+
+/// An error a tool reports to the model: the call becomes a result with `isError: true` and this
+/// message as its text. Any `Err(e)` with `e: Display` does the same; this type is a convenience.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// An error from any error type, keeping its message.
+    pub fn from_error(error: impl std::error::Error) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
+/// Take a tool's whole input as one type: `Args(x): Args<T>` makes `T`'s own schema the
+/// `inputSchema`, and the arguments object is deserialized into `T`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Search {
+///     /// What to look for.
+///     query: String,
+///     /// At most this many hits.
+///     limit: Option<u32>,
+/// }
+///
+/// /// Search the catalogue.
+/// #[tool]
+/// async fn search(Args(search): Args<Search>) -> Vec<String> {
+///     vec![search.query; search.limit.unwrap_or(1) as usize]
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Args<T>(pub T);
+
+/// A type a tool can return as it is: content blocks, a whole [`CallToolResult`], text.
+///
+/// Returning a `T: Serialize + JsonSchema` instead gives the tool an `outputSchema` and
+/// `structuredContent`; implement this trait for a type of your own to control its content.
+pub trait IntoCallToolResult {
+    /// Converts the value into the call's result.
+    fn into_call_tool_result(self) -> CallToolResult;
+}
+
+impl IntoCallToolResult for CallToolResult {
+    fn into_call_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl IntoCallToolResult for () {
+    fn into_call_tool_result(self) -> CallToolResult {
+        CallToolResult::default()
+    }
+}
+
+impl IntoCallToolResult for String {
+    fn into_call_tool_result(self) -> CallToolResult {
+        CallToolResult::success([Content::text(self)])
+    }
+}
+
+impl IntoCallToolResult for &str {
+    fn into_call_tool_result(self) -> CallToolResult {
+        CallToolResult::success([Content::text(self)])
+    }
+}
+
+impl IntoCallToolResult for Cow<'_, str> {
+    fn into_call_tool_result(self) -> CallToolResult {
+        CallToolResult::success([Content::text(self.into_owned())])
+    }
+}
+
+impl IntoCallToolResult for Vec<Content> {
+    fn into_call_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+macro_rules! block_into_result {
+    ($($ty:ty),*) => {$(
+        impl IntoCallToolResult for $ty {
+            fn into_call_tool_result(self) -> CallToolResult {
+                CallToolResult::success([Content::from(self)])
+            }
+        }
+    )*};
+}
+
+block_into_result!(Content, Text, Image, Audio, ResourceLink, EmbeddedResource);
+
+/// Hints about what a tool does. Clients treat them as untrusted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool talks to an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Where a definition was written, for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceLocation {
+    /// The source file.
+    pub file: &'static str,
+    /// The line.
+    pub line: u32,
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// How a structured return value is put on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OutputShape {
+    /// The handler builds its own result (content blocks, text).
+    Content,
+    /// The value's JSON is an object: it is the `structuredContent` as it is.
+    Object,
+    /// Anything else (a number, an array): wrapped as `{"result": value}`.
+    Wrapped,
+}
+
+pub(crate) type ToolHandler = Arc<dyn Fn(ToolCall) -> BoxFuture<CallToolResult> + Send + Sync>;
+
+/// A tool: what `tools/list` shows of it and the handler `tools/call` runs.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) title: Option<Cow<'static, str>>,
+    pub(crate) description: Option<Cow<'static, str>>,
+    pub(crate) input_schema: Map<String, Value>,
+    pub(crate) output_schema: Option<Map<String, Value>>,
+    pub(crate) output: OutputShape,
+    pub(crate) annotations: ToolAnnotations,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) handler: ToolHandler,
+    pub(crate) location: Option<SourceLocation>,
+    pub(crate) problems: Vec<String>,
+    pub(crate) takes_args_struct: bool,
+    pub(crate) argument_names: Arc<[String]>,
+}
+
+impl fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("name", &self.name)
+            .field("input_schema", &self.input_schema)
+            .field("output_schema", &self.output_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolDef {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// Where the tool was defined, when it came from `#[tool]`.
+    pub fn location(&self) -> Option<SourceLocation> {
+        self.location
+    }
+
+    /// The `Tool` object of `tools/list` as `version` knows it, with schemas in `style`.
+    pub(crate) fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), Value::from(&*self.name));
+        if version.has_titles() {
+            if let Some(title) = &self.title {
+                tool.insert("title".into(), Value::from(&**title));
+            }
+        }
+        if let Some(description) = &self.description {
+            tool.insert("description".into(), Value::from(&**description));
+        }
+        tool.insert(
+            "inputSchema".into(),
+            Value::Object(schema::finish(
+                self.input_schema.clone(),
+                style,
+                Direction::Input,
+            )),
+        );
+        if version.has_structured_output() {
+            if let Some(output) = &self.output_schema {
+                tool.insert(
+                    "outputSchema".into(),
+                    Value::Object(schema::finish(output.clone(), style, Direction::Output)),
+                );
+            }
+        }
+        if version.has_tool_annotations() && !self.annotations.is_empty() {
+            let mut annotations = self.annotations.clone();
+            if !version.has_titles() {
+                annotations.title = None;
+            }
+            if let Ok(value) = serde_json::to_value(annotations) {
+                tool.insert("annotations".into(), value);
+            }
+        }
+        if version.has_icons() && !self.icons.is_empty() {
+            if let Ok(value) = serde_json::to_value(&self.icons) {
+                tool.insert("icons".into(), value);
+            }
+        }
+        if version.has_structured_output() {
+            if let Some(meta) = &self.meta {
+                tool.insert("_meta".into(), Value::Object(meta.clone()));
+            }
+        }
+        Value::Object(tool)
+    }
+}
+
+/// What a tool handler receives: the arguments, the request's context, and where argument
+/// errors collect.
+pub struct ToolCall {
+    pub(crate) tool: Arc<str>,
+    pub(crate) arguments: Map<String, Value>,
+    pub(crate) context: Context,
+    pub(crate) output: OutputShape,
+    pub(crate) errors: Vec<String>,
+    pub(crate) takes_args_struct: bool,
+    pub(crate) argument_names: Arc<[String]>,
+}
+
+impl ToolCall {
+    /// The request's context.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    pub(crate) fn record(&mut self, error: String) {
+        self.errors.push(error);
+    }
+
+    /// Whether every argument converted and none was unknown; records the unknown ones.
+    pub(crate) fn arguments_ok(&mut self) -> bool {
+        if !self.takes_args_struct && !self.arguments.is_empty() {
+            let expected = &self.argument_names;
+            let mut unknown: Vec<&String> = self.arguments.keys().collect();
+            unknown.sort();
+            let list = unknown
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let message = if expected.is_empty() {
+                format!("unknown argument {list}; this tool takes no arguments")
+            } else {
+                let expected = expected
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!("unknown argument {list}; expected one of {expected}")
+            };
+            self.errors.push(message);
+        }
+        self.errors.is_empty()
+    }
+
+    /// The tool error that reports every recorded argument problem.
+    pub(crate) fn argument_error(&self) -> CallToolResult {
+        CallToolResult::error(format!(
+            "invalid arguments for tool `{}`: {}",
+            self.tool,
+            self.errors.join("; ")
+        ))
+    }
+}
+
+/// Turns serde's "expected i64" into words a model (and a JSON Schema reader) knows.
+pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let Some((head, expected)) = text.rsplit_once("expected ") else {
+        return text;
+    };
+    let word = match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => "an integer",
+        "f32" | "f64" => "a number",
+        "a boolean" | "bool" => "a boolean",
+        "a string" | "String" | "string" => "a string",
+        other => return format!("{head}expected {other}"),
+    };
+    format!("{head}expected {word}")
+}
+
+/// How one argument parameter is declared: its wire name and what `#[arg(..)]` and `///` said.
+pub struct ParamMeta<T> {
+    /// The name in the arguments object.
+    pub name: &'static str,
+    /// The property's description, from `///` on the parameter.
+    pub description: Option<&'static str>,
+    /// The value used when the argument is absent.
+    pub default: Option<fn() -> T>,
+    /// The default as JSON, for the schema.
+    pub default_json: Option<fn() -> Value>,
+    /// `examples` for the schema.
+    pub examples: Option<fn() -> Vec<Value>>,
+}
+
+impl<T> ParamMeta<T> {
+    /// A parameter called `name` with nothing else said about it.
+    pub const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            description: None,
+            default: None,
+            default_json: None,
+            examples: None,
+        }
+    }
+}
+
+/// Builds a [`ToolDef`]; what `#[tool]` expands to drives it.
+pub struct ToolBuilder {
+    def: ToolDef,
+    generator: schemars::SchemaGenerator,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+    args_struct: Option<Map<String, Value>>,
+}
+
+impl ToolBuilder {
+    /// Starts a tool called `name`, served by `handler`.
+    pub fn new<F>(name: impl Into<Cow<'static, str>>, handler: F) -> Self
+    where
+        F: Fn(ToolCall) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+    {
+        Self {
+            def: ToolDef {
+                name: name.into(),
+                title: None,
+                description: None,
+                input_schema: Map::new(),
+                output_schema: None,
+                output: OutputShape::Content,
+                annotations: ToolAnnotations::default(),
+                icons: Vec::new(),
+                meta: None,
+                handler: Arc::new(handler),
+                location: None,
+                problems: Vec::new(),
+                takes_args_struct: false,
+                argument_names: Arc::from(Vec::new()),
+            },
+            generator: schema::generator(),
+            properties: Map::new(),
+            required: Vec::new(),
+            args_struct: None,
+        }
+    }
+
+    /// Sets the display title.
+    pub fn title(&mut self, title: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.def.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(&mut self, description: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.def.description = Some(description.into());
+        self
+    }
+
+    /// Sets the annotations.
+    pub fn annotations(&mut self, annotations: ToolAnnotations) -> &mut Self {
+        self.def.annotations = annotations;
+        self
+    }
+
+    /// Adds icons.
+    pub fn icons<I: Into<Icon>>(&mut self, icons: impl IntoIterator<Item = I>) -> &mut Self {
+        self.def.icons.extend(icons.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets `_meta`; it must serialize to a JSON object.
+    pub fn meta(&mut self, meta: impl Serialize) -> &mut Self {
+        match serde_json::to_value(meta) {
+            Ok(Value::Object(meta)) => self.def.meta = Some(meta),
+            _ => self
+                .def
+                .problems
+                .push("`meta` must be a JSON object".to_owned()),
+        }
+        self
+    }
+
+    /// Records where the tool was written.
+    pub fn location(&mut self, file: &'static str, line: u32) -> &mut Self {
+        self.def.location = Some(SourceLocation { file, line });
+        self
+    }
+
+    /// Declares an argument parameter of type `T`.
+    pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, meta: &ParamMeta<T>) -> &mut Self {
+        let mut property = schema::subschema::<T>(&mut self.generator);
+        let optional = meta.default.is_some() || T::deserialize(Value::Null).is_ok();
+        if optional {
+            schema::strip_null(&mut property);
+        } else {
+            self.required.push(Value::from(meta.name));
+        }
+        if let Some(description) = meta.description {
+            property.insert("description".into(), Value::from(description));
+        }
+        if let Some(default) = meta.default_json {
+            property.insert("default".into(), default());
+        }
+        if let Some(examples) = meta.examples {
+            property.insert("examples".into(), Value::Array(examples()));
+        }
+        if self
+            .properties
+            .insert(meta.name.to_owned(), Value::Object(property))
+            .is_some()
+        {
+            self.def.problems.push(format!(
+                "two parameters take the argument name `{}`",
+                meta.name
+            ));
+        }
+        self
+    }
+
+    /// Declares that the whole arguments object is one `T` (`Args<T>`).
+    pub fn args_struct<T: JsonSchema>(&mut self) -> &mut Self {
+        if self.args_struct.is_some() {
+            self.def
+                .problems
+                .push("a tool takes at most one `Args<T>` parameter".to_owned());
+        }
+        self.args_struct = Some(schema::root_schema::<T>());
+        self
+    }
+
+    /// The return type's JSON is the output: record its schema and shape.
+    pub fn structured_output<T: JsonSchema>(&mut self) -> &mut Self {
+        let mut root = schema::root_schema::<T>();
+        root.remove("title");
+        let resolved = schema::finish(root.clone(), SchemaStyle::Portable, Direction::Output);
+        if resolved.get("type").and_then(Value::as_str) == Some("object") {
+            self.def.output = OutputShape::Object;
+            self.def.output_schema = Some(root);
+        } else {
+            let mut wrapper = Map::new();
+            let defs = root.remove("$defs");
+            root.remove("$schema");
+            wrapper.insert("type".into(), Value::from("object"));
+            wrapper.insert("properties".into(), serde_json::json!({ "result": root }));
+            wrapper.insert("required".into(), serde_json::json!(["result"]));
+            if let Some(defs) = defs {
+                wrapper.insert("$defs".into(), defs);
+            }
+            self.def.output = OutputShape::Wrapped;
+            self.def.output_schema = Some(wrapper);
+        }
+        self
+    }
+
+    /// Finishes the definition.
+    pub fn build(mut self) -> ToolDef {
+        if let Some(args) = self.args_struct {
+            if !self.properties.is_empty() {
+                self.def
+                    .problems
+                    .push("`Args<T>` must be the tool's only argument parameter".to_owned());
+            }
+            let mut args = args;
+            if args.get("type").and_then(Value::as_str) != Some("object") {
+                self.def
+                    .problems
+                    .push("the `T` of `Args<T>` must have an object schema (a struct)".to_owned());
+            }
+            args.remove("$schema");
+            self.def.input_schema = args;
+            self.def.takes_args_struct = true;
+        } else {
+            let mut input = Map::new();
+            input.insert("type".into(), Value::from("object"));
+            self.def.argument_names = self.properties.keys().cloned().collect();
+            input.insert("properties".into(), Value::Object(self.properties));
+            if !self.required.is_empty() {
+                input.insert("required".into(), Value::Array(self.required));
+            }
+            input.insert("additionalProperties".into(), Value::Bool(false));
+            let defs = self.generator.take_definitions(true);
+            if !defs.is_empty() {
+                input.insert("$defs".into(), Value::Object(defs));
+            }
+            self.def.input_schema = input;
+        }
+        self.def
+    }
+}
+
+/// Converts one argument of a call; errors are recorded on the call and `None` returned.
+pub(crate) fn extract_argument<T: DeserializeOwned>(
+    call: &mut ToolCall,
+    meta: &ParamMeta<T>,
+) -> Option<T> {
+    let value = match call.arguments.remove(meta.name) {
+        None => match meta.default {
+            Some(default) => return Some(default()),
+            None => match T::deserialize(Value::Null) {
+                Ok(value) => return Some(value),
+                Err(_) => {
+                    call.record(format!("missing required argument `{}`", meta.name));
+                    return None;
+                }
+            },
+        },
+        Some(Value::Null) if meta.default.is_some() => return meta.default.map(|d| d()),
+        Some(value) => value,
+    };
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(value) => Some(value),
+        Err(error) => {
+            let path = error.path().to_string();
+            let inner = describe_deserialize_error(error.inner());
+            let at = if path == "." {
+                format!("`{}`", meta.name)
+            } else {
+                format!("`{}.{path}`", meta.name)
+            };
+            call.record(format!("invalid value for argument {at}: {inner}"));
+            None
+        }
+    }
+}
+
+/// Converts the whole arguments object into `T` (`Args<T>`).
+pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> Option<T> {
+    let arguments = Value::Object(std::mem::take(&mut call.arguments));
+    match serde_path_to_error::deserialize::<_, T>(arguments) {
+        Ok(value) => Some(value),
+        Err(error) => {
+            let path = error.path().to_string();
+            let inner = describe_deserialize_error(error.inner());
+            if path == "." {
+                call.record(inner);
+            } else {
+                call.record(format!("invalid value for argument `{path}`: {inner}"));
+            }
+            None
+        }
+    }
+}
+
+/// The result of a structured return value, shaped as the tool's definition says.
+pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> CallToolResult {
+    let json = match serde_json::to_value(value) {
+        Ok(json) => json,
+        Err(error) => {
+            tracing::error!(tool = %call.tool, %error, "a tool's return value could not be serialized");
+            return CallToolResult::error(format!(
+                "tool `{}` produced a result that could not be serialized",
+                call.tool
+            ));
+        }
+    };
+    let text = json.to_string();
+    let structured = match call.output {
+        OutputShape::Wrapped => serde_json::json!({ "result": json }),
+        OutputShape::Object | OutputShape::Content => json,
+    };
+    CallToolResult {
+        content: vec![Content::text(text)],
+        structured_content: Some(structured),
+        is_error: false,
+        meta: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_type_names_become_schema_words() {
+        let err = serde_json::from_value::<i64>(Value::from("x")).unwrap_err();
+        assert_eq!(
+            describe_deserialize_error(&err),
+            "invalid type: string \"x\", expected an integer"
+        );
+        let err = serde_json::from_value::<bool>(Value::from(1)).unwrap_err();
+        assert_eq!(
+            describe_deserialize_error(&err),
+            "invalid type: integer `1`, expected a boolean"
+        );
+    }
+
+    #[test]
+    fn results_lose_structured_content_before_2025_06_18() {
+        let result = CallToolResult {
+            content: vec![Content::text("1")],
+            structured_content: Some(serde_json::json!({"result": 1})),
+            ..Default::default()
+        };
+        assert!(
+            result
+                .clone()
+                .for_version(ProtocolVersion::V2025_03_26)
+                .structured_content
+                .is_none()
+        );
+        assert!(
+            result
+                .for_version(ProtocolVersion::V2025_06_18)
+                .structured_content
+                .is_some()
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! Transports: how messages reach a session and its replies reach the client.
+//!
+//! - stdio: newline-delimited JSON-RPC on stdin and stdout ([`Service::serve_stdio`]), or on any
+//!   pair of byte streams ([`Service::serve_connection`]).
+//!
+//! [`Service::serve_stdio`]: crate::Service::serve_stdio
+//! [`Service::serve_connection`]: crate::Service::serve_connection
+
+pub(crate) mod stdio;

@@ -1,0 +1,159 @@
+//! The stdio transport: one JSON-RPC message per line, in and out.
+//!
+//! Reading and writing run apart: the reader hands each line to the session, which answers on
+//! its own tasks, and one writer task drains every reply into the output, flushing when nothing
+//! more is queued, so a burst of replies costs one flush. A line longer than the configured limit
+//! is skipped (with an error to the client) without ever being held in memory whole. At the end
+//! of input, requests still running get the grace period to finish.
+
+use std::io;
+use std::sync::Arc;
+
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
+};
+use tokio::sync::mpsc;
+
+use crate::error::Result;
+use crate::protocol::{ErrorObject, encode_error};
+use crate::server::{Core, Session};
+
+pub(crate) async fn serve<R, W>(core: Arc<Core>, reader: R, writer: W) -> Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (sink, outbox) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(write_lines(writer, outbox));
+    let max = core.options.max_message_size;
+    let grace = core.options.shutdown_grace;
+    let session = Session::new(core);
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut line = Vec::new();
+    let read_result = loop {
+        match read_line(&mut reader, &mut line, max).await {
+            Ok(Line::End) => break Ok(()),
+            Ok(Line::Complete) => {
+                if !line.iter().all(u8::is_ascii_whitespace) {
+                    session.receive_bytes(&line, &sink);
+                }
+            }
+            Ok(Line::TooLong(length)) => {
+                let error = ErrorObject::invalid_request(format!(
+                    "message of {length} bytes exceeds the limit of {max} bytes"
+                ));
+                let _ = sink.send(encode_error(None, &error));
+            }
+            Err(error) => break Err(error),
+        }
+    };
+    session.shutdown(grace).await;
+    drop(session);
+    drop(sink);
+    let write_result = writer.await.unwrap_or_else(|_| Ok(()));
+    read_result?;
+    // A client that closed its end of our output is gone: that is an ending, not a failure.
+    match write_result {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error.into()),
+        _ => Ok(()),
+    }
+}
+
+enum Line {
+    /// A line is in the buffer (without its newline).
+    Complete,
+    /// The line was longer than the limit and was skipped; its length.
+    TooLong(usize),
+    /// The input has ended.
+    End,
+}
+
+async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Line> {
+    buf.clear();
+    let mut length = 0usize;
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            // A last line without a newline still counts.
+            return Ok(match (length, too_long) {
+                (0, _) => Line::End,
+                (_, true) => Line::TooLong(length),
+                (_, false) => Line::Complete,
+            });
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(newline) => (&available[..newline], Some(newline + 1)),
+            None => (available, None),
+        };
+        length += chunk.len();
+        if !too_long {
+            if length > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let consumed = done.unwrap_or(chunk.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(if too_long {
+                Line::TooLong(length)
+            } else {
+                Line::Complete
+            });
+        }
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut outbox: mpsc::UnboundedReceiver<Vec<u8>>,
+) -> io::Result<()> {
+    let mut writer = BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(message) = outbox.recv().await {
+        writer.write_all(&message).await?;
+        writer.write_all(b"\n").await?;
+        while let Ok(message) = outbox.try_recv() {
+            writer.write_all(&message).await?;
+            writer.write_all(b"\n").await?;
+        }
+        writer.flush().await?;
+    }
+    writer.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let mut reader = BufReader::with_capacity(4, input);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut reader, &mut buf, max).await.unwrap() {
+                Line::End => return out,
+                Line::Complete => out.push(String::from_utf8(buf.clone()).unwrap()),
+                Line::TooLong(n) => out.push(format!("<{n} bytes>")),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_split_on_newlines_and_skip_oversized_ones() {
+        assert_eq!(lines(b"ab\r\ncd\n", 10).await, ["ab", "cd"]);
+        assert_eq!(
+            lines(b"0123456789abc\nok\nlast", 10).await,
+            ["<13 bytes>", "ok", "last"]
+        );
+    }
+}
