@@ -62,6 +62,12 @@ pub fn example_json<T: Serialize + ?Sized>(example: &T) -> Value {
 /// A zero-sized stand-in for a type, to dispatch on it.
 pub struct Probe<T>(PhantomData<fn() -> T>);
 
+impl<T> Default for Probe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<T> Probe<T> {
     pub const fn new() -> Self {
         Self(PhantomData)

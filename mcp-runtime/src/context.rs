@@ -5,7 +5,7 @@
 //! reads better. Any type implementing [`FromContext`] can be a context parameter; it is injected
 //! and never appears in a tool's `inputSchema`.
 //!
-//! The context reaches its session only through the narrow [`Peer`] handle defined here, never by
+//! The context reaches its session only through a narrow `Peer` handle defined here, never by
 //! importing the server, so the dependency runs one way: server → primitives → context.
 
 use std::sync::Arc;

@@ -161,10 +161,10 @@ fn recursive_defs(defs: &Map<String, Value>) -> BTreeSet<String> {
     fn refs(value: &Value, out: &mut BTreeSet<String>) {
         match value {
             Value::Object(map) => {
-                if let Some(Value::String(r)) = map.get("$ref") {
-                    if let Some(name) = def_name(r) {
-                        out.insert(name.to_owned());
-                    }
+                if let Some(Value::String(r)) = map.get("$ref")
+                    && let Some(name) = def_name(r)
+                {
+                    out.insert(name.to_owned());
                 }
                 map.values().for_each(|v| refs(v, out));
             }
@@ -221,23 +221,23 @@ impl Inliner<'_> {
             Some(Value::String(r)) => def_name(r).map(str::to_owned),
             _ => None,
         };
-        if let Some(name) = target {
-            if !self.recursive.contains(&name) && !self.stack.contains(&name) {
-                if let Some(Value::Object(def)) = self.defs.get(&name) {
-                    let mut def = def.clone();
-                    def.remove("title");
-                    self.stack.push(name);
-                    self.walk_map(&mut def);
-                    self.stack.pop();
-                    map.remove("$ref");
-                    // Keywords beside the `$ref` (a property's description) win over the
-                    // definition's own.
-                    for (k, v) in def {
-                        map.entry(k).or_insert(v);
-                    }
-                    return;
-                }
+        if let Some(name) = target
+            && !self.recursive.contains(&name)
+            && !self.stack.contains(&name)
+            && let Some(Value::Object(def)) = self.defs.get(&name)
+        {
+            let mut def = def.clone();
+            def.remove("title");
+            self.stack.push(name);
+            self.walk_map(&mut def);
+            self.stack.pop();
+            map.remove("$ref");
+            // Keywords beside the `$ref` (a property's description) win over the
+            // definition's own.
+            for (k, v) in def {
+                map.entry(k).or_insert(v);
             }
+            return;
         }
         for value in map.values_mut() {
             self.walk(value);
@@ -257,10 +257,10 @@ fn portable_optionals(schema: &mut Map<String, Value>) {
     };
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         for (name, property) in properties.iter_mut() {
-            if let Value::Object(property) = property {
-                if !required.contains(name) {
-                    strip_null(property);
-                }
+            if let Value::Object(property) = property
+                && !required.contains(name)
+            {
+                strip_null(property);
             }
         }
     }
@@ -346,22 +346,33 @@ mod tests {
         );
     }
 
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Forest {
+        trees: Vec<Tree>,
+    }
+
     #[test]
     fn recursive_types_keep_their_definition() {
-        let schema = Value::Object(finish(
-            root_schema::<Tree>(),
-            SchemaStyle::Portable,
-            Direction::Input,
-        ));
+        let portable = |root| Value::Object(finish(root, SchemaStyle::Portable, Direction::Input));
+        let schema = portable(root_schema::<Forest>());
         assert_eq!(
-            schema["properties"]["children"]["items"],
+            schema["properties"]["trees"]["items"],
             json!({"$ref": "#/$defs/Tree"})
         );
+        let tree = &schema["$defs"]["Tree"];
+        assert_eq!(tree["properties"]["label"], json!({"type": "string"}));
         assert_eq!(
-            schema["$defs"]["Tree"]["properties"]["label"],
-            json!({"type": "string"})
+            tree["properties"]["children"]["items"],
+            json!({"$ref": "#/$defs/Tree"})
         );
         assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+        // A type that is its own root refers to the root.
+        let root = portable(root_schema::<Tree>());
+        assert_eq!(
+            root["properties"]["children"]["items"],
+            json!({"$ref": "#"})
+        );
     }
 
     #[test]

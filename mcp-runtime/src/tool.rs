@@ -316,10 +316,10 @@ impl ToolDef {
     pub(crate) fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
         let mut tool = Map::new();
         tool.insert("name".into(), Value::from(&*self.name));
-        if version.has_titles() {
-            if let Some(title) = &self.title {
-                tool.insert("title".into(), Value::from(&**title));
-            }
+        if version.has_titles()
+            && let Some(title) = &self.title
+        {
+            tool.insert("title".into(), Value::from(&**title));
         }
         if let Some(description) = &self.description {
             tool.insert("description".into(), Value::from(&**description));
@@ -332,13 +332,13 @@ impl ToolDef {
                 Direction::Input,
             )),
         );
-        if version.has_structured_output() {
-            if let Some(output) = &self.output_schema {
-                tool.insert(
-                    "outputSchema".into(),
-                    Value::Object(schema::finish(output.clone(), style, Direction::Output)),
-                );
-            }
+        if version.has_structured_output()
+            && let Some(output) = &self.output_schema
+        {
+            tool.insert(
+                "outputSchema".into(),
+                Value::Object(schema::finish(output.clone(), style, Direction::Output)),
+            );
         }
         if version.has_tool_annotations() && !self.annotations.is_empty() {
             let mut annotations = self.annotations.clone();
@@ -349,15 +349,16 @@ impl ToolDef {
                 tool.insert("annotations".into(), value);
             }
         }
-        if version.has_icons() && !self.icons.is_empty() {
-            if let Ok(value) = serde_json::to_value(&self.icons) {
-                tool.insert("icons".into(), value);
-            }
+        if version.has_icons()
+            && !self.icons.is_empty()
+            && let Ok(value) = serde_json::to_value(&self.icons)
+        {
+            tool.insert("icons".into(), value);
         }
-        if version.has_structured_output() {
-            if let Some(meta) = &self.meta {
-                tool.insert("_meta".into(), Value::Object(meta.clone()));
-            }
+        if version.has_structured_output()
+            && let Some(meta) = &self.meta
+        {
+            tool.insert("_meta".into(), Value::Object(meta.clone()));
         }
         Value::Object(tool)
     }

@@ -1,1 +1,94 @@
-//! Helpers shared by the test binaries: golden snapshots and spawning the example servers.
+//! Helpers shared by the test binaries: golden snapshots, and the example servers as real child
+//! processes.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use mcp_runtime::testing::{Client, ClientBuilder, ClientError};
+use serde_json::Value;
+use tokio::process::{Child, Command};
+
+/// Compares `actual` with the golden file `tests/snapshots/{name}.json` as JSON values. With
+/// `UPDATE_SNAPSHOTS=1` the file is rewritten instead; review the diff before committing it.
+pub fn assert_snapshot(name: &str, actual: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(format!("{name}.json"));
+    let pretty = serde_json::to_string_pretty(actual).expect("a JSON value serializes") + "\n";
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("snapshots have a folder"))
+            .expect("create snapshots/");
+        std::fs::write(&path, pretty).expect("write the snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot at {}; run with UPDATE_SNAPSHOTS=1 to create it",
+            path.display()
+        )
+    });
+    let expected: Value = serde_json::from_str(&expected).expect("snapshots are JSON");
+    assert!(
+        expected == *actual,
+        "snapshot {name} changed; run with UPDATE_SNAPSHOTS=1 to accept\n--- expected\n{}\n+++ actual\n{pretty}",
+        serde_json::to_string_pretty(&expected).unwrap_or_default()
+    );
+}
+
+/// The path of an example binary from `mcp-examples`, built first if this test run has not
+/// built it (as when only this package's tests are run).
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let exe = std::env::current_exe().expect("the test binary has a path");
+    // target/<profile>/deps/<test> -> target/<profile>/examples/<name>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("tests run from target/<profile>/deps");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        BUILT.get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "-p", "mcp-examples", "--examples"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("run cargo build for the examples");
+            assert!(status.success(), "building the examples failed");
+        });
+    }
+    assert!(path.exists(), "example binary {} not found", path.display());
+    path
+}
+
+/// An example server running as a child process, with a client on its stdio.
+pub struct ChildServer {
+    /// The process; killed when this is dropped.
+    pub child: Child,
+    /// The client talking to it.
+    pub client: Client,
+}
+
+/// Spawns an example and connects a client built by `builder` to its stdin and stdout. stderr is
+/// captured so a test can check it carries the logs and stdout nothing but protocol.
+pub async fn spawn_example(name: &str, builder: ClientBuilder) -> Result<ChildServer, ClientError> {
+    let mut child = Command::new(example_binary(name))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("RUST_LOG", "debug")
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the example");
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let client = builder
+        .timeout(Duration::from_secs(10))
+        .connect_io(stdout, stdin)
+        .await?;
+    Ok(ChildServer { child, client })
+}

@@ -139,11 +139,11 @@ impl ToolAttrs {
             match key.as_str() {
                 "name" => {
                     attrs.name =
-                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key))
+                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key));
                 }
                 "title" => {
                     attrs.title =
-                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key))
+                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key));
                 }
                 "description" => {
                     attrs.description =

@@ -86,10 +86,8 @@ fn check_params(cx: &Ctxt, tool: &Tool<'_>) {
             );
             continue;
         }
-        if let Some(rename) = &param.attrs.rename {
-            if rename.value().is_empty() {
-                cx.error_spanned_by(rename, "an argument name cannot be empty");
-            }
+        if let Some(rename) = param.attrs.rename.as_ref().filter(|r| r.value().is_empty()) {
+            cx.error_spanned_by(rename, "an argument name cannot be empty");
         }
         if !is_args_pattern(param.pat) && names.insert(&param.wire_name, ()).is_some() {
             let at: &dyn quote::ToTokens = match &param.attrs.rename {

@@ -221,7 +221,7 @@ pub struct InvalidMessage {
 
 impl Message {
     /// Takes a parsed JSON value apart into a message, checking the JSON-RPC 2.0 envelope.
-    pub fn from_value(value: Value) -> Result<Self, InvalidMessage> {
+    pub fn from_value(value: Value) -> Result<Self, Box<InvalidMessage>> {
         let Value::Object(mut object) = value else {
             return Err(invalid(None, "a JSON-RPC message is an object"));
         };
@@ -242,10 +242,10 @@ impl Message {
                     None | Some(Value::Null) => Map::new(),
                     Some(Value::Object(params)) => params,
                     Some(_) => {
-                        return Err(InvalidMessage {
+                        return Err(Box::new(InvalidMessage {
                             id,
                             error: ErrorObject::invalid_params("`params` must be an object"),
-                        });
+                        }));
                     }
                 };
                 Ok(match id {
@@ -280,11 +280,11 @@ impl Message {
     }
 }
 
-fn invalid(id: Option<RequestId>, message: &'static str) -> InvalidMessage {
-    InvalidMessage {
+fn invalid(id: Option<RequestId>, message: &'static str) -> Box<InvalidMessage> {
+    Box::new(InvalidMessage {
         id,
         error: ErrorObject::invalid_request(message),
-    }
+    })
 }
 
 /// Looks a method up in a version-independent spelling: some clients send `initialized` or
@@ -383,12 +383,25 @@ pub fn encode_request<T: Serialize + ?Sized>(
     .unwrap_or_default()
 }
 
+/// Serializes a result response around a result that is already JSON text, such as a cached
+/// `tools/list` result, without parsing it again.
+pub fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw_result.len() + 48);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // Writing an id into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(raw_result.as_bytes());
+    out.push(b'}');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn parse(value: Value) -> Result<Message, InvalidMessage> {
+    fn parse(value: Value) -> Result<Message, Box<InvalidMessage>> {
         Message::from_value(value)
     }
 
@@ -449,17 +462,4 @@ mod tests {
         let bytes = encode_response(&RequestId::Number(1), &json!({}));
         assert_eq!(bytes, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
     }
-}
-
-/// Serializes a result response around a result that is already JSON text, such as a cached
-/// `tools/list` result, without parsing it again.
-pub fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw_result.len() + 48);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    // Writing an id into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut out, id);
-    out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(raw_result.as_bytes());
-    out.push(b'}');
-    out
 }

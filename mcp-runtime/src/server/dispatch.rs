@@ -59,6 +59,9 @@ fn initialize(session: &Session, request: &Request) -> Result<Value, ErrorObject
     Ok(Value::Object(result))
 }
 
+/// The requests this server knows in the handshake era, besides `initialize` and `ping`.
+const HANDSHAKE_METHODS: &[&str] = &["tools/list", "tools/call"];
+
 /// Every other request. `None` means no response is sent (the request was cancelled).
 pub(crate) async fn handle_request(
     session: &Arc<Session>,
@@ -81,6 +84,14 @@ pub(crate) async fn handle_request(
 async fn route(session: &Arc<Session>, request: Request, sink: &Sink) -> Vec<u8> {
     if request.method == "ping" || request.method == "initialize" {
         return handle_sync(session, &request);
+    }
+    if !HANDSHAKE_METHODS.contains(&request.method.as_str()) {
+        // Unknown here in any state, `server/discover` (the stateless era's opener) included:
+        // an immediate error lets a dual-era client fall back to `initialize`.
+        return encode_error(
+            Some(&request.id),
+            &ErrorObject::method_not_found(&request.method),
+        );
     }
     let Some(negotiated) = session.negotiated.get() else {
         let error = ErrorObject::invalid_request(format!(

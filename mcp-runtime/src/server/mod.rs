@@ -217,7 +217,7 @@ impl Server {
                         Some(entry)
                             if !out.iter().any(|e: &&ToolEntry| (e.type_id)() == *type_id) =>
                         {
-                            out.push(*entry)
+                            out.push(*entry);
                         }
                         Some(_) => {}
                         None => errors.push(DefinitionError::NotATool((*type_name).to_owned())),
@@ -270,10 +270,10 @@ impl Server {
 
 /// The crate the served tools come from; the executable's name when there is no single one.
 fn default_identity(entries: &[&ToolEntry]) -> (String, String) {
-    if let Some(first) = entries.first() {
-        if entries.iter().all(|e| e.crate_name == first.crate_name) {
-            return (first.crate_name.to_owned(), first.crate_version.to_owned());
-        }
+    if let Some(first) = entries.first()
+        && entries.iter().all(|e| e.crate_name == first.crate_name)
+    {
+        return (first.crate_name.to_owned(), first.crate_version.to_owned());
     }
     let exe = std::env::current_exe()
         .ok()

@@ -123,7 +123,7 @@ impl Session {
                         }
                     }
                     Ok(Message::Notification(note)) => {
-                        session.handle_notification(&note.method, &note.params)
+                        session.handle_notification(&note.method, &note.params);
                     }
                     Ok(Message::Response(_)) => {}
                     Err(invalid) => replies.push(encode_error(invalid.id.as_ref(), &invalid.error)),
@@ -187,10 +187,8 @@ impl Session {
 
     fn handle_notification(&self, method: &str, params: &serde_json::Map<String, Value>) {
         match canonical_notification(method) {
-            "notifications/initialized" => {
-                if self.negotiated.get().is_some() {
-                    self.initialized.store(true, Ordering::Release);
-                }
+            "notifications/initialized" if self.negotiated.get().is_some() => {
+                self.initialized.store(true, Ordering::Release);
             }
             "notifications/cancelled" => {
                 let Some(id) = params.get("requestId").and_then(RequestId::from_json) else {

@@ -50,7 +50,7 @@ where
     session.shutdown(grace).await;
     drop(session);
     drop(sink);
-    let write_result = writer.await.unwrap_or_else(|_| Ok(()));
+    let write_result = writer.await.unwrap_or(Ok(()));
     read_result?;
     // A client that closed its end of our output is gone: that is an ending, not a failure.
     match write_result {

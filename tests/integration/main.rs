@@ -1,0 +1,8 @@
+//! Behaviour tests: everything here goes through a real transport, the in-process client (the
+//! stdio transport over an in-memory pipe) or a child process on real stdio.
+
+mod fixtures;
+mod lifecycle;
+mod snapshots;
+mod stdio;
+mod tools;

@@ -1,0 +1,504 @@
+//! `tools/list` and `tools/call` as a client sees them.
+
+use mcp_runtime::testing::Client;
+use mcp_runtime::{DefinitionError, Error, ProtocolVersion, SchemaStyle, Server};
+use serde_json::{Value, json};
+
+use crate::fixtures::*;
+
+fn all() -> Server {
+    Server::builder()
+        .tool(add)
+        .tool(paint)
+        .tool(greet)
+        .tool(fail)
+        .tool(explode)
+        .tool(slow)
+        .tool(search)
+        .tool(whoami)
+        .tool(gallery)
+        .tool(noop)
+}
+
+async fn tool_named(client: &Client, name: &str) -> Value {
+    let tools = client.list_tools().await.unwrap();
+    tools
+        .into_iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+fn validate(schema: &Value, instance: &Value) {
+    let validator = jsonschema::draft202012::new(schema).expect("a valid 2020-12 schema");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{instance} does not validate against {schema}: {errors:?}"
+    );
+}
+
+#[tokio::test]
+async fn tools_are_listed_sorted_by_name() {
+    let client = Client::connect(all()).await.unwrap();
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert_eq!(names.len(), 10);
+}
+
+#[tokio::test]
+async fn descriptions_come_from_doc_comments() {
+    let client = Client::connect(all()).await.unwrap();
+    let paint = tool_named(&client, "paint").await;
+    assert_eq!(
+        paint["description"],
+        "Quote a paint job.\n\nThe price depends on the wall and the number of coats."
+    );
+    assert_eq!(paint["title"], "Paint quote");
+    let properties = &paint["inputSchema"]["properties"];
+    assert_eq!(
+        properties["colour"]["description"],
+        "The colour to paint with."
+    );
+    assert_eq!(properties["wall"]["description"], "The wall.");
+    // Every schema is self-contained: no $ref, no $defs, no $schema, no type-name titles.
+    let text = paint.to_string();
+    assert!(
+        !text.contains("$ref") && !text.contains("$defs") && !text.contains("$schema"),
+        "{text}"
+    );
+    assert!(paint["inputSchema"].get("title").is_none());
+    assert!(
+        paint["inputSchema"]["properties"]["wall"]
+            .get("title")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn required_lists_leave_out_options_and_defaults() {
+    let client = Client::connect(all()).await.unwrap();
+    let paint = tool_named(&client, "paint").await;
+    let schema = &paint["inputSchema"];
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["colour", "wall"]));
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(schema["properties"]["coats"]["default"], 2);
+    assert_eq!(
+        schema["properties"]["customerName"]["examples"],
+        json!(["Ada"])
+    );
+    // Optional means "may be left out", not a union with null.
+    assert_eq!(schema["properties"]["customerName"]["type"], "string");
+    assert_eq!(
+        schema["properties"]["wall"]["properties"]["height"]["type"],
+        "number"
+    );
+    assert_eq!(schema["properties"]["wall"]["required"], json!(["width"]));
+    // Documented enum variants keep their descriptions, as `oneOf` of `const`s.
+    let variants: Vec<&Value> = schema["properties"]["colour"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["const"])
+        .collect();
+    assert_eq!(variants, [&json!("red"), &json!("blue")]);
+    assert_eq!(
+        schema["properties"]["colour"]["oneOf"][0]["description"],
+        "Warm."
+    );
+    let noop = tool_named(&client, "noop").await;
+    assert_eq!(
+        noop["inputSchema"],
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    );
+}
+
+#[tokio::test]
+async fn struct_returns_get_an_output_schema_and_structured_content_that_validates() {
+    let client = Client::connect(all()).await.unwrap();
+    let paint = tool_named(&client, "paint").await;
+    let output_schema = &paint["outputSchema"];
+    assert_eq!(output_schema["type"], "object");
+    assert_eq!(
+        output_schema["required"],
+        json!(["colour", "area", "litres"])
+    );
+    let result = client
+        .call_tool(
+            "paint",
+            json!({"colour": "red", "wall": {"width": 4.0}, "customerName": "Ada"}),
+        )
+        .await
+        .unwrap();
+    assert!(!result.is_error);
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(
+        structured,
+        json!({"colour": "red", "area": 10.0, "litres": 2.0, "note": "for Ada"})
+    );
+    validate(output_schema, &structured);
+    let text: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(text, structured);
+    // A `None` field is `null`, which the output schema allows.
+    let result = client
+        .call_tool(
+            "paint",
+            json!({"colour": "blue", "wall": {"width": 1.0, "height": 1.0}}),
+        )
+        .await
+        .unwrap();
+    validate(output_schema, result.structured_content.as_ref().unwrap());
+}
+
+#[tokio::test]
+async fn scalar_and_vec_returns_are_wrapped_in_result() {
+    let client = Client::connect(all()).await.unwrap();
+    let add = tool_named(&client, "add").await;
+    assert_eq!(
+        add["outputSchema"],
+        json!({"type": "object", "properties": {"result": {"type": "integer", "format": "int64"}}, "required": ["result"]})
+    );
+    let result = client
+        .call_tool("add", json!({"a": 40, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "42");
+    assert_eq!(result.structured_content, Some(json!({"result": 42})));
+    validate(&add["outputSchema"], &json!({"result": 42}));
+    let search = client
+        .call_tool("search", json!({"query": "q", "limit": 2}))
+        .await
+        .unwrap();
+    assert_eq!(
+        search.structured_content,
+        Some(json!({"result": ["q", "q"]}))
+    );
+    assert_eq!(search.text(), r#"["q","q"]"#);
+}
+
+#[tokio::test]
+async fn text_and_content_returns_are_sent_as_they_are() {
+    let client = Client::connect(all()).await.unwrap();
+    assert!(
+        tool_named(&client, "greet")
+            .await
+            .get("outputSchema")
+            .is_none()
+    );
+    let greet = client
+        .call_tool("greet", json!({"name": "Ada"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&greet).unwrap(),
+        json!({"content": [{"type": "text", "text": "Hello, Ada!"}]})
+    );
+    let gallery = client
+        .request("tools/call", json!({"name": "gallery"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        gallery["content"][0],
+        json!({"type": "text", "text": "a picture"})
+    );
+    assert_eq!(
+        gallery["content"][1],
+        json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"})
+    );
+    assert_eq!(
+        gallery["content"][2],
+        json!({"type": "resource_link", "uri": "file:///pic.png", "name": "pic.png"})
+    );
+    let noop = client
+        .request("tools/call", json!({"name": "noop", "arguments": {}}))
+        .await
+        .unwrap();
+    assert_eq!(noop, json!({"content": []}));
+}
+
+#[tokio::test]
+async fn output_is_shaped_by_the_negotiated_revision() {
+    let v = |version| Client::builder().protocol_version(version).connect(all());
+    let newest = v(ProtocolVersion::V2025_11_25).await.unwrap();
+    let paint = tool_named(&newest, "paint").await;
+    assert_eq!(
+        paint["icons"],
+        json!([{"src": "https://example.com/paint.png", "mimeType": "image/png"}])
+    );
+    assert_eq!(paint["_meta"], json!({"example.com/tier": "free"}));
+
+    let june = v(ProtocolVersion::V2025_06_18).await.unwrap();
+    let paint = tool_named(&june, "paint").await;
+    assert!(paint.get("icons").is_none());
+    assert!(paint.get("title").is_some() && paint.get("outputSchema").is_some());
+
+    let march = v(ProtocolVersion::V2025_03_26).await.unwrap();
+    let paint = tool_named(&march, "paint").await;
+    assert!(
+        paint.get("title").is_none()
+            && paint.get("outputSchema").is_none()
+            && paint.get("_meta").is_none()
+    );
+    let add = tool_named(&march, "add").await;
+    assert_eq!(
+        add["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true})
+    );
+    let result = march
+        .request(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result, json!({"content": [{"type": "text", "text": "3"}]}));
+    let gallery = march
+        .request("tools/call", json!({"name": "gallery"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        gallery["content"][2],
+        json!({"type": "text", "text": "resource: file:///pic.png"})
+    );
+
+    let first = v(ProtocolVersion::V2024_11_05).await.unwrap();
+    assert!(tool_named(&first, "add").await.get("annotations").is_none());
+}
+
+#[tokio::test]
+async fn arguments_that_do_not_match_are_tool_errors_naming_the_argument() {
+    let client = Client::connect(all()).await.unwrap();
+    let cases = [
+        (
+            "add",
+            json!({"a": "x", "b": 1}),
+            "invalid value for argument `a`: invalid type: string \"x\", expected an integer",
+        ),
+        ("add", json!({"a": 1}), "missing required argument `b`"),
+        (
+            "add",
+            json!({"a": 1, "b": 2, "c": 3}),
+            "unknown argument `c`; expected one of `a`, `b`",
+        ),
+        (
+            "noop",
+            json!({"x": 1}),
+            "unknown argument `x`; this tool takes no arguments",
+        ),
+        (
+            "paint",
+            json!({"colour": "green", "wall": {"width": 1}}),
+            "invalid value for argument `colour`: unknown variant `green`, expected `red` or `blue`",
+        ),
+        (
+            "paint",
+            json!({"colour": "red", "wall": {"height": 1}}),
+            "invalid value for argument `wall`: missing field `width`",
+        ),
+        (
+            "paint",
+            json!({"colour": "red", "wall": {"width": "wide"}}),
+            "invalid value for argument `wall.width`: invalid type: string \"wide\", expected a number",
+        ),
+        ("search", json!({"limit": 3}), "missing field `query`"),
+    ];
+    for (tool, arguments, expected) in cases {
+        let result = client.call_tool(tool, arguments.clone()).await.unwrap();
+        assert!(result.is_error, "{tool} {arguments}");
+        assert!(
+            result.text().contains(expected),
+            "{tool} {arguments}: {}",
+            result.text()
+        );
+    }
+}
+
+#[tokio::test]
+async fn options_defaults_and_renames_are_applied() {
+    let client = Client::connect(all()).await.unwrap();
+    let result = client
+        .call_tool(
+            "paint",
+            json!({"colour": "red", "wall": {"width": 2.0, "height": 1.0}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content.unwrap()["litres"], 0.4);
+    let result = client
+        .call_tool("paint", json!({"colour": "red", "wall": {"width": 2.0, "height": 1.0}, "coats": 5, "customerName": null}))
+        .await
+        .unwrap();
+    let quote = result.structured_content.unwrap();
+    assert_eq!(quote["litres"], 1.0);
+    assert_eq!(quote["note"], Value::Null);
+}
+
+#[tokio::test]
+async fn errors_from_the_tool_are_results_with_is_error() {
+    let client = Client::connect(all()).await.unwrap();
+    let result = client
+        .call_tool("fail", json!({"reason": "testing"}))
+        .await
+        .unwrap();
+    assert!(result.is_error);
+    assert_eq!(result.text(), "failed because testing");
+    assert!(result.structured_content.is_none());
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_an_error_result_without_internal_detail() {
+    let client = Client::connect(all()).await.unwrap();
+    let raw = client
+        .request_raw("tools/call", json!({"name": "explode", "arguments": {}}))
+        .await
+        .unwrap();
+    let result = &raw["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["content"][0]["text"],
+        "tool `explode` failed unexpectedly"
+    );
+    assert!(!raw.to_string().contains("secret"), "{raw}");
+    // And the server keeps serving.
+    assert_eq!(
+        client
+            .call_tool("add", json!({"a": 1, "b": 1}))
+            .await
+            .unwrap()
+            .text(),
+        "2"
+    );
+}
+
+#[tokio::test]
+async fn protocol_errors_for_calls() {
+    let client = Client::connect(all()).await.unwrap();
+    let cases = [
+        (json!({"name": "nope"}), "unknown tool `nope`"),
+        (
+            json!({"arguments": {}}),
+            "`tools/call` needs the tool's `name`",
+        ),
+        (json!({"name": 3}), "`name` must be a string"),
+        (
+            json!({"name": "add", "arguments": [1, 2]}),
+            "`arguments` must be an object",
+        ),
+    ];
+    for (params, message) in cases {
+        let error = client
+            .request("tools/call", params.clone())
+            .await
+            .unwrap_err();
+        let error = error.rpc().unwrap();
+        assert_eq!(error.code, -32602, "{params}");
+        assert_eq!(error.message, message);
+    }
+}
+
+#[tokio::test]
+async fn context_parameters_are_injected_and_not_in_the_schema() {
+    let client = Client::connect(all()).await.unwrap();
+    let whoami = tool_named(&client, "whoami").await;
+    assert_eq!(whoami["inputSchema"]["properties"], json!({}));
+    let raw = client
+        .request_raw("tools/call", json!({"name": "whoami"}))
+        .await
+        .unwrap();
+    let id = &raw["id"];
+    assert_eq!(
+        raw["result"]["content"][0]["text"],
+        format!("mcp-runtime-test-client 2025-11-25 {id}")
+    );
+}
+
+#[tokio::test]
+async fn args_struct_is_the_whole_input_schema() {
+    let client = Client::connect(all()).await.unwrap();
+    let search = tool_named(&client, "search").await;
+    assert_eq!(
+        search["inputSchema"],
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for."},
+                "limit": {"type": "integer", "format": "uint32", "minimum": 0, "description": "At most this many hits."}
+            },
+            "required": ["query"],
+            "description": "A filter for a search."
+        })
+    );
+}
+
+#[tokio::test]
+async fn keep_defs_style_keeps_references() {
+    let client = Client::connect(all().schema_style(SchemaStyle::KeepDefs))
+        .await
+        .unwrap();
+    let paint = tool_named(&client, "paint").await;
+    assert_eq!(
+        paint["inputSchema"]["properties"]["wall"]["$ref"],
+        "#/$defs/Wall"
+    );
+    assert!(paint["inputSchema"]["$defs"]["Wall"].is_object());
+}
+
+#[test]
+fn duplicate_names_are_refused_with_both_locations() {
+    let error = Server::builder()
+        .tool(clash::first)
+        .tool(clash::second)
+        .build()
+        .unwrap_err();
+    let Error::Definition(problems) = &error else {
+        panic!("{error}")
+    };
+    let [
+        DefinitionError::DuplicateTool {
+            name,
+            first,
+            second,
+        },
+    ] = problems.as_slice()
+    else {
+        panic!("{error}")
+    };
+    assert_eq!(name, "same");
+    assert!(
+        first.starts_with("tests/integration/fixtures.rs:") || first.contains("fixtures.rs:"),
+        "{first}"
+    );
+    assert!(
+        second.contains("fixtures.rs:") && first != second,
+        "{second}"
+    );
+    let message = error.to_string();
+    assert!(message.contains("duplicate tool name `same`"), "{message}");
+}
+
+#[test]
+fn naming_a_plain_function_is_refused() {
+    let error = Server::builder().tool(add).tool(plain).build().unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("fixtures::plain` is not a `#[tool]` function"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_tool_may_be_selected_twice() {
+    let service = Server::builder().tool(add).tool(add).build().unwrap();
+    assert!(service.capabilities().tools.is_some());
+}
