@@ -1,31 +1,34 @@
 //! The attribute macros of [`mcp-runtime`](https://docs.rs/mcp-runtime). Depend on `mcp-runtime`,
-//! which re-exports them; the code they generate names `::mcp_runtime`.
+//! which re-exports them and documents what each generates; the code they generate names
+//! `::mcp_runtime` (or the path given with `crate = "..."`).
 
 mod expand;
 mod internals;
+mod uri_template;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into an MCP tool.
-///
-/// ```ignore
-/// /// Add two integers.
-/// #[tool(read_only, idempotent)]
-/// async fn add(
-///     /// First addend.
-///     a: i64,
-///     /// Second addend.
-///     #[arg(default = 0)]
-///     b: i64,
-/// ) -> i64 {
-///     a + b
-/// }
-/// ```
-///
-/// Keys: `name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, `open_world`,
-/// `icons`, `meta`, `crate`. On parameters, `#[arg(..)]` takes `rename`, `description`,
-/// `default` and `example`. The `mcp-runtime` crate documents what each does.
+/// Turns a function into an MCP tool. See `mcp_runtime::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool::expand(args.into(), input.into()).into()
+}
+
+/// Turns a function into an MCP resource or resource template. See `mcp_runtime::resource`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::resource::expand(args.into(), input.into()).into()
+}
+
+/// Turns a function into an MCP prompt. See `mcp_runtime::prompt`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::prompt::expand(args.into(), input.into()).into()
+}
+
+/// Makes the `#[tool]`, `#[resource]` and `#[prompt]` methods of an impl block one server that
+/// shares `&self`. See `mcp_runtime::server`.
+#[proc_macro_attribute]
+pub fn server(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::server::expand(args.into(), input.into()).into()
 }

@@ -26,23 +26,52 @@ pub use ::std::boxed::Box;
 pub use ::std::vec::Vec;
 pub use inventory;
 
+pub use crate::completion::{CompletionContext, completer_fn, completer_values};
+pub use crate::prompt::{GetPromptResult, PromptBuilder, PromptCall, PromptDef};
+pub use crate::protocol::{Annotations, ErrorObject, ResourceContents, Role};
+pub use crate::resource::{
+    ResourceBuilder, ResourceCall, ResourceDef, ResourceError, ResourceInfo,
+};
+pub use crate::server::{Items, McpServer, ServerDefaults};
 pub use crate::tool::{
     BoxFuture, CallToolResult, ParamMeta, ToolAnnotations, ToolBuilder, ToolCall, ToolDef,
 };
+pub use std::sync::Arc;
 
-/// One `#[tool]` free function, registered through `inventory`.
-pub struct ToolEntry {
-    /// Builds the definition (schemas included); called once per server build.
-    pub build: fn() -> ToolDef,
+/// What a macro registered: which kind of item, and how to build its definition (schemas
+/// included; called once per server build).
+pub enum Item {
+    /// A `#[tool]`.
+    Tool(fn() -> ToolDef),
+    /// A `#[resource]`.
+    Resource(fn() -> ResourceDef),
+    /// A `#[prompt]`.
+    Prompt(fn() -> PromptDef),
+}
+
+impl Item {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Tool(_) => "tool",
+            Self::Resource(_) => "resource",
+            Self::Prompt(_) => "prompt",
+        }
+    }
+}
+
+/// One free function with `#[tool]`, `#[resource]` or `#[prompt]`, registered through
+/// `inventory`.
+pub struct Entry {
+    pub item: Item,
     /// The `TypeId` of the function item, so `Server::builder().tool(f)` can find it.
     pub type_id: fn() -> TypeId,
-    /// The crate the tool was written in, for the default `serverInfo`.
+    /// The crate the item was written in, for the default `serverInfo`.
     pub crate_name: &'static str,
     /// That crate's version.
     pub crate_version: &'static str,
 }
 
-inventory::collect!(ToolEntry);
+inventory::collect!(Entry);
 
 /// The `TypeId` of a function item.
 pub fn type_id_of<F: 'static>(_: &F) -> TypeId {
@@ -195,6 +224,10 @@ pub mod ret {
         pub fn into_result(self) -> CallToolResult {
             CallToolResult::error(self.0)
         }
+
+        pub fn message(self) -> String {
+            self.0
+        }
     }
 
     pub trait SplitResult<T, E> {
@@ -287,4 +320,540 @@ pub fn arguments_ok(call: &mut ToolCall) -> bool {
 
 pub fn argument_error(call: &ToolCall) -> CallToolResult {
     call.argument_error()
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[prompt]` parameter",
+    label = "neither an argument nor a context parameter",
+    note = "a prompt argument is a string on the wire: its type implements `FromStr` (with an error that implements `Display`); `Option<T>` makes it optional",
+    note = "a context parameter's type implements `mcp_runtime::context::FromContext`"
+)]
+pub trait PromptParameter {}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[prompt]`",
+    label = "unsupported return type",
+    note = "return `String` (one user message), `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`, or a `Result` of one of them"
+)]
+pub trait PromptReturn {}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[resource]` parameter",
+    label = "neither a template variable nor a context parameter",
+    note = "a template variable's type implements `FromStr` (with an error that implements `Display`); `Option<T>` for optional variables, `Vec<T>` for exploded ones",
+    note = "a context parameter's type implements `mcp_runtime::context::FromContext`"
+)]
+pub trait ResourceParameter {}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[resource]`",
+    label = "unsupported return type",
+    note = "return `String` (text), `Vec<u8>` or `Blob` (binary), `ResourceContents`, `Vec<ResourceContents>`, or any `T: Serialize` (JSON text), or a `Result<_, E>` with `E: Into<ResourceError>`"
+)]
+pub trait ResourceReturn {}
+
+#[diagnostic::on_unimplemented(
+    message = "a `#[resource]` parameter of type `{Self}` is not a variable of its URI template",
+    label = "no `{{..}}` expression of this template names it",
+    note = "add an expression for the parameter to the template, or remove the parameter",
+    note = "only context parameters (types that implement `mcp_runtime::context::FromContext`) may be left out of the template"
+)]
+pub trait ContextParameter {}
+
+#[diagnostic::do_not_recommend]
+impl<T: crate::context::FromContext> ContextParameter for T {}
+
+/// Asserts at compile time that a parameter missing from the template is a context parameter.
+pub fn assert_context_parameter<T: ContextParameter>() {}
+
+/// Icons from anything that lists them.
+pub fn icons<I: Into<crate::protocol::Icon>>(
+    icons: impl IntoIterator<Item = I>,
+) -> Vec<crate::protocol::Icon> {
+    icons.into_iter().map(Into::into).collect()
+}
+
+/// The values of an enum-like type, from its JSON Schema, for automatic completion.
+pub mod enum_values {
+    use super::*;
+
+    pub trait ViaOptionSchema {
+        fn enum_values(self) -> Option<Vec<String>>;
+    }
+
+    impl<T: JsonSchema> ViaOptionSchema for &&Probe<Option<T>> {
+        fn enum_values(self) -> Option<Vec<String>> {
+            crate::schema::enum_values::<T>()
+        }
+    }
+
+    pub trait ViaSchema {
+        fn enum_values(self) -> Option<Vec<String>>;
+    }
+
+    impl<T: JsonSchema> ViaSchema for &Probe<T> {
+        fn enum_values(self) -> Option<Vec<String>> {
+            crate::schema::enum_values::<T>()
+        }
+    }
+
+    pub trait ViaNothing {
+        fn enum_values(self) -> Option<Vec<String>>;
+    }
+
+    impl<T> ViaNothing for Probe<T> {
+        fn enum_values(self) -> Option<Vec<String>> {
+            None
+        }
+    }
+}
+
+/// Dispatch on a prompt parameter's type.
+pub mod prompt_param {
+    use std::str::FromStr;
+
+    use super::*;
+    use crate::context::FromContext;
+
+    pub trait ViaContext<P> {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>);
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
+        fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>) {}
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P> {
+            match P::from_context(call.context()) {
+                Ok(value) => Some(value),
+                Err(error) => {
+                    call.record(format!(
+                        "context parameter `{}` is unavailable: {error}",
+                        meta.name
+                    ));
+                    None
+                }
+            }
+        }
+    }
+
+    pub trait ViaOptional<P> {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>);
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<T: FromStr> ViaOptional<Option<T>> for &&Probe<Option<T>>
+    where
+        T::Err: Display,
+    {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<Option<T>>) {
+            builder.argument(meta.name, meta.description, false);
+        }
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<Option<T>>) -> Option<Option<T>> {
+            match call.optional::<T>(meta.name)? {
+                None => Some(meta.default.and_then(|d| d())),
+                some => Some(some),
+            }
+        }
+    }
+
+    pub trait ViaRequired<P> {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>);
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<T: FromStr> ViaRequired<T> for &Probe<T>
+    where
+        T::Err: Display,
+    {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<T>) {
+            builder.argument(meta.name, meta.description, meta.default.is_none());
+        }
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<T>) -> Option<T> {
+            match meta.default {
+                Some(default) => call
+                    .optional::<T>(meta.name)
+                    .map(|v| v.unwrap_or_else(default)),
+                None => call.required::<T>(meta.name),
+            }
+        }
+    }
+
+    pub trait ViaUnsupported<P> {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>)
+        where
+            P: PromptParameter;
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>
+        where
+            P: PromptParameter;
+    }
+
+    impl<P> ViaUnsupported<P> for Probe<P> {
+        fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>)
+        where
+            P: PromptParameter,
+        {
+        }
+        fn extract(self, _: &mut PromptCall, _: &ParamMeta<P>) -> Option<P>
+        where
+            P: PromptParameter,
+        {
+            None
+        }
+    }
+}
+
+/// Dispatch on a prompt's return type (after [`ret::SplitResult`] took a `Result` apart).
+pub mod prompt_ret {
+    use super::*;
+    use crate::prompt::IntoGetPromptResult;
+
+    pub trait ViaPrompt<T> {
+        fn check(self);
+        fn into_prompt_result(self, value: T) -> GetPromptResult;
+    }
+
+    impl<T: IntoGetPromptResult> ViaPrompt<T> for &&Probe<T> {
+        fn check(self) {}
+        fn into_prompt_result(self, value: T) -> GetPromptResult {
+            value.into_get_prompt_result()
+        }
+    }
+
+    pub trait ViaUnsupported<T> {
+        fn check(self)
+        where
+            T: PromptReturn;
+        fn into_prompt_result(self, value: T) -> GetPromptResult
+        where
+            T: PromptReturn;
+    }
+
+    impl<T> ViaUnsupported<T> for Probe<T> {
+        fn check(self)
+        where
+            T: PromptReturn,
+        {
+        }
+        fn into_prompt_result(self, _: T) -> GetPromptResult
+        where
+            T: PromptReturn,
+        {
+            GetPromptResult::default()
+        }
+    }
+
+    /// A prompt's `Err` is an invalid-params error: its arguments are its only input.
+    pub fn failure(failure: super::ret::Failure) -> ErrorObject {
+        ErrorObject::invalid_params(failure.message())
+    }
+}
+
+/// Dispatch on a resource parameter's type.
+pub mod resource_param {
+    use std::str::FromStr;
+
+    use super::*;
+    use crate::context::FromContext;
+    use crate::resource::Binding;
+
+    fn parse<T: FromStr>(call: &mut ResourceCall, name: &str, text: &str) -> Option<T>
+    where
+        T::Err: Display,
+    {
+        match text.parse::<T>() {
+            Ok(value) => Some(value),
+            Err(error) => {
+                call.record(format!("invalid value for `{name}`: {error}"));
+                None
+            }
+        }
+    }
+
+    pub trait ViaContext<P> {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P> {
+            match P::from_context(call.context()) {
+                Ok(value) => Some(value),
+                Err(error) => {
+                    call.record(format!(
+                        "context parameter `{}` is unavailable: {error}",
+                        meta.name
+                    ));
+                    None
+                }
+            }
+        }
+    }
+
+    pub trait ViaList<P> {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<T: FromStr> ViaList<Vec<T>> for &&Probe<Vec<T>>
+    where
+        T::Err: Display,
+    {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<Vec<T>>) -> Option<Vec<T>> {
+            let texts = match call.take(meta.name) {
+                Binding::Absent => return Some(meta.default.map_or_else(Vec::new, |d| d())),
+                Binding::Single(text) => vec![text],
+                Binding::List(texts) => texts,
+            };
+            let mut out = Vec::with_capacity(texts.len());
+            for text in texts {
+                out.push(parse::<T>(call, meta.name, &text)?);
+            }
+            Some(out)
+        }
+    }
+
+    pub trait ViaOptional<P> {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<T: FromStr> ViaOptional<Option<T>> for &&Probe<Option<T>>
+    where
+        T::Err: Display,
+    {
+        fn extract(
+            self,
+            call: &mut ResourceCall,
+            meta: &ParamMeta<Option<T>>,
+        ) -> Option<Option<T>> {
+            match call.take(meta.name) {
+                Binding::Absent => Some(meta.default.and_then(|d| d())),
+                Binding::Single(text) => parse::<T>(call, meta.name, &text).map(Some),
+                Binding::List(parts) => parse::<T>(call, meta.name, &parts.join(",")).map(Some),
+            }
+        }
+    }
+
+    pub trait ViaSingle<P> {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
+    }
+
+    impl<T: FromStr> ViaSingle<T> for &Probe<T>
+    where
+        T::Err: Display,
+    {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<T>) -> Option<T> {
+            match call.take(meta.name) {
+                Binding::Single(text) => parse::<T>(call, meta.name, &text),
+                Binding::Absent => match meta.default {
+                    Some(default) => Some(default()),
+                    None => {
+                        call.record(format!("the URI has no value for `{}`", meta.name));
+                        None
+                    }
+                },
+                // Unencoded commas split a value; a scalar takes it whole again.
+                Binding::List(parts) => parse::<T>(call, meta.name, &parts.join(",")),
+            }
+        }
+    }
+
+    pub trait ViaUnsupported<P> {
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>
+        where
+            P: ResourceParameter;
+    }
+
+    impl<P> ViaUnsupported<P> for Probe<P> {
+        fn extract(self, _: &mut ResourceCall, _: &ParamMeta<P>) -> Option<P>
+        where
+            P: ResourceParameter,
+        {
+            None
+        }
+    }
+}
+
+/// Dispatch on a resource's return type.
+pub mod resource_ret {
+    use super::*;
+    use crate::resource::{IntoResourceContents, json_contents};
+
+    pub trait SplitResult<T, E> {
+        fn inner(self) -> Probe<T>;
+        fn split(self, value: Result<T, E>) -> Result<T, ResourceError>
+        where
+            E: Into<ResourceError>;
+    }
+
+    impl<T, E> SplitResult<T, E> for &Probe<Result<T, E>> {
+        fn inner(self) -> Probe<T> {
+            Probe::new()
+        }
+        fn split(self, value: Result<T, E>) -> Result<T, ResourceError>
+        where
+            E: Into<ResourceError>,
+        {
+            value.map_err(Into::into)
+        }
+    }
+
+    pub trait SplitPlain<T> {
+        fn inner(self) -> Probe<T>;
+        fn split(self, value: T) -> Result<T, ResourceError>;
+    }
+
+    impl<T> SplitPlain<T> for Probe<T> {
+        fn inner(self) -> Probe<T> {
+            self
+        }
+        fn split(self, value: T) -> Result<T, ResourceError> {
+            Ok(value)
+        }
+    }
+
+    pub trait ViaContents<T> {
+        fn check(self);
+        fn into_contents(
+            self,
+            value: T,
+            call: &ResourceCall,
+        ) -> Result<Vec<ResourceContents>, ResourceError>;
+    }
+
+    impl<T: IntoResourceContents> ViaContents<T> for &&Probe<T> {
+        fn check(self) {}
+        fn into_contents(
+            self,
+            value: T,
+            call: &ResourceCall,
+        ) -> Result<Vec<ResourceContents>, ResourceError> {
+            Ok(value.into_resource_contents(call.uri(), call.mime_type()))
+        }
+    }
+
+    pub trait ViaJson<T> {
+        fn check(self);
+        fn into_contents(
+            self,
+            value: T,
+            call: &ResourceCall,
+        ) -> Result<Vec<ResourceContents>, ResourceError>;
+    }
+
+    impl<T: Serialize> ViaJson<T> for &Probe<T> {
+        fn check(self) {}
+        fn into_contents(
+            self,
+            value: T,
+            call: &ResourceCall,
+        ) -> Result<Vec<ResourceContents>, ResourceError> {
+            json_contents(&value, call.uri(), call.mime_type())
+        }
+    }
+
+    pub trait ViaUnsupported<T> {
+        fn check(self)
+        where
+            T: ResourceReturn;
+        fn into_contents(
+            self,
+            value: T,
+            call: &ResourceCall,
+        ) -> Result<Vec<ResourceContents>, ResourceError>
+        where
+            T: ResourceReturn;
+    }
+
+    impl<T> ViaUnsupported<T> for Probe<T> {
+        fn check(self)
+        where
+            T: ResourceReturn,
+        {
+        }
+        fn into_contents(
+            self,
+            _: T,
+            _: &ResourceCall,
+        ) -> Result<Vec<ResourceContents>, ResourceError>
+        where
+            T: ResourceReturn,
+        {
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// The instances a template's `list = f` names: `f` is a plain or an async function, taking
+/// nothing or, in a `#[server]`, `&self`.
+pub mod list {
+    use std::future::Future;
+
+    use super::*;
+    use crate::resource::IntoResourceList;
+
+    /// A function that lists, with or without the server's state.
+    pub trait ListSource<S, M> {
+        type Output;
+        fn call_with(&self, state: &S) -> Self::Output;
+    }
+
+    impl<S, R, F: Fn() -> R> ListSource<S, ()> for F {
+        type Output = R;
+        fn call_with(&self, _: &S) -> R {
+            self()
+        }
+    }
+
+    impl<S, R, F: Fn(&S) -> R> ListSource<S, (S,)> for F {
+        type Output = R;
+        fn call_with(&self, state: &S) -> R {
+            self(state)
+        }
+    }
+
+    pub fn call<S, M, F: ListSource<S, M>>(state: &S, f: &F) -> F::Output {
+        f.call_with(state)
+    }
+
+    pub trait ViaFuture<T> {
+        fn resolve(self, value: T) -> impl Future<Output = Vec<ResourceInfo>> + Send;
+    }
+
+    // The trait's `+ Send` bound on the future needs the explicit `impl Future` form.
+    #[allow(clippy::manual_async_fn)]
+    impl<F> ViaFuture<F> for &&Probe<F>
+    where
+        F: Future + Send,
+        F::Output: IntoResourceList,
+    {
+        fn resolve(self, value: F) -> impl Future<Output = Vec<ResourceInfo>> + Send {
+            async move { value.await.into_resource_list() }
+        }
+    }
+
+    pub trait ViaValue<T> {
+        fn resolve(self, value: T) -> impl Future<Output = Vec<ResourceInfo>> + Send;
+    }
+
+    impl<T: IntoResourceList> ViaValue<T> for &Probe<T> {
+        fn resolve(self, value: T) -> impl Future<Output = Vec<ResourceInfo>> + Send {
+            let list = value.into_resource_list();
+            async move { list }
+        }
+    }
+}
+
+/// A prompt's argument error: the invalid-params error naming every bad argument.
+pub fn prompt_arguments_ok(call: &PromptCall) -> bool {
+    call.arguments_ok()
+}
+
+pub fn prompt_argument_error(call: &PromptCall) -> ErrorObject {
+    call.argument_error()
+}
+
+pub fn resource_variables_ok(call: &ResourceCall) -> bool {
+    call.variables_ok()
+}
+
+pub fn resource_variable_error(call: &ResourceCall) -> ResourceError {
+    call.variable_error()
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::handle::ServerHandle;
 use crate::protocol::{ClientCapabilities, Implementation, ProtocolVersion, RequestId};
 
 /// The way back to the client that sent a request: what the context may ask of the session.
@@ -50,6 +51,7 @@ pub(crate) struct RequestInfo {
     pub(crate) client: Arc<ClientInfo>,
     #[allow(dead_code)]
     pub(crate) peer: Arc<dyn Peer>,
+    pub(crate) server: ServerHandle,
 }
 
 /// Everything a handler may know about the request it serves.
@@ -95,6 +97,11 @@ impl Context {
     /// Who the client is and what it can do.
     pub fn client(&self) -> &ClientInfo {
         &self.inner.client
+    }
+
+    /// The server, to announce changes: a resource updated, a list changed.
+    pub fn server(&self) -> &ServerHandle {
+        &self.inner.server
     }
 }
 
@@ -156,6 +163,12 @@ impl FromContext for ProtocolVersion {
 impl FromContext for Meta {
     fn from_context(ctx: &Context) -> Result<Self, ContextError> {
         Ok(ctx.inner.meta.clone())
+    }
+}
+
+impl FromContext for ServerHandle {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(ctx.inner.server.clone())
     }
 }
 

@@ -19,39 +19,63 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DefinitionError {
-    /// Two tools have the same name.
-    #[error("duplicate tool name `{name}`: defined at {first} and at {second}")]
-    DuplicateTool {
-        /// The name.
+    /// Two items share what must be unique: a tool name, a prompt name, a resource URI.
+    #[error("duplicate {kind} `{name}`: defined at {first} and at {second}")]
+    Duplicate {
+        /// What is duplicated, for example "tool name".
+        kind: &'static str,
+        /// The shared value.
         name: String,
         /// Where the first one was defined.
         first: String,
         /// Where the second one was defined.
         second: String,
     },
-    /// A tool's name breaks the spec's rule: 1 to 64 characters of `A-Z a-z 0-9 _ - .`.
+    /// A name breaks the rule: 1 to 64 characters of `A-Z a-z 0-9 _ - .`.
     #[error(
-        "invalid tool name `{name}` at {location}: use 1 to 64 characters of `A-Z a-z 0-9 _ - .`"
+        "invalid {kind} name `{name}` at {location}: use 1 to 64 characters of `A-Z a-z 0-9 _ - .`"
     )]
-    InvalidToolName {
+    InvalidName {
+        /// "tool" or "prompt".
+        kind: &'static str,
         /// The name.
         name: String,
         /// Where it was defined.
         location: String,
     },
-    /// A tool's definition is inconsistent.
-    #[error("tool `{name}` at {location}: {problem}")]
-    InvalidTool {
-        /// The tool's name.
+    /// An item's definition is inconsistent.
+    #[error("{kind} `{name}` at {location}: {problem}")]
+    Invalid {
+        /// "tool", "resource" or "prompt".
+        kind: &'static str,
+        /// The item's name or URI.
         name: String,
         /// Where it was defined.
         location: String,
         /// What is wrong.
         problem: String,
     },
-    /// `Server::builder().tool(f)` named a function that is not a `#[tool]`.
-    #[error("`{0}` is not a `#[tool]` function: add `#[tool]` to it, or register it another way")]
-    NotATool(String),
+    /// Two resource templates match exactly the same URIs, so a read could never choose.
+    #[error(
+        "resource templates {first} and {second} can never be told apart: every URI one matches, the other matches too"
+    )]
+    Ambiguous {
+        /// The first template and where it was defined.
+        first: String,
+        /// The second template and where it was defined.
+        second: String,
+    },
+    /// `Server::builder().tool(f)` (or `.resource`, `.prompt`) named a function the macro did
+    /// not register as that kind of item.
+    #[error(
+        "`{name}` is not a `#[{kind}]` function: add `#[{kind}]` to it, or register it another way"
+    )]
+    NotAnItem {
+        /// "tool", "resource" or "prompt".
+        kind: &'static str,
+        /// The function's path.
+        name: String,
+    },
 }
 
 struct DisplayList<'a>(&'a [DefinitionError]);

@@ -62,9 +62,13 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod completion;
 pub mod context;
 mod error;
+mod handle;
+pub mod prompt;
 pub mod protocol;
+pub mod resource;
 pub mod schema;
 mod server;
 pub mod testing;
@@ -73,28 +77,34 @@ mod transport;
 
 pub use crate::context::Context;
 pub use crate::error::{DefinitionError, Error, Result, is_valid_tool_name};
+pub use crate::handle::ServerHandle;
+pub use crate::prompt::{GetPromptResult, PromptMessage};
 pub use crate::protocol::{
     Annotations, Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
     ResourceLink, Role,
 };
+pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{Server, Service};
+pub use crate::server::{Items, McpServer, Server, ServerDefaults, Service};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
-pub use mcp_macros::tool;
+pub use mcp_macros::{prompt, resource, server, tool};
 
 /// Everything a server module needs, in one import.
 pub mod prelude {
+    pub use crate::completion::CompletionContext;
     pub use crate::context::{Context, FromContext};
+    pub use crate::prompt::{GetPromptResult, PromptMessage};
     pub use crate::protocol::{
         Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
         ResourceLink,
     };
+    pub use crate::resource::{Blob, ResourceError, ResourceInfo};
     pub use crate::tool::{Args, CallToolResult, ToolError};
-    pub use crate::{Server, Service};
+    pub use crate::{McpServer, Server, ServerHandle, Service};
     #[cfg(feature = "macros")]
-    pub use mcp_macros::tool;
+    pub use mcp_macros::{prompt, resource, server, tool};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }

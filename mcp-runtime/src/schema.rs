@@ -52,8 +52,33 @@ pub(crate) fn into_object(value: Value) -> Map<String, Value> {
     }
 }
 
-/// Whether a schema lets `null` through: `{"type": "null"}`, a type array with `"null"`, or
-/// an `anyOf` / `oneOf` with a null branch.
+/// The values of an enum-like type: a `string` schema with `enum`, or `oneOf`/`anyOf` of
+/// `const`s. `None` for anything else.
+pub(crate) fn enum_values<T: JsonSchema>() -> Option<Vec<String>> {
+    let schema = finish(root_schema::<T>(), SchemaStyle::Portable, Direction::Output);
+    let strings = |items: &Vec<Value>, key: Option<&str>| -> Option<Vec<String>> {
+        items
+            .iter()
+            .map(|item| match key {
+                Some(key) => item.get(key).and_then(Value::as_str).map(str::to_owned),
+                None => item.as_str().map(str::to_owned),
+            })
+            .collect()
+    };
+    if let Some(Value::Array(values)) = schema.get("enum") {
+        return strings(values, None);
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key) {
+            return strings(branches, Some("const"));
+        }
+    }
+    None
+}
+
+/// Removes the `null` a schema lets through: from a type array (`["integer", "null"]` becomes
+/// `"integer"`), or the null branch of an `anyOf` / `oneOf` (a single remaining branch is merged
+/// into the schema).
 pub(crate) fn strip_null(schema: &mut Map<String, Value>) {
     if let Some(Value::Array(types)) = schema.get_mut("type") {
         types.retain(|t| t != "null");

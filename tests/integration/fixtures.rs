@@ -160,3 +160,148 @@ pub(crate) mod clash {
 
 /// Not a tool.
 pub(crate) async fn plain() {}
+
+/// Plain text.
+#[resource("test://static", mime_type = "text/plain", audience = ["user"], priority = 0.5)]
+pub(crate) async fn static_text() -> String {
+    "hello".to_owned()
+}
+
+/// Some bytes.
+#[resource("test://binary", mime_type = "image/png", size = 4)]
+pub(crate) fn binary() -> Vec<u8> {
+    vec![137, 80, 78, 71]
+}
+
+/// Settings, as JSON.
+#[resource("test://config", title = "Configuration")]
+pub(crate) fn config() -> Quote {
+    Quote {
+        colour: Colour::Blue,
+        area: 1.0,
+        litres: 0.1,
+        note: None,
+    }
+}
+
+fn note_ids() -> Vec<ResourceInfo> {
+    vec![
+        ResourceInfo::new("notes://1", "note-1"),
+        ResourceInfo::new("notes://2", "note-2"),
+    ]
+}
+
+fn complete_ids(prefix: &str, context: &CompletionContext) -> Vec<String> {
+    let base = context.argument("base").unwrap_or("");
+    (1..=150)
+        .map(|i| format!("{base}{i}"))
+        .filter(|id| id.starts_with(prefix))
+        .collect()
+}
+
+/// A note by number.
+#[resource("notes://{id}", mime_type = "text/plain", list = note_ids)]
+pub(crate) async fn note(
+    /// The note's number.
+    #[arg(complete = complete_ids)]
+    id: u32,
+) -> Result<String, ResourceError> {
+    if id > 100 {
+        return Err(ResourceError::NotFound);
+    }
+    Ok(format!("note {id}"))
+}
+
+/// A file under the root.
+#[resource("files://{+path}")]
+pub(crate) fn file(path: String) -> String {
+    format!("file {path}")
+}
+
+/// Anything, unchecked.
+#[resource("raw://{+path}", allow_traversal)]
+pub(crate) fn raw(path: String) -> String {
+    format!("raw {path}")
+}
+
+/// Search with query parameters.
+#[resource("search://items{?q,limit}")]
+pub(crate) fn search_items(q: Option<String>, #[arg(default = 10)] limit: u32) -> String {
+    format!("q={q:?} limit={limit}")
+}
+
+/// A tree path.
+#[resource("tree://root{/segments*}")]
+pub(crate) fn tree(segments: Vec<String>, version: ProtocolVersion) -> String {
+    format!(
+        "{} segments at {version}: {}",
+        segments.len(),
+        segments.join("|")
+    )
+}
+
+impl std::str::FromStr for Colour {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "red" => Ok(Self::Red),
+            "blue" => Ok(Self::Blue),
+            other => Err(format!("unknown colour `{other}`")),
+        }
+    }
+}
+
+/// A prompt with no arguments.
+#[prompt]
+pub(crate) fn simple() -> String {
+    "Say hello.".to_owned()
+}
+
+/// Count things.
+#[prompt(title = "Counter")]
+pub(crate) fn counter(
+    /// How many.
+    count: u32,
+    /// What to call them.
+    label: Option<String>,
+    /// The colour.
+    colour: Option<Colour>,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(format!(
+            "{count} {}",
+            label.unwrap_or_else(|| "things".to_owned())
+        )),
+        PromptMessage::assistant(format!("{colour:?}")),
+    ]
+}
+
+fn languages(prefix: &str, _: &CompletionContext) -> [&'static str; 3] {
+    let _ = prefix;
+    ["python", "rust", "typescript"]
+}
+
+/// Review code.
+#[prompt]
+pub(crate) fn review(
+    /// The code.
+    code: String,
+    /// Its language.
+    #[arg(complete = languages)]
+    language: Option<String>,
+) -> GetPromptResult {
+    let mut result = GetPromptResult::new([
+        PromptMessage::user(EmbeddedResource::text("file:///code", "text/plain", code)),
+        PromptMessage::user(Image::png([1, 2])),
+        PromptMessage::user(ResourceLink::new("file:///code", "code")),
+    ]);
+    result.description = language;
+    result
+}
+
+/// Refuse.
+#[prompt]
+pub(crate) fn refuse(reason: String) -> Result<String, String> {
+    Err(format!("refused: {reason}"))
+}

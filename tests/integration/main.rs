@@ -3,6 +3,9 @@
 
 mod fixtures;
 mod lifecycle;
+mod notes;
+mod prompts;
+mod resources;
 mod snapshots;
 mod stdio;
 mod tools;

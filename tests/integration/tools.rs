@@ -465,7 +465,8 @@ fn duplicate_names_are_refused_with_both_locations() {
         panic!("{error}")
     };
     let [
-        DefinitionError::DuplicateTool {
+        DefinitionError::Duplicate {
+            kind: "tool name",
             name,
             first,
             second,

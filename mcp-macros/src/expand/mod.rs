@@ -1,5 +1,9 @@
 //! Code generation, one file per macro.
 
+pub(crate) mod common;
+pub(crate) mod prompt;
+pub(crate) mod resource;
+pub(crate) mod server;
 pub(crate) mod tool;
 
 use proc_macro2::TokenStream;
@@ -10,7 +14,7 @@ use quote::quote;
 pub(crate) fn wrap_in_const(body: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, non_snake_case, unused_imports, unused_qualifications, clippy::all)]
+        #[allow(non_upper_case_globals, non_snake_case, unused_imports, unused_mut, unused_variables, unused_qualifications, clippy::all)]
         const _: () = {
             #body
         };

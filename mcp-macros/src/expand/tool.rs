@@ -1,35 +1,65 @@
-//! `#[tool]` on a free function: the function stays as written, and beside it, in one anonymous
-//! `const` block, a definition builder, a call adapter and an `inventory` registration.
+//! `#[tool]`: the function stays as written, and beside it, in one anonymous `const` block, a
+//! definition builder and an `inventory` registration (or, inside `#[server]`, an entry of the
+//! impl's item list).
 //!
-//! The adapter is thin on purpose: it asks the runtime, per parameter and for the return type,
+//! The handler is thin on purpose: it asks the runtime, per parameter and for the return type,
 //! to do the generic work (schema, conversion, result shaping). Which runtime code runs for a
 //! type is chosen by trait, through autoref specialization on `__private::Probe<T>`, with every
 //! dispatch spanned at the user's type so a type that fits nowhere gets its error there.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::common::{
+    call_user_fn, handler, icons_and_meta, meta_ident, param_meta, register, runtime_path,
+    value_ident,
+};
 use super::wrap_in_const;
-use crate::internals::ast::{ItemFn, Tool};
+use crate::internals::ast::{Function, ItemFn};
 use crate::internals::attr::ToolAttrs;
-use crate::internals::check;
+use crate::internals::check::{self, Kind};
 use crate::internals::ctxt::Ctxt;
+
+/// A `#[tool]` function, checked.
+pub(crate) struct Tool<'a> {
+    pub(crate) attrs: ToolAttrs,
+    pub(crate) function: Function<'a>,
+}
+
+impl<'a> Tool<'a> {
+    pub(crate) fn from_ast(
+        cx: &Ctxt,
+        attrs: ToolAttrs,
+        sig: &'a syn::Signature,
+        fn_attrs: &[syn::Attribute],
+        in_impl: bool,
+    ) -> Self {
+        let function = Function::from_ast(
+            cx,
+            sig,
+            fn_attrs,
+            attrs.name.as_ref(),
+            attrs.description.as_ref(),
+            in_impl,
+        );
+        check::check_function(cx, Kind::Tool, &function);
+        Self { attrs, function }
+    }
+}
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
-        // Not a function: say so, and leave the item for rustc to report on.
         Err(_) => {
-            let error = syn::Error::new(Span::call_site(), "`#[tool]` goes on a function");
-            let error = error.to_compile_error();
+            let error = syn::Error::new(Span::call_site(), "`#[tool]` goes on a function")
+                .to_compile_error();
             return quote! { #error #input };
         }
     };
     let cx = Ctxt::new();
     let attrs = ToolAttrs::from_args(&cx, args);
-    let tool = Tool::from_ast(&cx, attrs, &item);
-    check::check_tool(&cx, &tool);
+    let tool = Tool::from_ast(&cx, attrs, &item.sig, &item.attrs, false);
     let plain = item.to_plain_tokens();
     match cx.check() {
         // Keep the user's function on error: one mistake should not cascade into "cannot find
@@ -39,43 +69,52 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             quote! { #plain #error }
         }
         Ok(()) => {
-            let generated = wrap_in_const(generate(&tool));
+            let krate = runtime_path(tool.attrs.krate.as_ref());
+            let build = build_expr(&tool);
+            let registration = register(&tool.function, quote!(__mcp::Item::Tool(__mcp_build)));
+            let generated = wrap_in_const(quote! {
+                use #krate::__private as __mcp;
+
+                fn __mcp_build() -> __mcp::ToolDef {
+                    #build
+                }
+
+                #registration
+            });
             quote! { #plain #generated }
         }
     }
 }
 
-fn generate(tool: &Tool<'_>) -> TokenStream {
-    let krate = match &tool.attrs.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
-    };
-    let fn_ident = &tool.original.sig.ident;
-    let name = &tool.name;
-    let output = &tool.output;
+/// The expression that builds the tool's `ToolDef`. Needs `__mcp` in scope, and `__this:
+/// Arc<Self>` for a `&self` method.
+pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
+    let function = &tool.function;
+    let name = &function.name;
+    let output = &function.output;
+    let attrs = &tool.attrs;
 
     let mut setup = Vec::new();
-    if let Some(description) = &tool.description {
+    if let Some(description) = &function.description {
         setup.push(quote! { __builder.description(#description); });
     }
-    if let Some(title) = &tool.attrs.title {
+    if let Some(title) = &attrs.title {
         setup.push(quote! { __builder.title(#title); });
     }
     let hint = |flag: &Option<syn::LitBool>| match flag {
         Some(b) => quote!(__mcp::Option::Some(#b)),
         None => quote!(__mcp::Option::None),
     };
-    let a = &tool.attrs;
-    if a.read_only.is_some()
-        || a.destructive.is_some()
-        || a.idempotent.is_some()
-        || a.open_world.is_some()
+    if attrs.read_only.is_some()
+        || attrs.destructive.is_some()
+        || attrs.idempotent.is_some()
+        || attrs.open_world.is_some()
     {
         let (read_only, destructive, idempotent, open_world) = (
-            hint(&a.read_only),
-            hint(&a.destructive),
-            hint(&a.idempotent),
-            hint(&a.open_world),
+            hint(&attrs.read_only),
+            hint(&attrs.destructive),
+            hint(&attrs.idempotent),
+            hint(&attrs.open_world),
         );
         setup.push(quote! {
             __builder.annotations(__mcp::ToolAnnotations {
@@ -87,68 +126,34 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
             });
         });
     }
-    if let Some(icons) = &a.icons {
-        setup.push(quote_spanned! {icons.span()=> __builder.icons(#icons); });
-    }
-    if let Some(meta) = &a.meta {
-        setup.push(quote_spanned! {meta.span()=> __builder.meta(#meta); });
-    }
+    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
 
-    let mut metas = Vec::new();
+    let metas = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| param_meta(i, p));
     let mut declares = Vec::new();
     let mut extracts = Vec::new();
-    let mut values = Vec::new();
-    for (index, param) in tool.params.iter().enumerate() {
+    for (index, param) in function.params.iter().enumerate() {
         let ty = param.ty;
-        let meta_ident = format_ident!("__MCP_PARAM_{}", index);
-        let value_ident = format_ident!("__mcp_arg_{}", index);
-        let wire = &param.wire_name;
-        let description = match &param.description {
-            Some(text) => quote!(__mcp::Option::Some(#text)),
-            None => quote!(__mcp::Option::None),
-        };
-        let (default, default_json) = match &param.attrs.default {
-            Some(expr) => (
-                quote_spanned! {expr.span()=> __mcp::Option::Some(|| -> #ty { #expr }) },
-                quote_spanned! {expr.span()=> __mcp::Option::Some(|| __mcp::default_json::<#ty>(|| -> #ty { #expr })) },
-            ),
-            None => (quote!(__mcp::Option::None), quote!(__mcp::Option::None)),
-        };
-        let examples = if param.attrs.examples.is_empty() {
-            quote!(__mcp::Option::None)
-        } else {
-            let examples = &param.attrs.examples;
-            quote!(__mcp::Option::Some(|| __mcp::Vec::from([#(__mcp::example_json(&#examples)),*])))
-        };
-        metas.push(quote! {
-            const #meta_ident: __mcp::ParamMeta<#ty> = __mcp::ParamMeta {
-                name: #wire,
-                description: #description,
-                default: #default,
-                default_json: #default_json,
-                examples: #examples,
-            };
-        });
+        let meta = meta_ident(index);
+        let value = value_ident(index);
         declares.push(quote_spanned! {ty.span()=>
             {
                 use __mcp::param::{ViaArgsStruct as _, ViaContext as _, ViaArgument as _, ViaUnsupported as _};
-                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta_ident);
+                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta);
             }
         });
         extracts.push(quote_spanned! {ty.span()=>
-            let #value_ident = {
+            let #value = {
                 use __mcp::param::{ViaArgsStruct as _, ViaContext as _, ViaArgument as _, ViaUnsupported as _};
-                (&&&__mcp::Probe::<#ty>::new()).extract(&mut __call, &#meta_ident)
+                (&&&__mcp::Probe::<#ty>::new()).extract(&mut __call, &#meta)
             };
         });
-        values.push(value_ident);
     }
-
-    let await_call = if tool.is_async {
-        quote!(.await)
-    } else {
-        quote!()
-    };
+    let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
+    let call = call_user_fn(function);
     let ret_span = output.span();
     let declare_output = quote_spanned! {ret_span=>
         {
@@ -166,45 +171,29 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
             }
         }
     };
-
-    quote! {
-        use #krate::__private as __mcp;
-
-        #(#metas)*
-
-        fn __mcp_build() -> __mcp::ToolDef {
-            let mut __builder = __mcp::ToolBuilder::new(#name, __mcp_call);
-            __builder.location(::core::file!(), ::core::line!());
-            #(#setup)*
-            #(#declares)*
-            #declare_output
-            __builder.build()
-        }
-
-        fn __mcp_call(mut __call: __mcp::ToolCall) -> __mcp::BoxFuture<__mcp::CallToolResult> {
-            __mcp::Box::pin(async move {
-                #(#extracts)*
-                match (#(#values,)*) {
-                    (#(__mcp::Option::Some(#values),)*) if __mcp::arguments_ok(&mut __call) => {
-                        let __out = #fn_ident(#(#values),*) #await_call;
-                        #convert_output
-                    }
-                    _ => __mcp::argument_error(&__call),
-                }
-            })
-        }
-
-        fn __mcp_type_id() -> ::core::any::TypeId {
-            __mcp::type_id_of(&#fn_ident)
-        }
-
-        __mcp::inventory::submit! {
-            __mcp::ToolEntry {
-                build: __mcp_build,
-                type_id: __mcp_type_id,
-                crate_name: ::core::env!("CARGO_PKG_NAME"),
-                crate_version: ::core::env!("CARGO_PKG_VERSION"),
+    let body = quote! {
+        #(#extracts)*
+        match (#(#values,)*) {
+            (#(__mcp::Option::Some(#values),)*) if __mcp::arguments_ok(&mut __call) => {
+                let __out = #call;
+                #convert_output
             }
+            _ => __mcp::argument_error(&__call),
         }
+    };
+    let handler = handler(
+        function,
+        quote!(__mcp::ToolCall),
+        quote!(__mcp::CallToolResult),
+        body,
+    );
+    quote! {
+        #(#metas)*
+        let mut __builder = __mcp::ToolBuilder::new(#name, #handler);
+        __builder.location(::core::file!(), ::core::line!());
+        #(#setup)*
+        #(#declares)*
+        #declare_output
+        __builder.build()
     }
 }

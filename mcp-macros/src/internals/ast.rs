@@ -1,11 +1,12 @@
-//! The model of a `#[tool]` function, built from the parsed item and its attributes.
+//! The model of an annotated function, built from the parsed item and its attributes: what every
+//! check and every expansion reads.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, FnArg, Pat, ReturnType, Signature, Type, Visibility};
 
-use super::attr::{ArgAttrs, ToolAttrs};
+use super::attr::ArgAttrs;
 use super::ctxt::Ctxt;
 use super::doc;
 
@@ -33,18 +34,23 @@ impl Parse for ItemFn {
     }
 }
 
+/// Removes what only the macros read from a signature: `#[arg]` and `///` on parameters, which
+/// rustc would reject there.
+pub(crate) fn strip_param_attrs(sig: &mut Signature) {
+    for input in &mut sig.inputs {
+        let attrs = match input {
+            FnArg::Typed(pat_type) => &mut pat_type.attrs,
+            FnArg::Receiver(receiver) => &mut receiver.attrs,
+        };
+        attrs.retain(|a| !a.path().is_ident("arg") && !a.path().is_ident("doc"));
+    }
+}
+
 impl ItemFn {
-    /// The function as the user wrote it, minus what only the macro reads: `#[arg]` and `///`
-    /// on parameters, which rustc would reject there.
+    /// The function as the user wrote it, minus the parameter attributes only the macro reads.
     pub(crate) fn to_plain_tokens(&self) -> TokenStream {
         let mut sig = self.sig.clone();
-        for input in &mut sig.inputs {
-            let attrs = match input {
-                FnArg::Typed(pat_type) => &mut pat_type.attrs,
-                FnArg::Receiver(receiver) => &mut receiver.attrs,
-            };
-            attrs.retain(|a| !a.path().is_ident("arg") && !a.path().is_ident("doc"));
-        }
+        strip_param_attrs(&mut sig);
         let attrs = &self.attrs;
         let vis = &self.vis;
         let body = &self.body;
@@ -52,21 +58,31 @@ impl ItemFn {
     }
 }
 
-/// One parameter of a tool function.
+/// One parameter of an annotated function.
 pub(crate) struct Param<'a> {
     pub(crate) pat: &'a Pat,
     pub(crate) ty: &'a Type,
-    /// The name in the arguments object: the identifier, or `#[arg(rename)]`.
+    /// The name on the wire: the identifier, or `#[arg(rename)]`.
     pub(crate) wire_name: String,
     pub(crate) description: Option<String>,
     pub(crate) attrs: ArgAttrs,
 }
 
-/// A `#[tool]` function: the model every check and the expansion read.
-pub(crate) struct Tool<'a> {
-    pub(crate) original: &'a ItemFn,
-    pub(crate) attrs: ToolAttrs,
-    /// The tool's wire name and the span to blame for it.
+/// How the function is reached from generated code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Receiver {
+    /// A free function.
+    None,
+    /// An associated function of a `#[server]` impl, without `self`.
+    Associated,
+    /// A `&self` method of a `#[server]` impl.
+    Ref,
+}
+
+/// An annotated function: name, docs, parameters, return type.
+pub(crate) struct Function<'a> {
+    pub(crate) sig: &'a Signature,
+    /// The wire name and the span to blame for it.
     pub(crate) name: String,
     pub(crate) name_span: Span,
     pub(crate) description: Option<String>,
@@ -74,20 +90,29 @@ pub(crate) struct Tool<'a> {
     /// The return type; `()` when there is none.
     pub(crate) output: Type,
     pub(crate) is_async: bool,
+    pub(crate) receiver: Receiver,
 }
 
-impl<'a> Tool<'a> {
-    pub(crate) fn from_ast(cx: &Ctxt, attrs: ToolAttrs, item: &'a ItemFn) -> Self {
-        let (name, name_span) = match &attrs.name {
+impl<'a> Function<'a> {
+    /// `name` and `description` override the identifier and the doc comments.
+    pub(crate) fn from_ast(
+        cx: &Ctxt,
+        sig: &'a Signature,
+        fn_attrs: &[Attribute],
+        name: Option<&syn::LitStr>,
+        description: Option<&syn::LitStr>,
+        in_impl: bool,
+    ) -> Self {
+        let (name, name_span) = match name {
             Some(lit) => (lit.value(), lit.span()),
-            None => (unraw(&item.sig.ident), item.sig.ident.span()),
+            None => (unraw(&sig.ident), sig.ident.span()),
         };
-        let description = match &attrs.description {
+        let description = match description {
             Some(lit) => Some(lit.value()),
-            None => doc::text(&item.attrs),
+            None => doc::text(fn_attrs),
         };
         let mut params = Vec::new();
-        for input in &item.sig.inputs {
+        for input in &sig.inputs {
             let FnArg::Typed(pat_type) = input else {
                 continue;
             };
@@ -109,19 +134,24 @@ impl<'a> Tool<'a> {
                 attrs: arg,
             });
         }
-        let output = match &item.sig.output {
+        let output = match &sig.output {
             ReturnType::Default => syn::parse_quote!(()),
             ReturnType::Type(_, ty) => (**ty).clone(),
         };
+        let receiver = match (in_impl, sig.receiver()) {
+            (false, _) => Receiver::None,
+            (true, None) => Receiver::Associated,
+            (true, Some(_)) => Receiver::Ref,
+        };
         Self {
-            original: item,
-            attrs,
+            sig,
             name,
             name_span,
             description,
             params,
             output,
-            is_async: item.sig.asyncness.is_some(),
+            is_async: sig.asyncness.is_some(),
+            receiver,
         }
     }
 }
@@ -142,5 +172,15 @@ pub(crate) fn is_args_pattern(pat: &Pat) -> bool {
             .last()
             .is_some_and(|s| s.ident == "Args"),
         _ => false,
+    }
+}
+
+/// The last path segment of a type, when it is a plain path: `Option` for `Option<u8>`.
+pub(crate) fn last_segment(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => {
+            path.path.segments.last().map(|s| s.ident.to_string())
+        }
+        _ => None,
     }
 }

@@ -11,7 +11,7 @@ use syn::parse::Parser;
 use syn::{Attribute, Expr, ExprLit, Lit, LitBool, LitStr};
 
 use super::ctxt::Ctxt;
-use super::symbol::{self, ARG_KEYS, TOOL_KEYS};
+use super::symbol::{self, ARG_KEYS, PROMPT_KEYS, RESOURCE_KEYS, SERVER_KEYS, TOOL_KEYS};
 
 /// What `#[tool(..)]` said.
 #[derive(Default)]
@@ -35,6 +35,201 @@ pub(crate) struct ArgAttrs {
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
     pub(crate) examples: Vec<Expr>,
+    pub(crate) complete: Option<Expr>,
+    /// The `complete` key itself, to point at when it is not allowed.
+    pub(crate) complete_key: Option<syn::Path>,
+}
+
+/// What `#[resource("uri", ..)]` said.
+#[derive(Default)]
+pub(crate) struct ResourceAttrs {
+    pub(crate) uri: Option<LitStr>,
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) size: Option<Expr>,
+    pub(crate) audience: Option<Expr>,
+    pub(crate) priority: Option<Expr>,
+    pub(crate) last_modified: Option<LitStr>,
+    pub(crate) icons: Option<Expr>,
+    pub(crate) meta: Option<Expr>,
+    pub(crate) list: Option<Expr>,
+    pub(crate) allow_traversal: Option<LitBool>,
+    pub(crate) krate: Option<syn::Path>,
+}
+
+/// What `#[prompt(..)]` said.
+#[derive(Default)]
+pub(crate) struct PromptAttrs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) icons: Option<Expr>,
+    pub(crate) meta: Option<Expr>,
+    pub(crate) krate: Option<syn::Path>,
+}
+
+/// What `#[server(..)]` said.
+#[derive(Default)]
+pub(crate) struct ServerAttrs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) version: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) instructions: Option<LitStr>,
+    pub(crate) website_url: Option<LitStr>,
+    pub(crate) icons: Option<Expr>,
+    pub(crate) krate: Option<syn::Path>,
+}
+
+/// Parses `key = value, flag, ...` with a closed key set: unknown and duplicate keys are
+/// recorded and skipped, and `on_key` reads the value of every accepted key.
+fn parse_keys(
+    cx: &Ctxt,
+    args: TokenStream,
+    attr: &str,
+    keys: &[&str],
+    mut on_key: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
+    let mut seen = BTreeSet::new();
+    let parser = syn::meta::parser(|meta| {
+        let key = key_of(&meta);
+        if !keys.contains(&key.as_str()) {
+            cx.error_spanned_by(
+                &meta.path,
+                format!(
+                    "unknown `#[{attr}]` key `{key}`; expected one of {}",
+                    symbol::list(keys)
+                ),
+            );
+            return skip_rest(&meta);
+        }
+        if !seen.insert(key.clone()) {
+            cx.error_spanned_by(&meta.path, format!("duplicate `#[{attr}]` key `{key}`"));
+            return skip_rest(&meta);
+        }
+        on_key(&key, &meta)
+    });
+    if let Err(error) = parser.parse2(args) {
+        cx.syn_error(error);
+    }
+}
+
+fn string_value(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    attr: &str,
+) -> syn::Result<Option<LitStr>> {
+    Ok(value(cx, meta, key, attr)?.and_then(|e| string(cx, e, key)))
+}
+
+fn crate_path(cx: &Ctxt, meta: &ParseNestedMeta<'_>, attr: &str) -> syn::Result<Option<syn::Path>> {
+    let Some(path) = string_value(cx, meta, "crate", attr)? else {
+        return Ok(None);
+    };
+    match path.parse::<syn::Path>() {
+        Ok(parsed) => Ok(Some(parsed)),
+        Err(_) => {
+            cx.error_spanned_by(
+                &path,
+                "`crate` takes a path, for example `crate = \"::mcp_runtime\"`",
+            );
+            Ok(None)
+        }
+    }
+}
+
+impl ResourceAttrs {
+    pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
+        let mut attrs = Self::default();
+        let mut rest = args.clone();
+        // The URI comes first, unnamed: `#[resource("notes://{id}", ..)]`.
+        let mut tokens = args.into_iter();
+        if let Some(proc_macro2::TokenTree::Literal(literal)) = tokens.next() {
+            let lit: syn::Lit = syn::Lit::new(literal);
+            match lit {
+                syn::Lit::Str(uri) => {
+                    attrs.uri = Some(uri);
+                    let after: TokenStream = tokens.collect();
+                    let mut after = after.into_iter().peekable();
+                    if matches!(after.peek(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ',')
+                    {
+                        after.next();
+                    }
+                    rest = after.collect();
+                }
+                other => {
+                    cx.error_spanned_by(
+                        other,
+                        "the resource URI is a string literal: `#[resource(\"scheme://path\")]`",
+                    );
+                    return attrs;
+                }
+            }
+        }
+        parse_keys(cx, rest, "resource", RESOURCE_KEYS, |key, meta| {
+            let attr = "#[resource]";
+            match key {
+                "name" => attrs.name = string_value(cx, meta, key, attr)?,
+                "title" => attrs.title = string_value(cx, meta, key, attr)?,
+                "description" => attrs.description = string_value(cx, meta, key, attr)?,
+                "mime_type" => attrs.mime_type = string_value(cx, meta, key, attr)?,
+                "last_modified" => attrs.last_modified = string_value(cx, meta, key, attr)?,
+                "size" => attrs.size = value(cx, meta, key, attr)?,
+                "audience" => attrs.audience = value(cx, meta, key, attr)?,
+                "priority" => attrs.priority = value(cx, meta, key, attr)?,
+                "icons" => attrs.icons = value(cx, meta, key, attr)?,
+                "meta" => attrs.meta = value(cx, meta, key, attr)?,
+                "list" => attrs.list = value(cx, meta, key, attr)?,
+                "allow_traversal" => attrs.allow_traversal = flag(cx, meta, key)?,
+                _ => attrs.krate = crate_path(cx, meta, attr)?,
+            }
+            Ok(())
+        });
+        attrs
+    }
+}
+
+impl PromptAttrs {
+    pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
+        let mut attrs = Self::default();
+        parse_keys(cx, args, "prompt", PROMPT_KEYS, |key, meta| {
+            let attr = "#[prompt]";
+            match key {
+                "name" => attrs.name = string_value(cx, meta, key, attr)?,
+                "title" => attrs.title = string_value(cx, meta, key, attr)?,
+                "description" => attrs.description = string_value(cx, meta, key, attr)?,
+                "icons" => attrs.icons = value(cx, meta, key, attr)?,
+                "meta" => attrs.meta = value(cx, meta, key, attr)?,
+                _ => attrs.krate = crate_path(cx, meta, attr)?,
+            }
+            Ok(())
+        });
+        attrs
+    }
+}
+
+impl ServerAttrs {
+    pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
+        let mut attrs = Self::default();
+        parse_keys(cx, args, "server", SERVER_KEYS, |key, meta| {
+            let attr = "#[server]";
+            match key {
+                "name" => attrs.name = string_value(cx, meta, key, attr)?,
+                "version" => attrs.version = string_value(cx, meta, key, attr)?,
+                "title" => attrs.title = string_value(cx, meta, key, attr)?,
+                "description" => attrs.description = string_value(cx, meta, key, attr)?,
+                "instructions" => attrs.instructions = string_value(cx, meta, key, attr)?,
+                "website_url" => attrs.website_url = string_value(cx, meta, key, attr)?,
+                "icons" => attrs.icons = value(cx, meta, key, attr)?,
+                _ => attrs.krate = crate_path(cx, meta, attr)?,
+            }
+            Ok(())
+        });
+        attrs
+    }
 }
 
 /// Reads the value after `key =` as an expression, or records that one is missing.
@@ -119,61 +314,22 @@ fn key_of(meta: &ParseNestedMeta<'_>) -> String {
 impl ToolAttrs {
     pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
         let mut attrs = Self::default();
-        let mut seen = BTreeSet::new();
-        let parser = syn::meta::parser(|meta| {
-            let key = key_of(&meta);
-            if !TOOL_KEYS.contains(&key.as_str()) {
-                cx.error_spanned_by(
-                    &meta.path,
-                    format!(
-                        "unknown `#[tool]` key `{key}`; expected one of {}",
-                        symbol::list(TOOL_KEYS)
-                    ),
-                );
-                return skip_rest(&meta);
-            }
-            if !seen.insert(key.clone()) {
-                cx.error_spanned_by(&meta.path, format!("duplicate `#[tool]` key `{key}`"));
-                return skip_rest(&meta);
-            }
-            match key.as_str() {
-                "name" => {
-                    attrs.name =
-                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key));
-                }
-                "title" => {
-                    attrs.title =
-                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key));
-                }
-                "description" => {
-                    attrs.description =
-                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key));
-                }
-                "read_only" => attrs.read_only = flag(cx, &meta, &key)?,
-                "destructive" => attrs.destructive = flag(cx, &meta, &key)?,
-                "idempotent" => attrs.idempotent = flag(cx, &meta, &key)?,
-                "open_world" => attrs.open_world = flag(cx, &meta, &key)?,
-                "icons" => attrs.icons = value(cx, &meta, &key, "#[tool]")?,
-                "meta" => attrs.meta = value(cx, &meta, &key, "#[tool]")?,
-                _ => {
-                    if let Some(path) =
-                        value(cx, &meta, &key, "#[tool]")?.and_then(|e| string(cx, e, &key))
-                    {
-                        match path.parse::<syn::Path>() {
-                            Ok(parsed) => attrs.krate = Some(parsed),
-                            Err(_) => cx.error_spanned_by(
-                                &path,
-                                "`crate` takes a path, for example `crate = \"::mcp_runtime\"`",
-                            ),
-                        }
-                    }
-                }
+        parse_keys(cx, args, "tool", TOOL_KEYS, |key, meta| {
+            let attr = "#[tool]";
+            match key {
+                "name" => attrs.name = string_value(cx, meta, key, attr)?,
+                "title" => attrs.title = string_value(cx, meta, key, attr)?,
+                "description" => attrs.description = string_value(cx, meta, key, attr)?,
+                "read_only" => attrs.read_only = flag(cx, meta, key)?,
+                "destructive" => attrs.destructive = flag(cx, meta, key)?,
+                "idempotent" => attrs.idempotent = flag(cx, meta, key)?,
+                "open_world" => attrs.open_world = flag(cx, meta, key)?,
+                "icons" => attrs.icons = value(cx, meta, key, attr)?,
+                "meta" => attrs.meta = value(cx, meta, key, attr)?,
+                _ => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
         });
-        if let Err(error) = parser.parse2(args) {
-            cx.syn_error(error);
-        }
         attrs
     }
 }
@@ -200,6 +356,9 @@ impl ArgAttrs {
                     cx.error_spanned_by(&meta.path, format!("duplicate `#[arg]` key `{key}`"));
                     return skip_rest(&meta);
                 }
+                if key == "complete" {
+                    out.complete_key = Some(meta.path.clone());
+                }
                 let Some(expr) = value(cx, &meta, &key, "#[arg]")? else {
                     return Ok(());
                 };
@@ -207,6 +366,7 @@ impl ArgAttrs {
                     "rename" => out.rename = string(cx, expr, &key),
                     "description" => out.description = string(cx, expr, &key),
                     "default" => out.default = Some(expr),
+                    "complete" => out.complete = Some(expr),
                     _ => out.examples.push(expr),
                 }
                 Ok(())

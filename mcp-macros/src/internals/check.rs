@@ -1,24 +1,60 @@
 //! The rules that span more than one attribute or token, each in one function, run on the model
 //! before anything is expanded.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use syn::{FnArg, Pat, Type};
 
-use super::ast::{Tool, is_args_pattern};
+use super::ast::{Function, Receiver, is_args_pattern};
 use super::ctxt::Ctxt;
 
-pub(crate) fn check_tool(cx: &Ctxt, tool: &Tool<'_>) {
-    check_name(cx, tool);
-    check_signature(cx, tool);
-    check_params(cx, tool);
-    check_output(cx, tool);
+/// Which macro is checking: the word used in messages.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Resource,
+    Prompt,
 }
 
-/// Tool names: 1 to 64 characters of `A-Z a-z 0-9 _ - .` (SEP-986, and the length the
-/// conformance suite checks).
-fn check_name(cx: &Ctxt, tool: &Tool<'_>) {
-    let name = &tool.name;
+impl Kind {
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Self::Tool => "#[tool]",
+            Self::Resource => "#[resource]",
+            Self::Prompt => "#[prompt]",
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Resource => "resource",
+            Self::Prompt => "prompt",
+        }
+    }
+}
+
+pub(crate) fn check_function(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
+    if kind != Kind::Resource {
+        check_name(cx, kind, function);
+    }
+    check_signature(cx, kind, function);
+    check_params(cx, kind, function);
+    if let Type::ImplTrait(_) = &function.output {
+        cx.error_spanned_by(
+            &function.output,
+            format!(
+                "a `{}` cannot return `impl Trait`; name the return type",
+                kind.attr()
+            ),
+        );
+    }
+}
+
+/// Names: 1 to 64 characters of `A-Z a-z 0-9 _ - .` (SEP-986, and the length the conformance
+/// suite checks), for prompts as for tools.
+fn check_name(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
+    let name = &function.name;
     let valid = (1..=64).contains(&name.len())
         && name
             .bytes()
@@ -36,70 +72,102 @@ fn check_name(cx: &Ctxt, tool: &Tool<'_>) {
             format!("`{bad}` is not allowed")
         };
         cx.syn_error(syn::Error::new(
-            tool.name_span,
-            format!("invalid tool name `{name}`: {reason}; use 1 to 64 characters of `A-Z a-z 0-9 _ - .`"),
+            function.name_span,
+            format!(
+                "invalid {} name `{name}`: {reason}; use 1 to 64 characters of `A-Z a-z 0-9 _ - .`",
+                kind.noun()
+            ),
         ));
     }
 }
 
-fn check_signature(cx: &Ctxt, tool: &Tool<'_>) {
-    let sig = &tool.original.sig;
+fn check_signature(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
+    let sig = function.sig;
+    let attr = kind.attr();
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
             &sig.generics,
-            "a `#[tool]` function cannot be generic: its argument and return types must be concrete to build its schemas",
+            format!("a `{attr}` function cannot be generic: its parameter and return types must be concrete"),
         );
     }
     if let Some(receiver) = sig.receiver() {
-        cx.error_spanned_by(
-            receiver,
-            "`self` is only allowed on a `#[tool]` inside a `#[server]` impl block; a free `#[tool]` function takes state from a context parameter",
-        );
+        match function.receiver {
+            Receiver::None => cx.error_spanned_by(
+                receiver,
+                format!("`self` is only allowed on a `{attr}` inside a `#[server]` impl block; a free `{attr}` function takes state from a context parameter"),
+            ),
+            _ => {
+                let by_shared_ref =
+                    matches!(&receiver.kind, syn::ReceiverKind::Reference(_, _, None)) && receiver.mutability.is_none();
+                if !by_shared_ref {
+                    cx.error_spanned_by(
+                        receiver,
+                        format!("a `{attr}` method takes `&self`: calls run concurrently, so mutable state needs a `Mutex` or an atomic inside"),
+                    );
+                }
+            }
+        }
     }
     if sig.constness.is_some() {
-        cx.error_spanned_by(sig.constness, "a `#[tool]` function cannot be `const`");
+        cx.error_spanned_by(
+            sig.constness,
+            format!("a `{attr}` function cannot be `const`"),
+        );
     }
-    if let syn::Safety::Unsafe(_) = sig.safety {
-        cx.error_spanned_by(&sig.safety, "a `#[tool]` function cannot be `unsafe`");
+    if let syn::Safety::Unsafe(token) = &sig.safety {
+        cx.error_spanned_by(token, format!("a `{attr}` function cannot be `unsafe`"));
     }
     if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, "a `#[tool]` function cannot have an `extern` ABI");
+        cx.error_spanned_by(
+            abi,
+            format!("a `{attr}` function cannot have an `extern` ABI"),
+        );
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned_by(variadic, "a `#[tool]` function cannot be variadic");
+        cx.error_spanned_by(variadic, format!("a `{attr}` function cannot be variadic"));
     }
 }
 
-fn check_params(cx: &Ctxt, tool: &Tool<'_>) {
-    let mut names: BTreeMap<&str, ()> = BTreeMap::new();
-    for input in &tool.original.sig.inputs {
+fn check_params(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
+    let attr = kind.attr();
+    for input in &function.sig.inputs {
         if let FnArg::Typed(pat_type) = input {
-            check_param_type(cx, &pat_type.ty);
+            check_param_type(cx, attr, &pat_type.ty);
         }
     }
-    for param in &tool.params {
+    let mut names = BTreeSet::new();
+    for param in &function.params {
         let plain = matches!(param.pat, Pat::Ident(_));
-        if !plain && param.attrs.rename.is_none() && !is_args_pattern(param.pat) {
+        let args = kind == Kind::Tool && is_args_pattern(param.pat);
+        if !plain && param.attrs.rename.is_none() && !args {
             cx.error_spanned_by(
                 param.pat,
-                "a destructured `#[tool]` parameter needs a name on the wire: add `#[arg(rename = \"...\")]`",
+                format!("a destructured `{attr}` parameter needs a name on the wire: add `#[arg(rename = \"...\")]`"),
             );
             continue;
         }
         if let Some(rename) = param.attrs.rename.as_ref().filter(|r| r.value().is_empty()) {
             cx.error_spanned_by(rename, "an argument name cannot be empty");
         }
-        if !is_args_pattern(param.pat) && names.insert(&param.wire_name, ()).is_some() {
+        if !args && !names.insert(param.wire_name.clone()) {
             let at: &dyn quote::ToTokens = match &param.attrs.rename {
                 Some(rename) => rename,
                 None => param.pat,
             };
             cx.error_spanned_by(at, format!("duplicate argument name `{}`", param.wire_name));
         }
+        if kind == Kind::Tool
+            && let Some(key) = &param.attrs.complete_key
+        {
+            cx.error_spanned_by(
+                    key,
+                    "`complete` is for `#[prompt]` arguments and `#[resource]` template variables; tool arguments are not completed",
+                );
+        }
     }
 }
 
-fn check_param_type(cx: &Ctxt, ty: &Type) {
+fn check_param_type(cx: &Ctxt, attr: &str, ty: &Type) {
     match ty {
         Type::Reference(reference) => {
             let is_str = matches!(&*reference.elem, Type::Path(p) if p.path.is_ident("str"));
@@ -110,24 +178,15 @@ fn check_param_type(cx: &Ctxt, ty: &Type) {
             };
             cx.error_spanned_by(
                 ty,
-                format!("`#[tool]` parameters are taken by value: {advice}"),
+                format!("`{attr}` parameters are taken by value: {advice}"),
             );
         }
         Type::ImplTrait(_) => {
             cx.error_spanned_by(
                 ty,
-                "`impl Trait` cannot be a `#[tool]` parameter type; name a concrete type",
+                format!("`impl Trait` cannot be a `{attr}` parameter type; name a concrete type"),
             );
         }
         _ => {}
-    }
-}
-
-fn check_output(cx: &Ctxt, tool: &Tool<'_>) {
-    if let Type::ImplTrait(_) = &tool.output {
-        cx.error_spanned_by(
-            &tool.output,
-            "a `#[tool]` cannot return `impl Trait`; name the return type",
-        );
     }
 }

@@ -13,7 +13,36 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "crate",
 ];
 
-pub(crate) const ARG_KEYS: &[&str] = &["rename", "description", "default", "example"];
+pub(crate) const RESOURCE_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "size",
+    "audience",
+    "priority",
+    "last_modified",
+    "icons",
+    "meta",
+    "list",
+    "allow_traversal",
+    "crate",
+];
+
+pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icons", "meta", "crate"];
+
+pub(crate) const SERVER_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "title",
+    "description",
+    "instructions",
+    "website_url",
+    "icons",
+    "crate",
+];
+
+pub(crate) const ARG_KEYS: &[&str] = &["rename", "description", "default", "example", "complete"];
 
 /// "`a`, `b` or `c`"
 pub(crate) fn list(keys: &[&str]) -> String {

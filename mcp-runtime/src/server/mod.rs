@@ -5,22 +5,31 @@
 //! schemas and the capabilities are fixed once. Transports then open sessions on the service.
 
 mod dispatch;
+mod pagination;
 mod registry;
 mod session;
 
 use std::any::TypeId;
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::__private::ToolEntry;
+use crate::__private::{Entry, Item};
 use crate::error::{DefinitionError, Error, Result};
-use crate::protocol::{Icon, Implementation, ListChangedCapability, ServerCapabilities};
+use crate::handle::{Broadcast, ListKind, ServerHandle};
+use crate::prompt::PromptDef;
+use crate::protocol::{
+    Icon, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+    encode_notification,
+};
+use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 
-use self::registry::ToolRegistry;
+use self::registry::{PromptRegistry, Registry, ResourceRegistry, ToolRegistry};
 pub(crate) use self::session::Session;
 
 /// Limits and behaviours a server can tune. Every field has a documented default.
@@ -32,6 +41,8 @@ pub(crate) struct Options {
     pub(crate) max_message_size: usize,
     /// How long in-flight requests may run on after the client hangs up. Default: 5 s.
     pub(crate) shutdown_grace: Duration,
+    /// How many items a list page holds. Default: 100.
+    pub(crate) page_size: usize,
 }
 
 impl Default for Options {
@@ -40,15 +51,76 @@ impl Default for Options {
             schema_style: SchemaStyle::Portable,
             max_message_size: 16 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(5),
+            page_size: 100,
         }
     }
 }
 
 enum Selection {
-    /// Everything registered with `#[tool]` in the binary.
+    /// Everything registered with `#[tool]`, `#[resource]` and `#[prompt]` in the binary.
     All,
     /// Only what the builder named.
-    Explicit(Vec<(TypeId, &'static str)>),
+    Explicit(Vec<Selected>),
+}
+
+struct Selected {
+    type_id: TypeId,
+    name: &'static str,
+    kind: &'static str,
+}
+
+/// The items of a `#[server]` impl block, for [`Server::with`]. The macro implements this.
+pub trait McpServer: Send + Sync + Sized + 'static {
+    /// The `serverInfo` and `instructions` the `#[server]` attribute gives, with name and version
+    /// defaulting to the crate's.
+    fn server_defaults() -> ServerDefaults;
+
+    /// The tools, resources and prompts of the impl block, each sharing `self`.
+    fn items(self: Arc<Self>) -> Items;
+
+    /// A server that serves this value's items, described by its `#[server]` attribute.
+    fn into_server(self) -> Server {
+        let defaults = Self::server_defaults();
+        let mut server = Server::builder()
+            .name(defaults.name)
+            .version(defaults.version);
+        server.title = defaults.title;
+        server.description = defaults.description;
+        server.website_url = defaults.website_url;
+        server.instructions = defaults.instructions;
+        server.icons = defaults.icons;
+        server.with(self)
+    }
+}
+
+/// What a `#[server]` attribute says about the server.
+#[derive(Debug, Clone, Default)]
+pub struct ServerDefaults {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// `serverInfo.title`.
+    pub title: Option<String>,
+    /// `serverInfo.description`.
+    pub description: Option<String>,
+    /// `serverInfo.websiteUrl`.
+    pub website_url: Option<String>,
+    /// `instructions`.
+    pub instructions: Option<String>,
+    /// `serverInfo.icons`.
+    pub icons: Vec<Icon>,
+}
+
+/// The definitions a [`McpServer`] contributes.
+#[derive(Default)]
+pub struct Items {
+    /// Tools.
+    pub tools: Vec<ToolDef>,
+    /// Resources and templates.
+    pub resources: Vec<ResourceDef>,
+    /// Prompts.
+    pub prompts: Vec<PromptDef>,
 }
 
 /// An MCP server being set up: what it serves, what it says about itself, and its limits.
@@ -84,7 +156,7 @@ pub struct Server {
     icons: Vec<Icon>,
     instructions: Option<String>,
     selection: Selection,
-    extra_tools: Vec<ToolDef>,
+    extra: Items,
     options: Options,
 }
 
@@ -115,7 +187,7 @@ impl Server {
             icons: Vec::new(),
             instructions: None,
             selection,
-            extra_tools: Vec::new(),
+            extra: Items::default(),
             options: Options::default(),
         }
     }
@@ -162,21 +234,69 @@ impl Server {
         self
     }
 
-    /// Serves the `#[tool]` function `tool`. On a server from [`Server::new`], which serves
-    /// everything already, this changes nothing.
-    ///
-    /// Naming a function that is not a `#[tool]` makes [`Server::build`] fail.
-    pub fn tool<F: 'static>(mut self, tool: F) -> Self {
-        let _ = tool;
+    fn select<F: 'static>(mut self, kind: &'static str) -> Self {
         if let Selection::Explicit(selected) = &mut self.selection {
-            selected.push((TypeId::of::<F>(), std::any::type_name::<F>()));
+            selected.push(Selected {
+                type_id: TypeId::of::<F>(),
+                name: std::any::type_name::<F>(),
+                kind,
+            });
         }
         self
     }
 
+    /// Serves the `#[tool]` function `tool`. On a server from [`Server::new`], which serves
+    /// everything already, this changes nothing.
+    ///
+    /// Naming a function that is not a `#[tool]` makes [`Server::build`] fail.
+    pub fn tool<F: 'static>(self, tool: F) -> Self {
+        let _ = tool;
+        self.select::<F>("tool")
+    }
+
+    /// Serves the `#[resource]` function `resource` (a static resource or a template).
+    pub fn resource<F: 'static>(self, resource: F) -> Self {
+        let _ = resource;
+        self.select::<F>("resource")
+    }
+
+    /// Serves the `#[prompt]` function `prompt`.
+    pub fn prompt<F: 'static>(self, prompt: F) -> Self {
+        let _ = prompt;
+        self.select::<F>("prompt")
+    }
+
     /// Serves a tool defined at run time, for example with [`ToolBuilder`](crate::tool::ToolBuilder).
     pub fn tool_def(mut self, tool: ToolDef) -> Self {
-        self.extra_tools.push(tool);
+        self.extra.tools.push(tool);
+        self
+    }
+
+    /// Serves a resource or template defined at run time.
+    pub fn resource_def(mut self, resource: ResourceDef) -> Self {
+        self.extra.resources.push(resource);
+        self
+    }
+
+    /// Serves a prompt defined at run time.
+    pub fn prompt_def(mut self, prompt: PromptDef) -> Self {
+        self.extra.prompts.push(prompt);
+        self
+    }
+
+    /// Serves the items of a `#[server]` impl block too, sharing `state` among them.
+    pub fn with<S: McpServer>(mut self, state: S) -> Self {
+        let items = Arc::new(state).items();
+        self.extra.tools.extend(items.tools);
+        self.extra.resources.extend(items.resources);
+        self.extra.prompts.extend(items.prompts);
+        self
+    }
+
+    /// How many items one page of `tools/list`, `resources/list`, `resources/templates/list` and
+    /// `prompts/list` holds (100 by default); longer lists continue through `nextCursor`.
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.options.page_size = items.max(1);
         self
     }
 
@@ -207,38 +327,52 @@ impl Server {
     /// a function named with [`Server::tool`] that is not a `#[tool]`.
     pub fn build(self) -> Result<Service> {
         let mut errors = Vec::new();
-        let registered: Vec<&ToolEntry> = inventory::iter::<ToolEntry>.into_iter().collect();
-        let selected: Vec<&ToolEntry> = match &self.selection {
+        let registered: Vec<&Entry> = inventory::iter::<Entry>.into_iter().collect();
+        let selected: Vec<&Entry> = match &self.selection {
             Selection::All => registered.clone(),
             Selection::Explicit(wanted) => {
-                let mut out = Vec::new();
-                for (type_id, type_name) in wanted {
-                    match registered.iter().find(|e| (e.type_id)() == *type_id) {
-                        Some(entry)
-                            if !out.iter().any(|e: &&ToolEntry| (e.type_id)() == *type_id) =>
-                        {
-                            out.push(*entry);
+                let mut out: Vec<&Entry> = Vec::new();
+                for want in wanted {
+                    let found = registered
+                        .iter()
+                        .find(|e| (e.type_id)() == want.type_id && e.item.kind() == want.kind);
+                    match found {
+                        Some(entry) if !out.iter().any(|e| (e.type_id)() == want.type_id) => {
+                            out.push(entry);
                         }
                         Some(_) => {}
-                        None => errors.push(DefinitionError::NotATool((*type_name).to_owned())),
+                        None => errors.push(DefinitionError::NotAnItem {
+                            kind: want.kind,
+                            name: want.name.to_owned(),
+                        }),
                     }
                 }
                 out
             }
         };
         let (default_name, default_version) = default_identity(&selected);
-        let mut tools: Vec<ToolDef> = selected.iter().map(|e| (e.build)()).collect();
-        tools.extend(self.extra_tools);
-        let tools = match ToolRegistry::new(tools, self.options.schema_style) {
-            Ok(tools) => Some(tools),
-            Err(mut problems) => {
-                errors.append(&mut problems);
-                None
+        let mut items = self.extra;
+        for entry in &selected {
+            match entry.item {
+                Item::Tool(build) => items.tools.push(build()),
+                Item::Resource(build) => items.resources.push(build()),
+                Item::Prompt(build) => items.prompts.push(build()),
             }
+        }
+        let page_size = self.options.page_size;
+        let registry = Registry {
+            tools: ToolRegistry::new(
+                items.tools,
+                self.options.schema_style,
+                page_size,
+                &mut errors,
+            ),
+            resources: ResourceRegistry::new(items.resources, page_size, &mut errors),
+            prompts: PromptRegistry::new(items.prompts, page_size, &mut errors),
         };
-        let Some(tools) = tools.filter(|_| errors.is_empty()) else {
+        if !errors.is_empty() {
             return Err(Error::Definition(errors));
-        };
+        }
         let mut info = Implementation::new(
             self.name.unwrap_or(default_name),
             self.version.unwrap_or(default_version),
@@ -247,17 +381,25 @@ impl Server {
         info.description = self.description;
         info.website_url = self.website_url;
         info.icons = (!self.icons.is_empty()).then_some(self.icons);
+        let listed = ListChangedCapability { list_changed: true };
         let capabilities = ServerCapabilities {
-            tools: (!tools.is_empty()).then_some(ListChangedCapability { list_changed: true }),
+            tools: (!registry.tools.is_empty()).then_some(listed),
+            resources: (!registry.resources.is_empty()).then_some(ResourcesCapability {
+                subscribe: true,
+                list_changed: true,
+            }),
+            prompts: (!registry.prompts.is_empty()).then_some(listed),
+            completions: registry.has_completions().then(serde_json::Map::new),
             ..ServerCapabilities::default()
         };
         Ok(Service {
             core: Arc::new(Core {
                 info,
                 instructions: self.instructions,
-                tools,
+                registry,
                 capabilities,
                 options: self.options,
+                sessions: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -268,8 +410,8 @@ impl Server {
     }
 }
 
-/// The crate the served tools come from; the executable's name when there is no single one.
-fn default_identity(entries: &[&ToolEntry]) -> (String, String) {
+/// The crate the served items come from; the executable's name when there is no single one.
+fn default_identity(entries: &[&Entry]) -> (String, String) {
     if let Some(first) = entries.first()
         && entries.iter().all(|e| e.crate_name == first.crate_name)
     {
@@ -286,9 +428,72 @@ fn default_identity(entries: &[&ToolEntry]) -> (String, String) {
 pub(crate) struct Core {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools: ToolRegistry,
+    pub(crate) registry: Registry,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) options: Options,
+    /// The live sessions, for announcements; a session that ended is dropped from here lazily.
+    sessions: Mutex<Vec<Weak<Session>>>,
+}
+
+impl Core {
+    pub(crate) fn register_session(&self, session: &Arc<Session>) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.push(Arc::downgrade(session));
+    }
+
+    fn live_sessions(&self) -> Vec<Arc<Session>> {
+        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.iter().filter_map(Weak::upgrade).collect()
+    }
+}
+
+impl Broadcast for Core {
+    fn resource_updated(&self, uri: &str) {
+        if self.capabilities.resources.is_none() {
+            return;
+        }
+        let message = encode_notification(
+            "notifications/resources/updated",
+            Some(&json!({ "uri": uri })),
+        );
+        for session in self.live_sessions() {
+            let subscribed = session
+                .subscriptions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(uri);
+            if subscribed {
+                session.notify(message.clone());
+            }
+        }
+    }
+
+    fn list_changed(&self, kind: ListKind) {
+        let (advertised, method) = match kind {
+            ListKind::Tools => (
+                self.capabilities.tools.is_some(),
+                "notifications/tools/list_changed",
+            ),
+            ListKind::Resources => (
+                self.capabilities.resources.is_some(),
+                "notifications/resources/list_changed",
+            ),
+            ListKind::Prompts => (
+                self.capabilities.prompts.is_some(),
+                "notifications/prompts/list_changed",
+            ),
+        };
+        if !advertised {
+            return;
+        }
+        let message = encode_notification::<()>(method, None);
+        for session in self.live_sessions() {
+            if session.initialized.load(Ordering::Acquire) {
+                session.notify(message.clone());
+            }
+        }
+    }
 }
 
 /// A validated server, ready to serve: cheap to clone, and every clone serves the same tools.
@@ -306,6 +511,11 @@ impl Service {
     /// The capabilities this server advertises.
     pub fn capabilities(&self) -> &ServerCapabilities {
         &self.core.capabilities
+    }
+
+    /// A handle to announce changes to the clients: resource updates, list changes.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
     }
 
     /// Serves one session on stdin and stdout (newline-delimited JSON-RPC) until stdin closes.

@@ -1,66 +1,77 @@
-//! The tools a server serves: collected once, validated, sorted by name, and indexed.
+//! What a server serves: tools, resources and prompts, collected once, validated, sorted, and
+//! indexed. List results are serialized once per protocol revision, on first use, and shared.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
-
+use super::pagination;
+use crate::completion::Completer;
 use crate::error::{DefinitionError, is_valid_tool_name};
-use crate::protocol::ProtocolVersion;
+use crate::prompt::PromptDef;
+use crate::protocol::{ErrorObject, ProtocolVersion};
+use crate::resource::{ResourceDef, ResourceInfo, UriTemplate};
 use crate::schema::SchemaStyle;
-use crate::tool::ToolDef;
+use crate::tool::{SourceLocation, ToolDef};
 
-/// The tools of a built server. `tools/list` results are serialized once per protocol revision,
-/// on first use, and shared by every later request.
+fn at(location: Option<SourceLocation>) -> String {
+    location.map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string())
+}
+
+/// One cache slot per protocol revision.
+type PerVersion<T> = [OnceLock<T>; ProtocolVersion::ALL.len()];
+
+fn slot(version: ProtocolVersion) -> usize {
+    ProtocolVersion::ALL
+        .iter()
+        .position(|v| *v == version)
+        .unwrap_or(0)
+}
+
+/// The tools of a built server.
 pub(crate) struct ToolRegistry {
     tools: Vec<ToolDef>,
     names: Vec<Arc<str>>,
     by_name: HashMap<Arc<str>, usize>,
     style: SchemaStyle,
-    lists: [OnceLock<Arc<str>>; ProtocolVersion::ALL.len()],
+    page_size: usize,
+    items: PerVersion<Vec<String>>,
+    first_page: PerVersion<Arc<str>>,
 }
 
 impl ToolRegistry {
-    /// Validates and indexes `tools`. Every problem is collected, so one build reports them all.
     pub(crate) fn new(
         mut tools: Vec<ToolDef>,
         style: SchemaStyle,
-    ) -> Result<Self, Vec<DefinitionError>> {
-        let mut errors = Vec::new();
+        page_size: usize,
+        errors: &mut Vec<DefinitionError>,
+    ) -> Self {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         for tool in &tools {
-            let location = tool
-                .location
-                .map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string());
             if !is_valid_tool_name(&tool.name) {
-                errors.push(DefinitionError::InvalidToolName {
+                errors.push(DefinitionError::InvalidName {
+                    kind: "tool",
                     name: tool.name.to_string(),
-                    location: location.clone(),
+                    location: at(tool.location),
                 });
             }
             for problem in &tool.problems {
-                errors.push(DefinitionError::InvalidTool {
+                errors.push(DefinitionError::Invalid {
+                    kind: "tool",
                     name: tool.name.to_string(),
-                    location: location.clone(),
+                    location: at(tool.location),
                     problem: problem.clone(),
                 });
             }
         }
         for pair in tools.windows(2) {
             if pair[0].name == pair[1].name {
-                let at = |t: &ToolDef| {
-                    t.location
-                        .map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string())
-                };
-                errors.push(DefinitionError::DuplicateTool {
+                errors.push(DefinitionError::Duplicate {
+                    kind: "tool name",
                     name: pair[0].name.to_string(),
-                    first: at(&pair[0]),
-                    second: at(&pair[1]),
+                    first: at(pair[0].location),
+                    second: at(pair[1].location),
                 });
             }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
         }
         let names: Vec<Arc<str>> = tools.iter().map(|t| Arc::from(&*t.name)).collect();
         let by_name = names
@@ -68,13 +79,15 @@ impl ToolRegistry {
             .enumerate()
             .map(|(i, n)| (n.clone(), i))
             .collect();
-        Ok(Self {
+        Self {
             tools,
             names,
             by_name,
             style,
-            lists: Default::default(),
-        })
+            page_size,
+            items: Default::default(),
+            first_page: Default::default(),
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -88,21 +101,300 @@ impl ToolRegistry {
             .map(|&i| (&self.tools[i], &self.names[i]))
     }
 
-    /// The serialized `tools/list` result for `version`.
-    pub(crate) fn list(&self, version: ProtocolVersion) -> Arc<str> {
-        let slot = ProtocolVersion::ALL
+    /// The serialized `tools/list` result page at `offset` for `version`.
+    pub(crate) fn list(
+        &self,
+        version: ProtocolVersion,
+        offset: usize,
+    ) -> Result<Arc<str>, ErrorObject> {
+        let items = self.items[slot(version)].get_or_init(|| {
+            self.tools
+                .iter()
+                .map(|t| t.to_wire(version, self.style).to_string())
+                .collect()
+        });
+        if offset == 0 {
+            let page = self.first_page[slot(version)].get_or_init(|| {
+                Arc::from(pagination::page("tools", items, 0, self.page_size).unwrap_or_default())
+            });
+            return Ok(Arc::clone(page));
+        }
+        pagination::page("tools", items, offset, self.page_size).map(Arc::from)
+    }
+}
+
+/// The prompts of a built server.
+pub(crate) struct PromptRegistry {
+    prompts: Vec<PromptDef>,
+    names: Vec<Arc<str>>,
+    by_name: HashMap<Arc<str>, usize>,
+    page_size: usize,
+    items: PerVersion<Vec<String>>,
+}
+
+impl PromptRegistry {
+    pub(crate) fn new(
+        mut prompts: Vec<PromptDef>,
+        page_size: usize,
+        errors: &mut Vec<DefinitionError>,
+    ) -> Self {
+        prompts.sort_by(|a, b| a.name.cmp(&b.name));
+        for prompt in &prompts {
+            if !is_valid_tool_name(&prompt.name) {
+                errors.push(DefinitionError::InvalidName {
+                    kind: "prompt",
+                    name: prompt.name.to_string(),
+                    location: at(prompt.location),
+                });
+            }
+            for problem in &prompt.problems {
+                errors.push(DefinitionError::Invalid {
+                    kind: "prompt",
+                    name: prompt.name.to_string(),
+                    location: at(prompt.location),
+                    problem: problem.clone(),
+                });
+            }
+        }
+        for pair in prompts.windows(2) {
+            if pair[0].name == pair[1].name {
+                errors.push(DefinitionError::Duplicate {
+                    kind: "prompt name",
+                    name: pair[0].name.to_string(),
+                    first: at(pair[0].location),
+                    second: at(pair[1].location),
+                });
+            }
+        }
+        let names: Vec<Arc<str>> = prompts.iter().map(|p| Arc::from(&*p.name)).collect();
+        let by_name = names
             .iter()
-            .position(|v| *v == version)
-            .unwrap_or(0);
-        self.lists[slot]
-            .get_or_init(|| {
-                let tools: Vec<Value> = self
-                    .tools
-                    .iter()
-                    .map(|t| t.to_wire(version, self.style))
-                    .collect();
-                Arc::from(serde_json::json!({ "tools": tools }).to_string())
-            })
-            .clone()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        Self {
+            prompts,
+            names,
+            by_name,
+            page_size,
+            items: Default::default(),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.prompts.is_empty()
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<(&PromptDef, &Arc<str>)> {
+        self.by_name
+            .get(name)
+            .map(|&i| (&self.prompts[i], &self.names[i]))
+    }
+
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.iter().any(|p| !p.completers.is_empty())
+    }
+
+    pub(crate) fn list(
+        &self,
+        version: ProtocolVersion,
+        offset: usize,
+    ) -> Result<String, ErrorObject> {
+        let items = self.items[slot(version)].get_or_init(|| {
+            self.prompts
+                .iter()
+                .map(|p| p.to_wire(version).to_string())
+                .collect()
+        });
+        pagination::page("prompts", items, offset, self.page_size)
+    }
+
+    /// The completer for argument `argument` of prompt `name`.
+    pub(crate) fn completer(
+        &self,
+        name: &str,
+        argument: &str,
+    ) -> Result<Option<&Completer>, ErrorObject> {
+        let (prompt, _) = self
+            .get(name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt `{name}`")))?;
+        Ok(prompt
+            .completers
+            .iter()
+            .find(|(n, _)| n == argument)
+            .map(|(_, c)| c))
+    }
+}
+
+/// The resources and resource templates of a built server.
+pub(crate) struct ResourceRegistry {
+    statics: Vec<ResourceDef>,
+    by_uri: HashMap<String, usize>,
+    /// Templates, most specific first: the first that matches a URI reads it.
+    templates: Vec<ResourceDef>,
+    page_size: usize,
+    static_items: PerVersion<Vec<String>>,
+    template_items: PerVersion<Vec<String>>,
+}
+
+impl ResourceRegistry {
+    pub(crate) fn new(
+        defs: Vec<ResourceDef>,
+        page_size: usize,
+        errors: &mut Vec<DefinitionError>,
+    ) -> Self {
+        let (mut templates, mut statics): (Vec<_>, Vec<_>) =
+            defs.into_iter().partition(ResourceDef::is_template);
+        for def in statics.iter().chain(&templates) {
+            for problem in &def.problems {
+                errors.push(DefinitionError::Invalid {
+                    kind: "resource",
+                    name: def.uri.to_string(),
+                    location: at(def.location),
+                    problem: problem.clone(),
+                });
+            }
+        }
+        statics.sort_by(|a, b| a.uri.cmp(&b.uri));
+        for pair in statics.windows(2) {
+            if pair[0].uri == pair[1].uri {
+                errors.push(DefinitionError::Duplicate {
+                    kind: "resource URI",
+                    name: pair[0].uri.to_string(),
+                    first: at(pair[0].location),
+                    second: at(pair[1].location),
+                });
+            }
+        }
+        templates.sort_by(|a, b| {
+            let (ta, tb) = (a.template.as_ref(), b.template.as_ref());
+            ta.map(UriTemplate::specificity)
+                .cmp(&tb.map(UriTemplate::specificity))
+                .then_with(|| a.uri.cmp(&b.uri))
+        });
+        for (i, a) in templates.iter().enumerate() {
+            for b in &templates[i + 1..] {
+                if let (Some(ta), Some(tb)) = (&a.template, &b.template)
+                    && UriTemplate::indistinguishable(ta, tb)
+                {
+                    errors.push(DefinitionError::Ambiguous {
+                        first: format!("`{}` at {}", a.uri, at(a.location)),
+                        second: format!("`{}` at {}", b.uri, at(b.location)),
+                    });
+                }
+            }
+        }
+        let by_uri = statics
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.uri.to_string(), i))
+            .collect();
+        Self {
+            statics,
+            by_uri,
+            templates,
+            page_size,
+            static_items: Default::default(),
+            template_items: Default::default(),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.statics.is_empty() && self.templates.is_empty()
+    }
+
+    pub(crate) fn has_completions(&self) -> bool {
+        self.templates.iter().any(|t| !t.completers.is_empty())
+    }
+
+    /// The resource that reads `uri`: a static one by exact URI, else the first (most specific)
+    /// template that matches, with the variables it bound.
+    pub(crate) fn resolve(
+        &self,
+        uri: &str,
+    ) -> Option<(&ResourceDef, Option<crate::resource::Bindings>)> {
+        if let Some(&i) = self.by_uri.get(uri) {
+            return Some((&self.statics[i], None));
+        }
+        self.templates.iter().find_map(|def| {
+            let bindings = def.template.as_ref()?.match_uri(uri)?;
+            Some((def, Some(bindings)))
+        })
+    }
+
+    /// `resources/list`: static resources, then the instances each template's `list` returns.
+    pub(crate) async fn list(
+        &self,
+        version: ProtocolVersion,
+        offset: usize,
+    ) -> Result<String, ErrorObject> {
+        let statics = self.static_items[slot(version)].get_or_init(|| {
+            self.statics
+                .iter()
+                .map(|d| d.info().for_version(version).to_string())
+                .collect()
+        });
+        let listers: Vec<_> = self
+            .templates
+            .iter()
+            .filter_map(|t| t.list.clone())
+            .collect();
+        if listers.is_empty() {
+            return pagination::page("resources", statics, offset, self.page_size);
+        }
+        let mut items = statics.clone();
+        for list in listers {
+            let instances: Vec<ResourceInfo> = list().await;
+            items.extend(instances.iter().map(|i| i.for_version(version).to_string()));
+        }
+        pagination::page("resources", &items, offset, self.page_size)
+    }
+
+    /// `resources/templates/list`.
+    pub(crate) fn list_templates(
+        &self,
+        version: ProtocolVersion,
+        offset: usize,
+    ) -> Result<String, ErrorObject> {
+        let items = self.template_items[slot(version)].get_or_init(|| {
+            self.templates
+                .iter()
+                .map(|t| t.template_to_wire(version).to_string())
+                .collect()
+        });
+        pagination::page("resourceTemplates", items, offset, self.page_size)
+    }
+
+    /// The completer for variable `variable` of the template written `template`.
+    pub(crate) fn completer(
+        &self,
+        template: &str,
+        variable: &str,
+    ) -> Result<Option<&Completer>, ErrorObject> {
+        let def = self
+            .templates
+            .iter()
+            .find(|t| t.uri == template)
+            .ok_or_else(|| {
+                ErrorObject::invalid_params(format!("unknown resource template `{template}`"))
+            })?;
+        Ok(def
+            .completers
+            .iter()
+            .find(|(n, _)| n == variable)
+            .map(|(_, c)| c))
+    }
+}
+
+/// Everything a built server serves.
+pub(crate) struct Registry {
+    pub(crate) tools: ToolRegistry,
+    pub(crate) resources: ResourceRegistry,
+    pub(crate) prompts: PromptRegistry,
+}
+
+impl Registry {
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.has_completions() || self.resources.has_completions()
     }
 }

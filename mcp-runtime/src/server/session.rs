@@ -5,7 +5,7 @@
 //! replies go to; requests run concurrently, each on its own task, so a slow tool never holds up
 //! a `ping`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -41,16 +41,34 @@ pub(crate) struct Session {
     pub(crate) negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
     in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+    /// Where messages that answer no request go: list changes, resource updates.
+    notifier: Sink,
+    /// The URIs this session subscribed to with `resources/subscribe`.
+    pub(crate) subscriptions: Mutex<HashSet<String>>,
 }
 
 impl Session {
-    pub(crate) fn new(core: Arc<Core>) -> Arc<Self> {
-        Arc::new(Self {
-            core,
+    /// A new session whose unsolicited messages go to `notifier`, registered with the server
+    /// so announcements reach it.
+    pub(crate) fn new(core: Arc<Core>, notifier: Sink) -> Arc<Self> {
+        let session = Arc::new(Self {
+            core: Arc::clone(&core),
             negotiated: OnceLock::new(),
             initialized: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
-        })
+            notifier,
+            subscriptions: Mutex::new(HashSet::new()),
+        });
+        core.register_session(&session);
+        session
+    }
+
+    /// Sends an unsolicited message, once the client has said `notifications/initialized`
+    /// (nothing but pings and logs may precede it).
+    pub(crate) fn notify(&self, message: Vec<u8>) {
+        if self.initialized.load(Ordering::Acquire) {
+            let _ = self.notifier.send(message);
+        }
     }
 
     /// The negotiated revision, once `initialize` has been answered.

@@ -27,7 +27,7 @@ where
     let writer = tokio::spawn(write_lines(writer, outbox));
     let max = core.options.max_message_size;
     let grace = core.options.shutdown_grace;
-    let session = Session::new(core);
+    let session = Session::new(core, sink.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {

@@ -1,0 +1,157 @@
+//! What the expansions of `#[tool]`, `#[resource]` and `#[prompt]` share: the runtime path, the
+//! per-parameter metadata, and how the user's function is called.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::internals::ast::{Function, Param, Receiver};
+
+/// The path generated code names the runtime by: `::mcp_runtime` unless `crate = ".."` says.
+pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
+    match krate {
+        Some(path) => quote!(#path),
+        None => quote!(::mcp_runtime),
+    }
+}
+
+/// The name of the `ParamMeta` constant of parameter `index`.
+pub(crate) fn meta_ident(index: usize) -> syn::Ident {
+    format_ident!("__MCP_PARAM_{}", index)
+}
+
+/// The name of the local holding the converted value of parameter `index`.
+pub(crate) fn value_ident(index: usize) -> syn::Ident {
+    format_ident!("__mcp_arg_{}", index)
+}
+
+/// `const __MCP_PARAM_i: ParamMeta<T> = ..;` for one parameter: wire name, description, default,
+/// examples.
+pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
+    let ty = param.ty;
+    let ident = meta_ident(index);
+    let wire = &param.wire_name;
+    let description = match &param.description {
+        Some(text) => quote!(__mcp::Option::Some(#text)),
+        None => quote!(__mcp::Option::None),
+    };
+    let (default, default_json) = match &param.attrs.default {
+        Some(expr) => (
+            quote_spanned! {expr.span()=> __mcp::Option::Some(|| -> #ty { #expr }) },
+            quote_spanned! {expr.span()=> __mcp::Option::Some(|| __mcp::default_json::<#ty>(|| -> #ty { #expr })) },
+        ),
+        None => (quote!(__mcp::Option::None), quote!(__mcp::Option::None)),
+    };
+    let examples = if param.attrs.examples.is_empty() {
+        quote!(__mcp::Option::None)
+    } else {
+        let examples = &param.attrs.examples;
+        quote!(__mcp::Option::Some(|| __mcp::Vec::from([#(__mcp::example_json(&#examples)),*])))
+    };
+    quote! {
+        const #ident: __mcp::ParamMeta<#ty> = __mcp::ParamMeta {
+            name: #wire,
+            description: #description,
+            default: #default,
+            default_json: #default_json,
+            examples: #examples,
+        };
+    }
+}
+
+/// The call of the user's function with the converted parameter values, awaited when it is
+/// `async`: `add(__mcp_arg_0, ..)`, `Self::add(..)` or `__this.add(..)`.
+pub(crate) fn call_user_fn(function: &Function<'_>) -> TokenStream {
+    let ident = &function.sig.ident;
+    let values = (0..function.params.len()).map(value_ident);
+    let callee = match function.receiver {
+        Receiver::None => quote!(#ident),
+        Receiver::Associated => quote!(Self::#ident),
+        Receiver::Ref => quote!(__this.#ident),
+    };
+    let await_call = if function.is_async {
+        quote!(.await)
+    } else {
+        quote!()
+    };
+    quote!(#callee(#(#values),*) #await_call)
+}
+
+/// Wraps a handler body into the closure a builder takes. Free functions get a closure that
+/// captures nothing; `&self` methods clone the shared `Arc<Self>` into each call.
+pub(crate) fn handler(
+    function: &Function<'_>,
+    call_ty: TokenStream,
+    output_ty: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    match function.receiver {
+        Receiver::Ref => quote! {
+            {
+                let __this = __mcp::Arc::clone(&__this);
+                move |mut __call: #call_ty| -> __mcp::BoxFuture<#output_ty> {
+                    let __this = __mcp::Arc::clone(&__this);
+                    __mcp::Box::pin(async move { #body })
+                }
+            }
+        },
+        _ => quote! {
+            |mut __call: #call_ty| -> __mcp::BoxFuture<#output_ty> {
+                __mcp::Box::pin(async move { #body })
+            }
+        },
+    }
+}
+
+/// `.icons(..)` and `.meta(..)` on a builder, spanned at the user's expressions.
+pub(crate) fn icons_and_meta(
+    icons: Option<&syn::Expr>,
+    meta: Option<&syn::Expr>,
+) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    if let Some(icons) = icons {
+        out.push(quote_spanned! {icons.span()=> __builder.icons(#icons); });
+    }
+    if let Some(meta) = meta {
+        out.push(quote_spanned! {meta.span()=> __builder.meta(#meta); });
+    }
+    out
+}
+
+/// The completer for a parameter: `#[arg(complete = f)]`, else the values of an enum type.
+pub(crate) fn completer(param: &Param<'_>) -> TokenStream {
+    let wire = &param.wire_name;
+    let ty = param.ty;
+    match &param.attrs.complete {
+        Some(f) => {
+            quote_spanned! {f.span()=> __builder.completer(#wire, __mcp::completer_fn(#f)); }
+        }
+        None => quote! {
+            {
+                use __mcp::enum_values::{ViaOptionSchema as _, ViaSchema as _, ViaNothing as _};
+                if let __mcp::Option::Some(__values) = (&&__mcp::Probe::<#ty>::new()).enum_values() {
+                    __builder.completer(#wire, __mcp::completer_values(__values));
+                }
+            }
+        },
+    }
+}
+
+/// Registration of a free function's definition with `inventory`.
+pub(crate) fn register(function: &Function<'_>, item: TokenStream) -> TokenStream {
+    let ident = &function.sig.ident;
+    quote! {
+        fn __mcp_type_id() -> ::core::any::TypeId {
+            __mcp::type_id_of(&#ident)
+        }
+
+        __mcp::inventory::submit! {
+            __mcp::Entry {
+                item: #item,
+                type_id: __mcp_type_id,
+                crate_name: ::core::env!("CARGO_PKG_NAME"),
+                crate_version: ::core::env!("CARGO_PKG_VERSION"),
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! `#[prompt]`: arguments from parameters (strings on the wire, parsed with `FromStr`), messages
+//! from the return value.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::common::{
+    call_user_fn, completer, handler, icons_and_meta, meta_ident, param_meta, register,
+    runtime_path, value_ident,
+};
+use super::wrap_in_const;
+use crate::internals::ast::{Function, ItemFn};
+use crate::internals::attr::PromptAttrs;
+use crate::internals::check::{self, Kind};
+use crate::internals::ctxt::Ctxt;
+
+/// A `#[prompt]` function, checked.
+pub(crate) struct Prompt<'a> {
+    pub(crate) attrs: PromptAttrs,
+    pub(crate) function: Function<'a>,
+}
+
+impl<'a> Prompt<'a> {
+    pub(crate) fn from_ast(
+        cx: &Ctxt,
+        attrs: PromptAttrs,
+        sig: &'a syn::Signature,
+        fn_attrs: &[syn::Attribute],
+        in_impl: bool,
+    ) -> Self {
+        let function = Function::from_ast(
+            cx,
+            sig,
+            fn_attrs,
+            attrs.name.as_ref(),
+            attrs.description.as_ref(),
+            in_impl,
+        );
+        check::check_function(cx, Kind::Prompt, &function);
+        Self { attrs, function }
+    }
+}
+
+pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(Span::call_site(), "`#[prompt]` goes on a function")
+                .to_compile_error();
+            return quote! { #error #input };
+        }
+    };
+    let cx = Ctxt::new();
+    let attrs = PromptAttrs::from_args(&cx, args);
+    let prompt = Prompt::from_ast(&cx, attrs, &item.sig, &item.attrs, false);
+    let plain = item.to_plain_tokens();
+    match cx.check() {
+        Err(error) => {
+            let error = error.to_compile_error();
+            quote! { #plain #error }
+        }
+        Ok(()) => {
+            let krate = runtime_path(prompt.attrs.krate.as_ref());
+            let build = build_expr(&prompt);
+            let registration = register(&prompt.function, quote!(__mcp::Item::Prompt(__mcp_build)));
+            let generated = wrap_in_const(quote! {
+                use #krate::__private as __mcp;
+
+                fn __mcp_build() -> __mcp::PromptDef {
+                    #build
+                }
+
+                #registration
+            });
+            quote! { #plain #generated }
+        }
+    }
+}
+
+/// The expression that builds the prompt's `PromptDef`.
+pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
+    let function = &prompt.function;
+    let name = &function.name;
+    let output = &function.output;
+    let attrs = &prompt.attrs;
+    let mut setup = Vec::new();
+    if let Some(description) = &function.description {
+        setup.push(quote! { __builder.description(#description); });
+    }
+    if let Some(title) = &attrs.title {
+        setup.push(quote! { __builder.title(#title); });
+    }
+    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    let metas = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| param_meta(i, p));
+    let mut declares = Vec::new();
+    let mut extracts = Vec::new();
+    for (index, param) in function.params.iter().enumerate() {
+        let ty = param.ty;
+        let meta = meta_ident(index);
+        let value = value_ident(index);
+        let complete = completer(param);
+        declares.push(quote_spanned! {ty.span()=>
+            {
+                use __mcp::prompt_param::{ViaContext as _, ViaOptional as _, ViaRequired as _, ViaUnsupported as _};
+                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta);
+            }
+        });
+        declares.push(complete);
+        extracts.push(quote_spanned! {ty.span()=>
+            let #value = {
+                use __mcp::prompt_param::{ViaContext as _, ViaOptional as _, ViaRequired as _, ViaUnsupported as _};
+                (&&&__mcp::Probe::<#ty>::new()).extract(&mut __call, &#meta)
+            };
+        });
+    }
+    let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
+    let call = call_user_fn(function);
+    let ret_span = output.span();
+    let check_output = quote_spanned! {ret_span=>
+        {
+            use __mcp::ret::{SplitResult as _, SplitPlain as _};
+            use __mcp::prompt_ret::{ViaPrompt as _, ViaUnsupported as _};
+            let __inner = (&__mcp::Probe::<#output>::new()).inner();
+            (&&__inner).check();
+        }
+    };
+    let convert_output = quote_spanned! {ret_span=>
+        {
+            use __mcp::ret::{SplitResult as _, SplitPlain as _};
+            use __mcp::prompt_ret::{ViaPrompt as _, ViaUnsupported as _};
+            match (&__mcp::Probe::<#output>::new()).split(__out) {
+                __mcp::Result::Ok(__value) => __mcp::Result::Ok((&&__mcp::probe_of(&__value)).into_prompt_result(__value)),
+                __mcp::Result::Err(__failure) => __mcp::Result::Err(__mcp::prompt_ret::failure(__failure)),
+            }
+        }
+    };
+    let body = quote! {
+        #(#extracts)*
+        match (#(#values,)*) {
+            (#(__mcp::Option::Some(#values),)*) if __mcp::prompt_arguments_ok(&__call) => {
+                let __out = #call;
+                #convert_output
+            }
+            _ => __mcp::Result::Err(__mcp::prompt_argument_error(&__call)),
+        }
+    };
+    let handler = handler(
+        function,
+        quote!(__mcp::PromptCall),
+        quote!(__mcp::Result<__mcp::GetPromptResult, __mcp::ErrorObject>),
+        body,
+    );
+    quote! {
+        #(#metas)*
+        let mut __builder = __mcp::PromptBuilder::new(#name, #handler);
+        __builder.location(::core::file!(), ::core::line!());
+        #(#setup)*
+        #(#declares)*
+        #check_output
+        __builder.build()
+    }
+}

@@ -1,0 +1,390 @@
+//! `#[resource("uri")]`: a static resource, or a URI template whose variables are the function's
+//! parameters. The template is parsed here, at compile time, and every mismatch between its
+//! variables and the parameters is an error pointing at the template.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::common::{
+    call_user_fn, completer, handler, icons_and_meta, meta_ident, param_meta, register,
+    runtime_path, value_ident,
+};
+use super::wrap_in_const;
+use crate::internals::ast::{Function, ItemFn, Param, Receiver, last_segment};
+use crate::internals::attr::ResourceAttrs;
+use crate::internals::check::{self, Kind};
+use crate::internals::ctxt::Ctxt;
+use crate::uri_template::{self, Operator, Part};
+
+/// A `#[resource]` function, checked.
+pub(crate) struct Resource<'a> {
+    pub(crate) attrs: ResourceAttrs,
+    pub(crate) function: Function<'a>,
+    /// The URI or template literal.
+    pub(crate) uri: syn::LitStr,
+    /// The template's variable names; empty for a static resource.
+    pub(crate) variables: BTreeSet<String>,
+}
+
+impl<'a> Resource<'a> {
+    pub(crate) fn from_ast(
+        cx: &Ctxt,
+        attrs: ResourceAttrs,
+        sig: &'a syn::Signature,
+        fn_attrs: &[syn::Attribute],
+        in_impl: bool,
+    ) -> Option<Self> {
+        let function = Function::from_ast(
+            cx,
+            sig,
+            fn_attrs,
+            attrs.name.as_ref(),
+            attrs.description.as_ref(),
+            in_impl,
+        );
+        check::check_function(cx, Kind::Resource, &function);
+        let Some(uri) = attrs.uri.clone() else {
+            cx.syn_error(syn::Error::new(
+                Span::call_site(),
+                "`#[resource]` needs its URI first: `#[resource(\"scheme://path/{variable}\")]`",
+            ));
+            return None;
+        };
+        let variables = check_template(cx, &uri, &function, &attrs);
+        Some(Self {
+            attrs,
+            function,
+            uri,
+            variables,
+        })
+    }
+}
+
+/// Parses the template and checks it against the parameters, both ways; every error points at
+/// the template.
+fn check_template(
+    cx: &Ctxt,
+    uri: &syn::LitStr,
+    function: &Function<'_>,
+    attrs: &ResourceAttrs,
+) -> BTreeSet<String> {
+    let text = uri.value();
+    let template = match uri_template::parse(&text) {
+        Ok(template) => template,
+        Err(error) => {
+            let excerpt = &text[error.span.start.min(text.len())..error.span.end.min(text.len())];
+            cx.error_spanned_by(
+                uri,
+                format!("invalid URI template: {} (at `{excerpt}`)", error.message),
+            );
+            return BTreeSet::new();
+        }
+    };
+    let params: Vec<&Param<'_>> = function.params.iter().collect();
+    let mut variables = BTreeSet::new();
+    for part in &template.parts {
+        let Part::Expression(expression) = part else {
+            continue;
+        };
+        for var in &expression.variables {
+            variables.insert(var.name.clone());
+            let Some(param) = params.iter().find(|p| p.wire_name == var.name) else {
+                cx.error_spanned_by(
+                    uri,
+                    format!("template variable `{}` has no parameter: add a parameter `{}: T` to the function", var.name, var.name),
+                );
+                continue;
+            };
+            let segment = last_segment(param.ty);
+            let is_vec = segment.as_deref() == Some("Vec");
+            let is_option = segment.as_deref() == Some("Option");
+            if var.explode && !is_vec {
+                cx.error_spanned_by(
+                    uri,
+                    format!(
+                        "exploded variable `{}*` binds a list: its parameter must be a `Vec<T>`",
+                        var.name
+                    ),
+                );
+            }
+            let query = matches!(
+                expression.operator,
+                Operator::Query | Operator::QueryContinuation
+            );
+            if query && !is_option && !is_vec && param.attrs.default.is_none() {
+                cx.error_spanned_by(
+                    uri,
+                    format!(
+                        "query variable `{}` may be absent from the URI: make its parameter an `Option<T>` or give it `#[arg(default = ...)]`",
+                        var.name
+                    ),
+                );
+            }
+        }
+    }
+    if template.is_static() && attrs.list.is_some() {
+        cx.error_spanned_by(
+            uri,
+            "`list` is for URI templates; a URI without `{}` expressions is listed already",
+        );
+    }
+    for param in &params {
+        if variables.contains(&param.wire_name) {
+            continue;
+        }
+        // Types that are certainly not context parameters: say so now, at the template.
+        let plain = matches!(
+            last_segment(param.ty).as_deref(),
+            Some(
+                "String"
+                    | "Option"
+                    | "Vec"
+                    | "bool"
+                    | "char"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "f32"
+                    | "f64"
+                    | "PathBuf"
+            )
+        );
+        if plain {
+            cx.error_spanned_by(
+                uri,
+                format!(
+                    "parameter `{}` is not a variable of the template `{text}`: add `{{{}}}` to the template, or remove the parameter",
+                    param.wire_name, param.wire_name
+                ),
+            );
+        }
+        if let Some(key) = &param.attrs.complete_key {
+            cx.error_spanned_by(
+                key,
+                "`complete` is for template variables; this parameter is not one",
+            );
+        }
+    }
+    variables
+}
+
+pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(Span::call_site(), "`#[resource]` goes on a function")
+                .to_compile_error();
+            return quote! { #error #input };
+        }
+    };
+    let cx = Ctxt::new();
+    let attrs = ResourceAttrs::from_args(&cx, args);
+    let resource = Resource::from_ast(&cx, attrs, &item.sig, &item.attrs, false);
+    let plain = item.to_plain_tokens();
+    match (cx.check(), resource) {
+        (Ok(()), Some(resource)) => {
+            let krate = runtime_path(resource.attrs.krate.as_ref());
+            let build = build_expr(&resource);
+            let registration = register(
+                &resource.function,
+                quote!(__mcp::Item::Resource(__mcp_build)),
+            );
+            let generated = wrap_in_const(quote! {
+                use #krate::__private as __mcp;
+
+                fn __mcp_build() -> __mcp::ResourceDef {
+                    #build
+                }
+
+                #registration
+            });
+            quote! { #plain #generated }
+        }
+        (result, _) => {
+            let error = result.err().map(|e| e.to_compile_error());
+            quote! { #plain #error }
+        }
+    }
+}
+
+fn audience(cx: &Ctxt, expr: &syn::Expr) -> TokenStream {
+    let syn::Expr::Array(array) = expr else {
+        cx.error_spanned_by(
+            expr,
+            "`audience` is a list: `audience = [\"user\", \"assistant\"]`",
+        );
+        return quote!();
+    };
+    let roles = array.elems.iter().map(|elem| match elem {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) if s.value() == "user" => quote!(__mcp::Role::User),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) if s.value() == "assistant" => {
+            quote!(__mcp::Role::Assistant)
+        }
+        other => {
+            cx.error_spanned_by(other, "an audience is `\"user\"` or `\"assistant\"`");
+            quote!()
+        }
+    });
+    quote!(__mcp::Vec::from([#(#roles),*]))
+}
+
+/// The expression that builds the resource's `ResourceDef`.
+pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
+    let function = &resource.function;
+    let name = &function.name;
+    let output = &function.output;
+    let attrs = &resource.attrs;
+    let uri = &resource.uri;
+    let mut setup = Vec::new();
+    if let Some(description) = &function.description {
+        setup.push(quote! { __builder.description(#description); });
+    }
+    if let Some(title) = &attrs.title {
+        setup.push(quote! { __builder.title(#title); });
+    }
+    if let Some(mime_type) = &attrs.mime_type {
+        setup.push(quote! { __builder.mime_type(#mime_type); });
+    }
+    if let Some(size) = &attrs.size {
+        setup.push(quote_spanned! {size.span()=> __builder.size(#size); });
+    }
+    if attrs.audience.is_some() || attrs.priority.is_some() || attrs.last_modified.is_some() {
+        let cx = Ctxt::new();
+        let audience = match &attrs.audience {
+            Some(expr) => {
+                let roles = audience(&cx, expr);
+                quote!(__mcp::Option::Some(#roles))
+            }
+            None => quote!(__mcp::Option::None),
+        };
+        let priority = match &attrs.priority {
+            Some(expr) => quote_spanned! {expr.span()=> __mcp::Option::Some(#expr) },
+            None => quote!(__mcp::Option::None),
+        };
+        let last_modified = match &attrs.last_modified {
+            Some(lit) => quote!(__mcp::Option::Some(__mcp::From::from(#lit))),
+            None => quote!(__mcp::Option::None),
+        };
+        let errors = cx.check().err().map(|e| e.to_compile_error());
+        setup.push(quote! {
+            #errors
+            __builder.annotations(__mcp::Annotations { audience: #audience, priority: #priority, last_modified: #last_modified });
+        });
+    }
+    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    if let Some(list) = &attrs.list {
+        // Free functions list without state; in a `#[server]`, `list` may take `&self`.
+        let (capture, state) = match function.receiver {
+            Receiver::None => (quote!(), quote!(&())),
+            _ => (
+                quote!(let __this = __mcp::Arc::clone(&__this);),
+                quote!(&*__this),
+            ),
+        };
+        setup.push(quote_spanned! {list.span()=>
+            __builder.list({
+                #capture
+                move || -> __mcp::BoxFuture<__mcp::Vec<__mcp::ResourceInfo>> {
+                    #capture
+                    __mcp::Box::pin(async move {
+                        use __mcp::list::{ViaFuture as _, ViaValue as _};
+                        let __listed = __mcp::list::call(#state, &#list);
+                        (&&__mcp::probe_of(&__listed)).resolve(__listed).await
+                    })
+                }
+            });
+        });
+    }
+    if attrs
+        .allow_traversal
+        .as_ref()
+        .is_some_and(syn::LitBool::value)
+    {
+        setup.push(quote! { __builder.allow_traversal(); });
+    }
+    let metas = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| param_meta(i, p));
+    let mut extracts = Vec::new();
+    for (index, param) in function.params.iter().enumerate() {
+        let ty = param.ty;
+        let meta = meta_ident(index);
+        let value = value_ident(index);
+        if resource.variables.contains(&param.wire_name) {
+            setup.push(completer(param));
+        } else {
+            // Not a variable: it must be a context parameter, and the error says so at the
+            // template.
+            setup.push(quote_spanned! {uri.span()=> __mcp::assert_context_parameter::<#ty>(); });
+        }
+        extracts.push(quote_spanned! {ty.span()=>
+            let #value = {
+                use __mcp::resource_param::{ViaContext as _, ViaList as _, ViaOptional as _, ViaSingle as _, ViaUnsupported as _};
+                (&&&__mcp::Probe::<#ty>::new()).extract(&mut __call, &#meta)
+            };
+        });
+    }
+    let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
+    let call = call_user_fn(function);
+    let ret_span = output.span();
+    let check_output = quote_spanned! {ret_span=>
+        {
+            use __mcp::resource_ret::{SplitResult as _, SplitPlain as _, ViaContents as _, ViaJson as _, ViaUnsupported as _};
+            let __inner = (&__mcp::Probe::<#output>::new()).inner();
+            (&&__inner).check();
+        }
+    };
+    let convert_output = quote_spanned! {ret_span=>
+        {
+            use __mcp::resource_ret::{SplitResult as _, SplitPlain as _, ViaContents as _, ViaJson as _, ViaUnsupported as _};
+            match (&__mcp::Probe::<#output>::new()).split(__out) {
+                __mcp::Result::Ok(__value) => (&&__mcp::probe_of(&__value)).into_contents(__value, &__call),
+                __mcp::Result::Err(__error) => __mcp::Result::Err(__error),
+            }
+        }
+    };
+    let body = quote! {
+        #(#extracts)*
+        match (#(#values,)*) {
+            (#(__mcp::Option::Some(#values),)*) if __mcp::resource_variables_ok(&__call) => {
+                let __out = #call;
+                #convert_output
+            }
+            _ => __mcp::Result::Err(__mcp::resource_variable_error(&__call)),
+        }
+    };
+    let handler = handler(
+        function,
+        quote!(__mcp::ResourceCall),
+        quote!(__mcp::Result<__mcp::Vec<__mcp::ResourceContents>, __mcp::ResourceError>),
+        body,
+    );
+    quote! {
+        #(#metas)*
+        let mut __builder = __mcp::ResourceBuilder::new(#uri, #name, #handler);
+        __builder.location(::core::file!(), ::core::line!());
+        #(#setup)*
+        #check_output
+        __builder.build()
+    }
+}
