@@ -368,13 +368,12 @@ impl ResourceDef {
 
     /// The `ResourceTemplate` of `resources/templates/list` as `version` knows it.
     pub(crate) fn template_to_wire(&self, version: ProtocolVersion) -> Value {
-        let mut info = self.info().for_version(version);
-        if let Value::Object(map) = &mut info {
-            map.remove("uri");
-            map.remove("size");
-            map.insert("uriTemplate".into(), Value::from(&*self.uri));
+        let mut template = Map::new();
+        template.insert("uriTemplate".into(), Value::from(&*self.uri));
+        if let Value::Object(info) = self.info().for_version(version) {
+            template.extend(info.into_iter().filter(|(k, _)| k != "uri" && k != "size"));
         }
-        info
+        Value::Object(template)
     }
 }
 
