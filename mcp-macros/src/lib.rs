@@ -32,3 +32,10 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 pub fn server(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::server::expand(args.into(), input.into()).into()
 }
+
+/// Derives `Elicit` for a struct (the form `ctx.elicit::<T>()` asks the user to fill in) or
+/// `ElicitEnum` for a fieldless enum (a choice). See `mcp_runtime::Elicit`.
+#[proc_macro_derive(Elicit, attributes(elicit))]
+pub fn derive_elicit(input: TokenStream) -> TokenStream {
+    expand::elicit::expand(input.into()).into()
+}

@@ -17,7 +17,6 @@ use std::marker::PhantomData;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 pub use ::core::convert::From;
 pub use ::core::option::Option;
@@ -27,6 +26,8 @@ pub use ::std::vec::Vec;
 pub use inventory;
 
 pub use crate::completion::{CompletionContext, completer_fn, completer_values};
+pub use crate::context::Elicit;
+pub use crate::context::elicit::{ElicitEnum, ElicitField, enum_schema, form_schema};
 pub use crate::prompt::{GetPromptResult, PromptBuilder, PromptCall, PromptDef};
 pub use crate::protocol::{Annotations, ErrorObject, ResourceContents, Role};
 pub use crate::resource::{
@@ -36,6 +37,8 @@ pub use crate::server::{Items, McpServer, ServerDefaults};
 pub use crate::tool::{
     BoxFuture, CallToolResult, ParamMeta, ToolAnnotations, ToolBuilder, ToolCall, ToolDef,
 };
+pub use ::std::string::String;
+pub use serde_json::{Map, Value};
 pub use std::sync::Arc;
 
 /// What a macro registered: which kind of item, and how to build its definition (schemas

@@ -75,7 +75,7 @@ pub mod testing;
 pub mod tool;
 mod transport;
 
-pub use crate::context::Context;
+pub use crate::context::{Context, Elicit};
 pub use crate::error::{DefinitionError, Error, Result, is_valid_tool_name};
 pub use crate::handle::ServerHandle;
 pub use crate::prompt::{GetPromptResult, PromptMessage};
@@ -89,12 +89,13 @@ pub use crate::server::{Items, McpServer, Server, ServerDefaults, Service};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
-pub use mcp_macros::{prompt, resource, server, tool};
+pub use mcp_macros::{Elicit, prompt, resource, server, tool};
 
 /// Everything a server module needs, in one import.
 pub mod prelude {
     pub use crate::completion::CompletionContext;
     pub use crate::context::{Context, FromContext};
+    pub use crate::context::{Elicit, Elicitation};
     pub use crate::prompt::{GetPromptResult, PromptMessage};
     pub use crate::protocol::{
         Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
@@ -104,7 +105,7 @@ pub mod prelude {
     pub use crate::tool::{Args, CallToolResult, ToolError};
     pub use crate::{McpServer, Server, ServerHandle, Service};
     #[cfg(feature = "macros")]
-    pub use mcp_macros::{prompt, resource, server, tool};
+    pub use mcp_macros::{Elicit, prompt, resource, server, tool};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }

@@ -70,14 +70,30 @@ impl ClientError {
 
 type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Value>>>>;
 
-/// How a [`Client`] connects: protocol revision, capabilities, timeout.
-#[derive(Debug, Clone)]
+/// How the test client answers the server's requests (`sampling/createMessage`,
+/// `elicitation/create`, `roots/list`, `ping`): given the method and params, a result or an
+/// error. Without one, the client answers `ping` and refuses everything else with -32601.
+pub type RequestHandler = Arc<dyn Fn(&str, &Value) -> Result<Value, ErrorObject> + Send + Sync>;
+
+/// How a [`Client`] connects: protocol revision, capabilities, timeout, and how it answers the
+/// server's requests.
+#[derive(Clone)]
 pub struct ClientBuilder {
     protocol_version: String,
     capabilities: Value,
     client_info: Value,
     initialize: bool,
     timeout: Duration,
+    on_request: Option<RequestHandler>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("protocol_version", &self.protocol_version)
+            .field("capabilities", &self.capabilities)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for ClientBuilder {
@@ -88,6 +104,7 @@ impl Default for ClientBuilder {
             client_info: json!({"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")}),
             initialize: true,
             timeout: Duration::from_secs(10),
+            on_request: None,
         }
     }
 }
@@ -108,6 +125,15 @@ impl ClientBuilder {
     /// Connects without sending `initialize` (to test what a server does before it).
     pub fn skip_initialize(mut self) -> Self {
         self.initialize = false;
+        self
+    }
+
+    /// Answers the server's requests with `handler` (a scripted client).
+    pub fn on_request<F>(mut self, handler: F) -> Self
+    where
+        F: Fn(&str, &Value) -> Result<Value, ErrorObject> + Send + Sync + 'static,
+    {
+        self.on_request = Some(Arc::new(handler));
         self
     }
 
@@ -147,7 +173,17 @@ impl ClientBuilder {
         let pending: Pending = Arc::default();
         let (inbox_tx, inbox) = mpsc::unbounded_channel();
         let (outgoing, outbox) = mpsc::unbounded_channel::<Vec<u8>>();
-        tokio::spawn(read_messages(reader, Arc::clone(&pending), inbox_tx));
+        let handler = self
+            .on_request
+            .clone()
+            .unwrap_or_else(|| Arc::new(default_answer));
+        tokio::spawn(read_messages(
+            reader,
+            Arc::clone(&pending),
+            inbox_tx,
+            outgoing.downgrade(),
+            handler,
+        ));
         tokio::spawn(write_messages(writer, outbox));
         let mut client = Client {
             outgoing,
@@ -314,10 +350,19 @@ impl Client {
     pub fn close(self) {}
 }
 
+fn default_answer(method: &str, _: &Value) -> Result<Value, ErrorObject> {
+    match method {
+        "ping" => Ok(json!({})),
+        other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
 async fn read_messages<R: AsyncRead + Unpin>(
     reader: R,
     pending: Pending,
     inbox: mpsc::UnboundedSender<Value>,
+    outgoing: mpsc::WeakUnboundedSender<Vec<u8>>,
+    handler: RequestHandler,
 ) {
     let mut lines = BufReader::new(reader).lines();
     while let Ok(Some(line)) = lines.next_line().await {
@@ -325,6 +370,21 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Ok(message) => message,
             Err(_) => Value::String(line),
         };
+        // A request from the server: answer it, and let the test see it too.
+        let method = message.get("method").and_then(Value::as_str);
+        if let (Some(method), Some(id)) = (method, message.get("id")) {
+            let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+            let reply = match handler(method, &params) {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            };
+            // Weak, so that dropping the client still closes the connection.
+            if let Some(outgoing) = outgoing.upgrade() {
+                let _ = outgoing.send(reply.to_string().into_bytes());
+            }
+            let _ = inbox.send(message);
+            continue;
+        }
         let is_response = message.get("result").is_some() || message.get("error").is_some();
         let waiter = message
             .get("id")

@@ -305,3 +305,125 @@ pub(crate) fn review(
 pub(crate) fn refuse(reason: String) -> Result<String, String> {
     Err(format!("refused: {reason}"))
 }
+
+/// Report progress three times.
+#[tool]
+pub(crate) async fn three_steps(ctx: Context) -> String {
+    for step in 1..=3 {
+        ctx.progress(f64::from(step), 3.0, format!("step {step}"))
+            .await;
+        // Going backwards is not progress: never sent.
+        ctx.progress(0.5, 3.0, "backwards").await;
+    }
+    "done".to_owned()
+}
+
+/// Log at every interesting level.
+#[tool]
+pub(crate) async fn chatty(ctx: Context) -> String {
+    ctx.debug("a debug line").await;
+    ctx.info(serde_json::json!({"event": "info"})).await;
+    ctx.warning("a warning").await;
+    ctx.log_from("db", mcp_runtime::protocol::LoggingLevel::Error, "an error")
+        .await;
+    "logged".to_owned()
+}
+
+/// Set when `patient` ran to the end.
+pub(crate) static PATIENT_FINISHED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Wait, then record that the work finished.
+#[tool]
+pub(crate) async fn patient(millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    PATIENT_FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
+    "finished".to_owned()
+}
+
+/// A way to reach someone.
+#[derive(Debug, Deserialize, Elicit)]
+pub(crate) struct Contact {
+    /// Your name.
+    #[elicit(title = "Name", min_length = 1)]
+    pub(crate) name: String,
+    /// Your email address.
+    #[elicit(format = "email")]
+    pub(crate) email: String,
+    /// How old you are.
+    #[elicit(minimum = 0, maximum = 150)]
+    pub(crate) age: Option<u32>,
+    /// Whether to send news.
+    #[elicit(default = true)]
+    pub(crate) newsletter: bool,
+    /// Preferred colour.
+    pub(crate) colour: Shade,
+    /// Interests.
+    pub(crate) topics: Vec<Topic>,
+}
+
+/// A shade.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Shade {
+    /// Light.
+    #[elicit(title = "Light shade")]
+    Light,
+    /// Dark.
+    #[elicit(title = "Dark shade")]
+    Dark,
+}
+
+/// A topic.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Topic {
+    /// Rust.
+    RustLang,
+    /// Go.
+    GoLang,
+}
+
+/// Ask who is there.
+#[tool]
+pub(crate) async fn who(ctx: Context) -> Result<String, ToolError> {
+    Ok(match ctx.elicit::<Contact>("Who are you?").await? {
+        Elicitation::Accept(contact) => format!(
+            "{} <{}> {:?} {:?} {:?} {}",
+            contact.name,
+            contact.email,
+            contact.colour,
+            contact.topics,
+            contact.age,
+            contact.newsletter
+        ),
+        Elicitation::Decline => "declined".to_owned(),
+        Elicitation::Cancel => "cancelled".to_owned(),
+    })
+}
+
+/// Ask the client's model.
+#[tool]
+pub(crate) async fn ask(question: String, ctx: Context) -> Result<String, ToolError> {
+    let request = mcp_runtime::context::SamplingRequest::new(50)
+        .user(question)
+        .system_prompt("Be brief.");
+    let answer = ctx.sample(request).await?;
+    Ok(format!("{} said: {}", answer.model, answer.text()))
+}
+
+/// List the client's roots, twice.
+#[tool]
+pub(crate) async fn workspace(ctx: Context) -> Result<String, ToolError> {
+    let first = ctx.roots().await?;
+    let second = ctx.roots().await?;
+    Ok(format!(
+        "{} {}",
+        first.len(),
+        second
+            .iter()
+            .map(|r| r.uri.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    ))
+}

@@ -89,14 +89,14 @@ async fn capabilities_advertise_only_what_is_registered() {
     let with_tools = Client::connect(server()).await.unwrap();
     assert_eq!(
         with_tools.initialize_result().unwrap()["capabilities"],
-        json!({"tools": {"listChanged": true}})
+        json!({"tools": {"listChanged": true}, "logging": {}})
     );
     let empty = Client::connect(Server::builder().name("empty").version("1"))
         .await
         .unwrap();
     assert_eq!(
         empty.initialize_result().unwrap()["capabilities"],
-        json!({})
+        json!({"logging": {}})
     );
     let error = empty.request("tools/list", json!({})).await.unwrap_err();
     assert_eq!(error.rpc().unwrap().code, -32601);

@@ -23,7 +23,8 @@ async fn notes_serves_tools_resources_and_prompts_from_one_impl() {
             "tools": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "prompts": {"listChanged": true},
-            "completions": {}
+            "completions": {},
+            "logging": {}
         })
     );
     let tools: Vec<String> = client

@@ -19,7 +19,7 @@ async fn prompts_are_listed_with_their_arguments() {
     let client = Client::connect(server()).await.unwrap();
     assert_eq!(
         client.initialize_result().unwrap()["capabilities"],
-        json!({"prompts": {"listChanged": true}, "completions": {}})
+        json!({"prompts": {"listChanged": true}, "completions": {}, "logging": {}})
     );
     let list = client.request("prompts/list", json!({})).await.unwrap();
     assert_eq!(

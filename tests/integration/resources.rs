@@ -35,7 +35,7 @@ async fn capabilities_advertise_resources_and_completions() {
     let client = Client::connect(server()).await.unwrap();
     assert_eq!(
         client.initialize_result().unwrap()["capabilities"],
-        json!({"resources": {"subscribe": true, "listChanged": true}, "completions": {}})
+        json!({"resources": {"subscribe": true, "listChanged": true}, "completions": {}, "logging": {}})
     );
 }
 

@@ -27,12 +27,19 @@ async fn calculator_surface_per_revision() {
 #[tokio::test]
 async fn notes_surface_per_revision() {
     for version in ProtocolVersion::HANDSHAKE {
-        let server = spawn_example("notes", Client::builder().protocol_version(version)).await.unwrap();
+        let server = spawn_example("notes", Client::builder().protocol_version(version))
+            .await
+            .unwrap();
         let client = &server.client;
         let mut init = client.initialize_result().unwrap().clone();
         init["serverInfo"]["version"] = json!("<version>");
         let mut surface = json!({"initialize": init});
-        for method in ["tools/list", "resources/list", "resources/templates/list", "prompts/list"] {
+        for method in [
+            "tools/list",
+            "resources/list",
+            "resources/templates/list",
+            "prompts/list",
+        ] {
             surface[method] = client.request(method, json!({})).await.unwrap();
         }
         assert_snapshot(&format!("notes-{version}"), &surface);

@@ -25,7 +25,7 @@ async fn calculator_lists_documented_tools() {
     assert_eq!(init["serverInfo"]["name"], "calculator");
     assert_eq!(
         init["capabilities"],
-        json!({"tools": {"listChanged": true}})
+        json!({"tools": {"listChanged": true}, "logging": {}})
     );
     let tools = client.list_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();

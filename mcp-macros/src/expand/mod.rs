@@ -1,6 +1,7 @@
 //! Code generation, one file per macro.
 
 pub(crate) mod common;
+pub(crate) mod elicit;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod server;

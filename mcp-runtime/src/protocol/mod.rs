@@ -6,6 +6,7 @@
 mod content;
 mod jsonrpc;
 mod lifecycle;
+mod logging;
 mod version;
 
 pub use self::content::{
@@ -21,4 +22,5 @@ pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,
     ResourcesCapability, ServerCapabilities,
 };
+pub use self::logging::LoggingLevel;
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

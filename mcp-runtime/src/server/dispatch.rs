@@ -8,17 +8,18 @@ use std::sync::atomic::Ordering;
 use std::task::Poll;
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 
 use serde_json::{Map, Value, json};
 
 use super::pagination;
-use super::session::{Negotiated, Session, Sink};
+use super::session::{Negotiated, RequestPeer, Session, Sink};
 use crate::completion::{CompletionContext, Completions};
-use crate::context::{ClientInfo, Context, Meta, RequestInfo};
+use crate::context::{CancelFlag, ClientInfo, Context, Meta, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::prompt::{GetPromptResult, PromptCall};
 use crate::protocol::{
-    ErrorObject, InitializeParams, ProtocolVersion, Request, RequestId, encode_error,
+    ErrorObject, InitializeParams, LoggingLevel, ProtocolVersion, Request, RequestId, encode_error,
     encode_raw_response, encode_response, negotiate_version,
 };
 use crate::resource::{ResourceCall, ResourceError};
@@ -78,6 +79,7 @@ const HANDSHAKE_METHODS: &[&str] = &[
     "prompts/list",
     "prompts/get",
     "completion/complete",
+    "logging/setLevel",
 ];
 
 /// Every other request. `None` means no response is sent (the request was cancelled).
@@ -85,9 +87,10 @@ pub(crate) async fn handle_request(
     session: &Arc<Session>,
     request: Request,
     sink: &Sink,
+    cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
     let id = request.id.clone();
-    match catch_unwind(Box::pin(route(session, request, sink))).await {
+    match catch_unwind(Box::pin(route(session, request, sink, cancel))).await {
         Ok(reply) => Some(reply),
         Err(panic) => {
             tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
@@ -99,7 +102,12 @@ pub(crate) async fn handle_request(
     }
 }
 
-async fn route(session: &Arc<Session>, request: Request, sink: &Sink) -> Vec<u8> {
+async fn route(
+    session: &Arc<Session>,
+    request: Request,
+    sink: &Sink,
+    cancel: Arc<CancelFlag>,
+) -> Vec<u8> {
     if request.method == "ping" || request.method == "initialize" {
         return handle_sync(session, &request);
     }
@@ -130,9 +138,11 @@ async fn route(session: &Arc<Session>, request: Request, sink: &Sink) -> Vec<u8>
         "tools/list" if !registry.tools.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.tools.list(version, o))
             .map(Reply::Raw),
-        "tools/call" if !registry.tools.is_empty() => call_tool(session, negotiated, request, sink)
-            .await
-            .map(|r| Reply::value(&r)),
+        "tools/call" if !registry.tools.is_empty() => {
+            call_tool(session, negotiated, request, sink, cancel)
+                .await
+                .map(|r| Reply::value(&r))
+        }
         "resources/list" if !registry.resources.is_empty() => {
             match pagination::offset(&request.params) {
                 Ok(offset) => registry
@@ -149,7 +159,7 @@ async fn route(session: &Arc<Session>, request: Request, sink: &Sink) -> Vec<u8>
                 .map(Reply::text)
         }
         "resources/read" if !registry.resources.is_empty() => {
-            read_resource(session, negotiated, request, sink)
+            read_resource(session, negotiated, request, sink, cancel)
                 .await
                 .map(Reply::Value)
         }
@@ -160,13 +170,14 @@ async fn route(session: &Arc<Session>, request: Request, sink: &Sink) -> Vec<u8>
             .and_then(|o| registry.prompts.list(version, o))
             .map(Reply::text),
         "prompts/get" if !registry.prompts.is_empty() => {
-            get_prompt(session, negotiated, request, sink)
+            get_prompt(session, negotiated, request, sink, cancel)
                 .await
                 .map(|r| Reply::value(&r))
         }
         "completion/complete" if core.capabilities.completions.is_some() => {
             complete(session, &request).map(Reply::Value)
         }
+        "logging/setLevel" => set_level(session, &request).map(Reply::Value),
         method => Err(ErrorObject::method_not_found(method)),
     };
     match outcome {
@@ -192,20 +203,43 @@ impl Reply {
     }
 }
 
+fn set_level(session: &Session, request: &Request) -> Result<Value, ErrorObject> {
+    let level = match request.params.get("level") {
+        Some(Value::String(level)) => level
+            .parse::<LoggingLevel>()
+            .map_err(ErrorObject::invalid_params)?,
+        _ => {
+            return Err(ErrorObject::invalid_params(
+                "`logging/setLevel` needs `level`, a string",
+            ));
+        }
+    };
+    session
+        .log_level
+        .store(level.index(), std::sync::atomic::Ordering::Relaxed);
+    Ok(json!({}))
+}
+
 fn context(
-    session: &Session,
+    session: &Arc<Session>,
     negotiated: &Negotiated,
     id: RequestId,
     meta: Meta,
     sink: &Sink,
+    cancelled: Arc<CancelFlag>,
 ) -> Context {
     Context::new(RequestInfo {
         id,
         meta,
         version: negotiated.version,
         client: Arc::clone(&negotiated.client),
-        peer: Arc::new(sink.clone()),
+        peer: Arc::new(RequestPeer {
+            session: Arc::clone(session),
+            sink: sink.clone(),
+        }),
         server: ServerHandle::new(Arc::clone(&session.core) as Arc<dyn Broadcast>),
+        cancelled,
+        last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
     })
 }
 
@@ -245,6 +279,7 @@ async fn read_resource(
     negotiated: &Negotiated,
     request: Request,
     sink: &Sink,
+    cancel: Arc<CancelFlag>,
 ) -> Result<Value, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let uri = string_param(&mut params, "uri", "resources/read")?;
@@ -269,7 +304,7 @@ async fn read_resource(
     let call = ResourceCall {
         uri: uri.clone(),
         bindings,
-        context: context(session, negotiated, id, meta, sink),
+        context: context(session, negotiated, id, meta, sink, cancel),
         errors: Vec::new(),
         mime_type: def.metadata.mime_type.clone(),
     };
@@ -312,6 +347,7 @@ async fn get_prompt(
     negotiated: &Negotiated,
     request: Request,
     sink: &Sink,
+    cancel: Arc<CancelFlag>,
 ) -> Result<GetPromptResult, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let name = string_param(&mut params, "name", "prompts/get")?;
@@ -333,7 +369,7 @@ async fn get_prompt(
     let call = PromptCall {
         prompt: Arc::clone(prompt_name),
         arguments,
-        context: context(session, negotiated, id, meta, sink),
+        context: context(session, negotiated, id, meta, sink, cancel),
         errors: Vec::new(),
     };
     match catch_unwind((prompt.handler)(call)).await {
@@ -415,6 +451,7 @@ async fn call_tool(
     negotiated: &Negotiated,
     request: Request,
     sink: &Sink,
+    cancel: Arc<CancelFlag>,
 ) -> Result<CallToolResult, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let name = match params.remove("name") {
@@ -438,7 +475,7 @@ async fn call_tool(
         )));
     };
     let version = negotiated.version;
-    let context = context(session, negotiated, id, meta, sink);
+    let context = context(session, negotiated, id, meta, sink, cancel);
     let call = ToolCall {
         tool: Arc::clone(tool_name),
         arguments,

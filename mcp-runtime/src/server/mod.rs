@@ -43,6 +43,8 @@ pub(crate) struct Options {
     pub(crate) shutdown_grace: Duration,
     /// How many items a list page holds. Default: 100.
     pub(crate) page_size: usize,
+    /// How long a request to the client (sampling, elicitation, roots) may wait. Default: 60 s.
+    pub(crate) request_timeout: Duration,
 }
 
 impl Default for Options {
@@ -52,6 +54,7 @@ impl Default for Options {
             max_message_size: 16 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(5),
             page_size: 100,
+            request_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -320,6 +323,14 @@ impl Server {
         self
     }
 
+    /// How long a request to the client (`ctx.sample`, `ctx.elicit`, `ctx.roots`) waits for its
+    /// answer (60 s by default); then it is cancelled and the handler gets
+    /// `ClientRequestError::Timeout`.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.options.request_timeout = timeout;
+        self
+    }
+
     /// Validates the definition and fixes everything that does not change per request: the
     /// dispatch table, the schemas, the capabilities.
     ///
@@ -390,6 +401,7 @@ impl Server {
             }),
             prompts: (!registry.prompts.is_empty()).then_some(listed),
             completions: registry.has_completions().then(serde_json::Map::new),
+            logging: Some(serde_json::Map::new()),
             ..ServerCapabilities::default()
         };
         Ok(Service {

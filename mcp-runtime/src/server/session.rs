@@ -6,27 +6,63 @@
 //! a `ping`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use serde_json::Value;
-use tokio::sync::mpsc;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::Core;
-use crate::context::{ClientInfo, Peer};
+use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
-    ErrorObject, Message, ProtocolVersion, Request, RequestId, canonical_notification, encode_error,
+    ErrorObject, LoggingLevel, Message, ProtocolVersion, Request, RequestId,
+    canonical_notification, encode_error, encode_notification, encode_request,
 };
+use crate::tool::BoxFuture;
 
 /// Where encoded messages for the client go: a line on stdio, an event on an HTTP stream.
 pub(crate) type Sink = mpsc::UnboundedSender<Vec<u8>>;
 
-impl Peer for Sink {
+type Pending = oneshot::Sender<Result<Value, ErrorObject>>;
+
+/// A request's way back to its client: its own stream, and the session for what outlives it.
+pub(crate) struct RequestPeer {
+    pub(crate) session: Arc<Session>,
+    pub(crate) sink: Sink,
+}
+
+impl Peer for RequestPeer {
     fn send(&self, message: Vec<u8>) {
         // The client may be gone; a message for a closed transport is dropped.
-        let _ = mpsc::UnboundedSender::send(self, message);
+        let _ = self.sink.send(message);
+    }
+
+    fn log_level(&self) -> LoggingLevel {
+        LoggingLevel::from_index(self.session.log_level.load(Ordering::Relaxed))
+    }
+
+    fn request(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>> {
+        let session = Arc::clone(&self.session);
+        let sink = self.sink.clone();
+        Box::pin(async move { session.request_client(method, params, &sink).await })
+    }
+
+    fn cached_roots(&self) -> Option<Vec<Root>> {
+        self.session
+            .roots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn cache_roots(&self, roots: Vec<Root>) {
+        *self.session.roots.lock().unwrap_or_else(|e| e.into_inner()) = Some(roots);
     }
 }
 
@@ -40,11 +76,18 @@ pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
     pub(crate) negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
-    in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+    in_flight: Mutex<HashMap<RequestId, (AbortHandle, Arc<CancelFlag>)>>,
     /// Where messages that answer no request go: list changes, resource updates.
     notifier: Sink,
     /// The URIs this session subscribed to with `resources/subscribe`.
     pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// The least severe log level the client wants (`logging/setLevel`); `info` until it says.
+    pub(crate) log_level: AtomicU8,
+    /// Requests this server sent the client, waiting for their answers.
+    pending: Mutex<HashMap<RequestId, Pending>>,
+    next_request_id: AtomicI64,
+    /// The client's roots, until it says they changed.
+    roots: Mutex<Option<Vec<Root>>>,
 }
 
 impl Session {
@@ -58,6 +101,10 @@ impl Session {
             in_flight: Mutex::new(HashMap::new()),
             notifier,
             subscriptions: Mutex::new(HashSet::new()),
+            log_level: AtomicU8::new(LoggingLevel::Info.index()),
+            pending: Mutex::new(HashMap::new()),
+            next_request_id: AtomicI64::new(1),
+            roots: Mutex::new(None),
         });
         core.register_session(&session);
         session
@@ -95,10 +142,7 @@ impl Session {
         match Message::from_value(value) {
             Ok(Message::Request(request)) => self.start_request(request, sink),
             Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
-            Ok(Message::Response(_)) => {
-                // Responses answer server-to-client requests; none are outstanding here.
-                tracing::debug!("ignoring a response to no outstanding request");
-            }
+            Ok(Message::Response(response)) => self.receive_response(response.id, response.outcome),
             Err(invalid) => {
                 let _ = sink.send(encode_error(invalid.id.as_ref(), &invalid.error));
             }
@@ -134,16 +178,17 @@ impl Session {
                         replies.push(encode_error(Some(&request.id), &error));
                     }
                     Ok(Message::Request(request)) => {
-                        if let Some(reply) =
-                            super::dispatch::handle_request(&session, request, &sink).await
-                        {
-                            replies.push(reply);
-                        }
+                        let cancel = Arc::new(CancelFlag::default());
+                        let reply =
+                            super::dispatch::handle_request(&session, request, &sink, cancel).await;
+                        replies.extend(reply);
                     }
                     Ok(Message::Notification(note)) => {
                         session.handle_notification(&note.method, &note.params);
                     }
-                    Ok(Message::Response(_)) => {}
+                    Ok(Message::Response(response)) => {
+                        session.receive_response(response.id, response.outcome);
+                    }
                     Err(invalid) => replies.push(encode_error(invalid.id.as_ref(), &invalid.error)),
                 }
             }
@@ -186,9 +231,11 @@ impl Session {
         let id = request.id.clone();
         let session = Arc::clone(self);
         let sink = sink.clone();
+        let cancel = Arc::new(CancelFlag::default());
+        let flag = Arc::clone(&cancel);
         let task = tokio::spawn(async move {
             let id = request.id.clone();
-            let reply = super::dispatch::handle_request(&session, request, &sink).await;
+            let reply = super::dispatch::handle_request(&session, request, &sink, flag).await;
             // Removing the entry before sending means a cancellation that arrives now finds
             // nothing to cancel, and the response goes out: the race the spec allows.
             session
@@ -200,7 +247,7 @@ impl Session {
                 let _ = sink.send(reply);
             }
         });
-        in_flight.insert(id, task.abort_handle());
+        in_flight.insert(id, (task.abort_handle(), cancel));
     }
 
     fn handle_notification(&self, method: &str, params: &serde_json::Map<String, Value>) {
@@ -212,15 +259,19 @@ impl Session {
                 let Some(id) = params.get("requestId").and_then(RequestId::from_json) else {
                     return;
                 };
-                let handle = self
+                let entry = self
                     .in_flight
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .remove(&id);
-                if let Some(handle) = handle {
+                if let Some((handle, flag)) = entry {
                     tracing::debug!(request_id = %id, "request cancelled by the client");
+                    flag.cancel();
                     handle.abort();
                 }
+            }
+            "notifications/roots/list_changed" => {
+                *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = None;
             }
             // Unknown notifications are ignored, as JSON-RPC asks.
             _ => {}
@@ -241,13 +292,78 @@ impl Session {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        for (_, handle) in self
+        for (_, (handle, flag)) in self
             .in_flight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .drain()
         {
+            flag.cancel();
             handle.abort();
+        }
+        // Whoever waits for the client's answers hears that it is gone.
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Routes the client's answer to the request of ours it answers.
+    fn receive_response(&self, id: RequestId, outcome: Result<Value, ErrorObject>) {
+        let waiter = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(outcome);
+            }
+            None => tracing::debug!(%id, "ignoring a response to no outstanding request"),
+        }
+    }
+
+    /// Sends a request to the client on `sink` and waits for the answer, up to the server's
+    /// request timeout; a request that times out is cancelled with `notifications/cancelled`.
+    pub(crate) async fn request_client(
+        &self,
+        method: &'static str,
+        params: Value,
+        sink: &Sink,
+    ) -> Result<Value, ClientRequestError> {
+        let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.clone(), tx);
+        if sink
+            .send(encode_request(&id, method, Some(&params)))
+            .is_err()
+        {
+            self.pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+            return Err(ClientRequestError::Closed);
+        }
+        let timeout = self.core.options.request_timeout;
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(Ok(result))) => Ok(result),
+            Ok(Ok(Err(error))) => Err(ClientRequestError::Rejected(error)),
+            Ok(Err(_)) => Err(ClientRequestError::Closed),
+            Err(_) => {
+                self.pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+                let params = json!({"requestId": id, "reason": "timed out"});
+                let _ = sink.send(encode_notification(
+                    "notifications/cancelled",
+                    Some(&params),
+                ));
+                Err(ClientRequestError::Timeout(timeout))
+            }
         }
     }
 }

@@ -1,0 +1,506 @@
+//! What a handler can know about the request it serves, and ask of the client.
+//!
+//! A handler receives context by naming it as a parameter: a [`Context`] for everything, or a
+//! smaller extractor ([`RequestId`], [`ProtocolVersion`], [`Meta`], [`ClientInfo`]) when that
+//! reads better. Any type implementing [`FromContext`] can be a context parameter; it is injected
+//! and never appears in a tool's `inputSchema`.
+//!
+//! The context reaches its session only through a narrow `Peer` handle defined here, never by
+//! importing the server, so the dependency runs one way: server → primitives → context.
+//!
+//! What a handler can do with it:
+//!
+//! - log to the client: [`Context::log`] and [`Context::info`] and friends send
+//!   `notifications/message` at or above the level the client set with `logging/setLevel`
+//!   (`info` until it sets one);
+//! - report progress: [`Context::progress`] sends `notifications/progress` with the request's own
+//!   `progressToken`, only when the request carried one, and only for increasing values;
+//! - notice cancellation: `notifications/cancelled` for the request stops the handler's future;
+//!   [`Context::is_cancelled`] tells work handed to other tasks;
+//! - ask the client: [`Context::sample`], [`Context::elicit`], [`Context::elicit_url`] and
+//!   [`Context::roots`], each only when the client declared the capability (otherwise a
+//!   [`ClientRequestError::Unsupported`], which `?` turns into a tool error).
+
+pub mod elicit;
+mod requests;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+pub use self::requests::{
+    ClientRequestError, Elicit, Elicitation, ModelHint, ModelPreferences, Root, SamplingContent,
+    SamplingMessage, SamplingRequest, SamplingResult, UrlElicitation,
+};
+use crate::handle::ServerHandle;
+use crate::protocol::{
+    ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId,
+    encode_notification,
+};
+use crate::tool::BoxFuture;
+
+/// The way back to the client that sent a request: what the context may ask of the session.
+pub(crate) trait Peer: Send + Sync {
+    /// Queues one encoded JSON-RPC message for the client, on the request's own stream.
+    fn send(&self, message: Vec<u8>);
+    /// The least severe level the client wants to hear.
+    fn log_level(&self) -> LoggingLevel;
+    /// Sends a request to the client and waits (with the server's timeout) for its answer.
+    fn request(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>>;
+    /// The roots the client last listed, if they are still valid.
+    fn cached_roots(&self) -> Option<Vec<Root>>;
+    /// Remembers the roots until the client says they changed.
+    fn cache_roots(&self, roots: Vec<Root>);
+}
+
+/// Set when the client cancels the request.
+#[derive(Debug, Default)]
+pub(crate) struct CancelFlag(AtomicBool);
+
+impl CancelFlag {
+    pub(crate) fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// What the client said about itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientInfo {
+    /// `clientInfo`: name and version.
+    pub implementation: Implementation,
+    /// The capabilities it declared.
+    pub capabilities: ClientCapabilities,
+}
+
+/// A request's `params._meta`, as the client sent it (empty when there was none).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta(pub Map<String, Value>);
+
+impl Meta {
+    /// The `progressToken`, when the client asked for progress.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.0
+            .get("progressToken")
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+    }
+}
+
+pub(crate) struct RequestInfo {
+    pub(crate) id: RequestId,
+    pub(crate) meta: Meta,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Arc<ClientInfo>,
+    pub(crate) peer: Arc<dyn Peer>,
+    pub(crate) server: ServerHandle,
+    pub(crate) cancelled: Arc<CancelFlag>,
+    /// The last progress value sent, as `f64` bits (progress must increase).
+    pub(crate) last_progress: AtomicU64,
+}
+
+/// Everything a handler may know about the request it serves.
+///
+/// Cheap to clone; take it by value as a parameter:
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Which protocol revision is this session on?
+/// #[tool]
+/// async fn which_revision(ctx: Context) -> String {
+///     ctx.protocol_version().to_string()
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<RequestInfo>,
+}
+
+impl Context {
+    pub(crate) fn new(info: RequestInfo) -> Self {
+        Self {
+            inner: Arc::new(info),
+        }
+    }
+
+    /// Sends `notifications/message` at `level`, if the client wants that level.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.send_log(level, None, data);
+    }
+
+    /// Sends `notifications/message` at `level` from the named `logger`.
+    pub async fn log_from(&self, logger: &str, level: LoggingLevel, data: impl Serialize) {
+        self.send_log(level, Some(logger), data);
+    }
+
+    fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        if level < self.inner.peer.log_level() {
+            return;
+        }
+        let data = serde_json::to_value(data).unwrap_or(Value::Null);
+        let mut params = json!({"level": level, "data": data});
+        if let Some(logger) = logger {
+            params["logger"] = Value::from(logger);
+        }
+        self.inner
+            .peer
+            .send(encode_notification("notifications/message", Some(&params)));
+    }
+
+    /// Logs at `debug`.
+    pub async fn debug(&self, data: impl Serialize) {
+        self.send_log(LoggingLevel::Debug, None, data);
+    }
+
+    /// Logs at `info`.
+    pub async fn info(&self, data: impl Serialize) {
+        self.send_log(LoggingLevel::Info, None, data);
+    }
+
+    /// Logs at `notice`.
+    pub async fn notice(&self, data: impl Serialize) {
+        self.send_log(LoggingLevel::Notice, None, data);
+    }
+
+    /// Logs at `warning`.
+    pub async fn warning(&self, data: impl Serialize) {
+        self.send_log(LoggingLevel::Warning, None, data);
+    }
+
+    /// Logs at `error`.
+    pub async fn error(&self, data: impl Serialize) {
+        self.send_log(LoggingLevel::Error, None, data);
+    }
+
+    /// Reports progress: `notifications/progress` with the request's `progressToken`, sent only
+    /// when the request carried one and only when `progress` is greater than the last value sent.
+    ///
+    /// ```
+    /// # async fn f(ctx: mcp_runtime::Context) {
+    /// ctx.progress(1.0, 3.0, "fetched").await;
+    /// ctx.progress(2.0, None, Some("no total known")).await;
+    /// # }
+    /// ```
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: impl Into<Option<f64>>,
+        message: impl Into<ProgressMessage>,
+    ) {
+        let Some(token) = self.inner.meta.progress_token() else {
+            return;
+        };
+        let last = f64::from_bits(self.inner.last_progress.load(Ordering::Acquire));
+        if !progress.is_finite() || progress <= last {
+            return;
+        }
+        self.inner
+            .last_progress
+            .store(progress.to_bits(), Ordering::Release);
+        let mut params = json!({"progressToken": token, "progress": progress});
+        if let Some(total) = total.into() {
+            params["total"] = Value::from(total);
+        }
+        if let Some(message) = message.into().0
+            && self.inner.version >= ProtocolVersion::V2025_03_26
+        {
+            params["message"] = Value::from(message);
+        }
+        self.inner
+            .peer
+            .send(encode_notification("notifications/progress", Some(&params)));
+    }
+
+    /// Whether the client cancelled this request. The handler's future is stopped at its next
+    /// `.await` anyway; this is for work it handed to other tasks or threads.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.is_cancelled()
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`); needs the client's
+    /// `sampling` capability (and `sampling.tools` to offer tools).
+    pub async fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> Result<SamplingResult, ClientRequestError> {
+        let caps = &self.inner.client.capabilities;
+        if !caps.sampling() {
+            return Err(ClientRequestError::Unsupported("sampling"));
+        }
+        if !request.tools.is_empty()
+            && (!caps.sampling_tools() || self.inner.version < ProtocolVersion::V2025_11_25)
+        {
+            return Err(ClientRequestError::Unsupported("tools in sampling"));
+        }
+        let params = serde_json::to_value(&request).unwrap_or(Value::Null);
+        let result = self
+            .inner
+            .peer
+            .request("sampling/createMessage", params)
+            .await?;
+        serde_json::from_value(result)
+            .map_err(|e| ClientRequestError::InvalidResponse(e.to_string()))
+    }
+
+    /// Asks the user to fill in a form for `T` (`elicitation/create`, form mode); needs the
+    /// client's `elicitation` capability (2025-06-18). The answer is checked by deserializing it
+    /// into `T`.
+    pub async fn elicit<T: Elicit>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ClientRequestError> {
+        if !self.inner.client.capabilities.elicitation_form()
+            || self.inner.version < ProtocolVersion::V2025_06_18
+        {
+            return Err(ClientRequestError::Unsupported("elicitation"));
+        }
+        let mut schema = T::requested_schema();
+        if self.inner.version < ProtocolVersion::V2025_11_25 {
+            downgrade_elicitation_schema(&mut schema);
+        }
+        let params = json!({"message": message.into(), "requestedSchema": schema});
+        let result = self
+            .inner
+            .peer
+            .request("elicitation/create", params)
+            .await?;
+        match result.get("action").and_then(Value::as_str) {
+            Some("accept") => {
+                let content = result.get("content").cloned().unwrap_or_else(|| json!({}));
+                serde_json::from_value(content)
+                    .map(Elicitation::Accept)
+                    .map_err(|e| {
+                        ClientRequestError::InvalidResponse(format!("the form's content: {e}"))
+                    })
+            }
+            Some("decline") => Ok(Elicitation::Decline),
+            Some("cancel") => Ok(Elicitation::Cancel),
+            _ => Err(ClientRequestError::InvalidResponse(format!(
+                "no valid `action` in {result}"
+            ))),
+        }
+    }
+
+    /// Asks the user to open `url` (`elicitation/create`, URL mode, 2025-11-25); needs the
+    /// client's `elicitation.url` capability. Use it for anything secret: the data never passes
+    /// through the client.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<UrlElicitation, ClientRequestError> {
+        if !self.inner.client.capabilities.elicitation_url()
+            || self.inner.version < ProtocolVersion::V2025_11_25
+        {
+            return Err(ClientRequestError::Unsupported("URL elicitation"));
+        }
+        let id = format!(
+            "{}-{}",
+            std::process::id(),
+            ELICITATION_IDS.fetch_add(1, Ordering::Relaxed)
+        );
+        let params = json!({"mode": "url", "message": message.into(), "url": url.into(), "elicitationId": id});
+        let result = self
+            .inner
+            .peer
+            .request("elicitation/create", params)
+            .await?;
+        match result.get("action").and_then(Value::as_str) {
+            Some("accept") => Ok(UrlElicitation::Accept),
+            Some("decline") => Ok(UrlElicitation::Decline),
+            Some("cancel") => Ok(UrlElicitation::Cancel),
+            _ => Err(ClientRequestError::InvalidResponse(format!(
+                "no valid `action` in {result}"
+            ))),
+        }
+    }
+
+    /// The client's roots (`roots/list`); needs the client's `roots` capability. The answer is
+    /// kept until the client sends `notifications/roots/list_changed`.
+    pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
+        if !self.inner.client.capabilities.roots() {
+            return Err(ClientRequestError::Unsupported("roots"));
+        }
+        if let Some(roots) = self.inner.peer.cached_roots() {
+            return Ok(roots);
+        }
+        let result = self.inner.peer.request("roots/list", json!({})).await?;
+        let roots: Vec<Root> = match result.get("roots") {
+            Some(roots) => serde_json::from_value(roots.clone())
+                .map_err(|e| ClientRequestError::InvalidResponse(e.to_string()))?,
+            None => return Err(ClientRequestError::InvalidResponse("no `roots`".to_owned())),
+        };
+        self.inner.peer.cache_roots(roots.clone());
+        Ok(roots)
+    }
+
+    /// Pings the client (`ping`), for keep-alive; `Ok` when it answered.
+    pub async fn ping(&self) -> Result<(), ClientRequestError> {
+        self.inner.peer.request("ping", json!({})).await.map(|_| ())
+    }
+
+    /// The id of the request being served.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The request's `_meta`.
+    pub fn meta(&self) -> &Meta {
+        &self.inner.meta
+    }
+
+    /// The protocol revision this request is served under.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// Who the client is and what it can do.
+    pub fn client(&self) -> &ClientInfo {
+        &self.inner.client
+    }
+
+    /// The server, to announce changes: a resource updated, a list changed.
+    pub fn server(&self) -> &ServerHandle {
+        &self.inner.server
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.id)
+            .field("protocol_version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+static ELICITATION_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// A progress message: a `&str`, a `String`, or `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProgressMessage(Option<String>);
+
+impl From<&str> for ProgressMessage {
+    fn from(text: &str) -> Self {
+        Self(Some(text.to_owned()))
+    }
+}
+
+impl From<String> for ProgressMessage {
+    fn from(text: String) -> Self {
+        Self(Some(text))
+    }
+}
+
+impl From<Option<String>> for ProgressMessage {
+    fn from(text: Option<String>) -> Self {
+        Self(text)
+    }
+}
+
+impl From<Option<&str>> for ProgressMessage {
+    fn from(text: Option<&str>) -> Self {
+        Self(text.map(str::to_owned))
+    }
+}
+
+/// Before 2025-11-25 clients know only the legacy enum forms: titled single-select enums become
+/// `enum` + `enumNames`, and defaults other than booleans' are left out.
+fn downgrade_elicitation_schema(schema: &mut Map<String, Value>) {
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    for property in properties.values_mut() {
+        let Value::Object(property) = property else {
+            continue;
+        };
+        if property.get("type").and_then(Value::as_str) != Some("boolean") {
+            property.remove("default");
+        }
+        if let Some(Value::Array(options)) = property.remove("oneOf") {
+            let values = options
+                .iter()
+                .filter_map(|o| o.get("const").cloned())
+                .collect();
+            let names = options
+                .iter()
+                .map(|o| o.get("title").cloned().unwrap_or(Value::Null))
+                .collect();
+            property.insert("enum".into(), Value::Array(values));
+            property.insert("enumNames".into(), Value::Array(names));
+        }
+    }
+}
+
+/// Why a context parameter could not be provided. It becomes a tool error naming the parameter.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ContextError(pub String);
+
+/// A type a handler can receive as a context parameter: injected from the request, never part of
+/// the input schema.
+///
+/// Implement it for your own types to inject them (a database pool from a global, the caller's
+/// identity from `_meta`):
+///
+/// ```
+/// use mcp_runtime::context::{Context, ContextError, FromContext};
+///
+/// struct TraceId(Option<String>);
+///
+/// impl FromContext for TraceId {
+///     fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+///         let id = ctx.meta().0.get("traceparent").and_then(|v| v.as_str()).map(str::to_owned);
+///         Ok(TraceId(id))
+///     }
+/// }
+/// ```
+pub trait FromContext: Sized {
+    /// Extracts the value from the request's context.
+    fn from_context(ctx: &Context) -> Result<Self, ContextError>;
+}
+
+impl FromContext for Context {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl FromContext for RequestId {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(ctx.inner.id.clone())
+    }
+}
+
+impl FromContext for ProtocolVersion {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(ctx.inner.version)
+    }
+}
+
+impl FromContext for Meta {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(ctx.inner.meta.clone())
+    }
+}
+
+impl FromContext for ServerHandle {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(ctx.inner.server.clone())
+    }
+}
+
+impl FromContext for ClientInfo {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        Ok((*ctx.inner.client).clone())
+    }
+}
