@@ -28,6 +28,7 @@ const FIELD_KEYS: &[&str] = &[
     "max_items",
 ];
 const VARIANT_KEYS: &[&str] = &["rename", "title"];
+const ENUM_KEYS: &[&str] = &["enum_names"];
 const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
 /// What `#[elicit(..)]` said on a field or variant.
@@ -64,7 +65,11 @@ impl ElicitAttrs {
                 if out.values.iter().any(|(k, _)| *k == key) {
                     cx.error_spanned_by(&meta.path, format!("duplicate `#[elicit]` key `{key}`"));
                 }
-                let value = meta.value()?.parse::<syn::Expr>()?;
+                let value = if meta.input.peek(syn::Token![=]) {
+                    meta.value()?.parse::<syn::Expr>()?
+                } else {
+                    syn::parse_quote!(true)
+                };
                 out.values.push((key, value));
                 Ok(())
             });
@@ -267,6 +272,9 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
             }
         }
         Data::Enum(data) => {
+            let legacy = ElicitAttrs::from_attrs(&cx, &input.attrs, ENUM_KEYS)
+                .get("enum_names")
+                .is_some();
             let mut options = Vec::new();
             for variant in &data.variants {
                 if !matches!(variant.fields, Fields::Unit) {
@@ -289,6 +297,8 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
             }
             quote! {
                 impl __mcp::ElicitEnum for #ident {
+                    const ENUM_NAMES: bool = #legacy;
+
                     fn options() -> __mcp::Vec<(&'static str, __mcp::Option<&'static str>)> {
                         __mcp::Vec::from([#(#options),*])
                     }

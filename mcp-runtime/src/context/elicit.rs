@@ -24,6 +24,10 @@ pub trait ElicitField {
 
 /// A fieldless enum whose values a user picks from; `#[derive(Elicit)]` implements it.
 pub trait ElicitEnum {
+    /// Whether titles go in the legacy `enumNames` list (`#[elicit(enum_names)]`), the only
+    /// titled form clients before 2025-11-25 know, instead of `oneOf`.
+    const ENUM_NAMES: bool = false;
+
     /// Each variant's wire value and, when it has one, its title.
     fn options() -> Vec<(&'static str, Option<&'static str>)>;
 }
@@ -106,6 +110,14 @@ impl<T: ElicitEnum> ElicitField for Vec<T> {
 /// The single-select schema of an enum: `enum`, or `oneOf` of `const`/`title` when titled.
 pub fn enum_schema<T: ElicitEnum>() -> Map<String, Value> {
     let options = T::options();
+    if T::ENUM_NAMES {
+        let values: Vec<&str> = options.iter().map(|(value, _)| *value).collect();
+        let names: Vec<&str> = options
+            .iter()
+            .map(|(value, title)| title.unwrap_or(value))
+            .collect();
+        return object(json!({"type": "string", "enum": values, "enumNames": names}));
+    }
     if options.iter().any(|(_, title)| title.is_some()) {
         let one_of: Vec<Value> = options
             .iter()

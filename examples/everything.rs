@@ -1,0 +1,398 @@
+//! The catalogue of the official MCP conformance suite (`@modelcontextprotocol/conformance`),
+//! written with the framework's macros the way a user would write them.
+//!
+//! Run with: `cargo run -p mcp-examples --example everything` (serves stdio)
+
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+
+/// A 1×1 PNG.
+const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+fn png() -> Image {
+    Image::from_base64(PNG_BASE64, "image/png")
+}
+
+/// A tiny WAV file: 8 kHz, 8-bit mono, eight samples of silence.
+fn wav() -> Vec<u8> {
+    let samples = [128u8; 8];
+    let mut wav = Vec::with_capacity(44 + samples.len());
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + samples.len() as u32).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes());
+    wav.extend_from_slice(&8u16.to_le_bytes());
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&(samples.len() as u32).to_le_bytes());
+    wav.extend_from_slice(&samples);
+    wav
+}
+
+/// Answers with plain text.
+#[tool]
+async fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Answers with an image.
+#[tool]
+async fn test_image_content() -> Image {
+    png()
+}
+
+/// Answers with audio.
+#[tool]
+async fn test_audio_content() -> Audio {
+    Audio::new(wav(), "audio/wav")
+}
+
+/// Answers with an embedded resource.
+#[tool]
+async fn test_embedded_resource() -> EmbeddedResource {
+    EmbeddedResource::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Answers with text, an image and a resource.
+#[tool]
+async fn test_multiple_content_types() -> Vec<Content> {
+    vec![
+        Content::text("Multiple content types test:"),
+        png().into(),
+        EmbeddedResource::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        )
+        .into(),
+    ]
+}
+
+/// Logs three messages while it works.
+#[tool]
+async fn test_tool_with_logging(ctx: Context) -> &'static str {
+    ctx.info("Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool execution completed").await;
+    "Tool with logging executed successfully"
+}
+
+/// Reports progress three times.
+#[tool]
+async fn test_tool_with_progress(ctx: Context) -> &'static str {
+    for (i, done) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.progress(done, 100.0, format!("Completed step {} of 3", i + 1))
+            .await;
+    }
+    "Tool with progress executed successfully"
+}
+
+/// Always fails, as a tool error.
+#[tool]
+async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Asks the client's model.
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    ctx: Context,
+) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample(mcp_runtime::context::SamplingRequest::new(100).user(prompt))
+        .await?;
+    Ok(format!("LLM response: {}", answer.text()))
+}
+
+/// What `test_elicitation` asks for.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct UserResponse {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user for information.
+#[tool]
+async fn test_elicitation(
+    /// What to ask the user.
+    message: String,
+    ctx: Context,
+) -> Result<String, ToolError> {
+    let (action, content) = match ctx.elicit::<UserResponse>(message).await? {
+        Elicitation::Accept(response) => (
+            "accept",
+            serde_json::to_string(&response).unwrap_or_default(),
+        ),
+        Elicitation::Decline => ("decline", "null".to_owned()),
+        Elicitation::Cancel => ("cancel", "null".to_owned()),
+    };
+    Ok(format!("User response: action={action}, content={content}"))
+}
+
+/// A status with a default.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// Every primitive with a default (SEP-1034).
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct WithDefaults {
+    /// User name
+    #[elicit(default = "John Doe")]
+    name: Option<String>,
+    /// User age
+    #[elicit(default = 30)]
+    age: Option<i64>,
+    /// User score
+    #[elicit(default = 95.5)]
+    score: Option<f64>,
+    /// User status
+    #[elicit(default = "active")]
+    status: Option<Status>,
+    /// Verification status
+    #[elicit(default = true)]
+    verified: Option<bool>,
+}
+
+/// Elicits a form whose every field has a default.
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolError> {
+    let (action, content) = match ctx
+        .elicit::<WithDefaults>("Please review and update the form fields with defaults")
+        .await?
+    {
+        Elicitation::Accept(form) => ("accept", serde_json::to_string(&form).unwrap_or_default()),
+        Elicitation::Decline => ("decline", "null".to_owned()),
+        Elicitation::Cancel => ("cancel", "null".to_owned()),
+    };
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum TitledSingle {
+    #[elicit(title = "First Option")]
+    Value1,
+    #[elicit(title = "Second Option")]
+    Value2,
+    #[elicit(title = "Third Option")]
+    Value3,
+}
+
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+#[elicit(enum_names)]
+enum Legacy {
+    #[elicit(title = "Option One")]
+    Opt1,
+    #[elicit(title = "Option Two")]
+    Opt2,
+    #[elicit(title = "Option Three")]
+    Opt3,
+}
+
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum TitledMulti {
+    #[elicit(title = "First Choice")]
+    Value1,
+    #[elicit(title = "Second Choice")]
+    Value2,
+    #[elicit(title = "Third Choice")]
+    Value3,
+}
+
+/// Every enum shape of SEP-1330.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct EnumForms {
+    /// Untitled single-select
+    untitled_single: Option<Untitled>,
+    /// Titled single-select
+    titled_single: Option<TitledSingle>,
+    /// Legacy titled enum
+    legacy_enum: Option<Legacy>,
+    /// Untitled multi-select
+    untitled_multi: Option<Vec<Untitled>>,
+    /// Titled multi-select
+    titled_multi: Option<Vec<TitledMulti>>,
+}
+
+/// Elicits every enum shape.
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolError> {
+    let (action, content) = match ctx
+        .elicit::<EnumForms>("Please select options from the enum fields")
+        .await?
+    {
+        Elicitation::Accept(form) => ("accept", serde_json::to_string(&form).unwrap_or_default()),
+        Elicitation::Decline => ("decline", "null".to_owned()),
+        Elicitation::Cancel => ("cancel", "null".to_owned()),
+    };
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// A static text resource.
+#[resource(
+    "test://static-text",
+    name = "static-text",
+    title = "Static Text Resource",
+    mime_type = "text/plain"
+)]
+async fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource.
+#[resource(
+    "test://static-binary",
+    name = "static-binary",
+    title = "Static Binary Resource",
+    mime_type = "image/png"
+)]
+async fn static_binary() -> ResourceContents {
+    ResourceContents::Blob(mcp_runtime::protocol::BlobResourceContents {
+        uri: "test://static-binary".to_owned(),
+        mime_type: Some("image/png".to_owned()),
+        blob: PNG_BASE64.to_owned(),
+        meta: None,
+    })
+}
+
+/// Template data.
+#[derive(Serialize)]
+struct TemplateData {
+    id: String,
+    #[serde(rename = "templateTest")]
+    template_test: bool,
+    data: String,
+}
+
+/// A resource template with an id.
+#[resource(
+    "test://template/{id}/data",
+    name = "template",
+    title = "Resource Template",
+    mime_type = "application/json"
+)]
+async fn template(
+    /// Any id.
+    id: String,
+) -> TemplateData {
+    TemplateData {
+        data: format!("Data for ID: {id}"),
+        id,
+        template_test: true,
+    }
+}
+
+/// A resource clients may subscribe to.
+#[resource(
+    "test://watched-resource",
+    name = "watched-resource",
+    title = "Watched Resource",
+    mime_type = "text/plain"
+)]
+async fn watched() -> &'static str {
+    "Watched resource content"
+}
+
+/// A prompt without arguments.
+#[prompt(title = "Simple Prompt")]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+fn complete_arg1(prefix: &str, _: &CompletionContext) -> Vec<String> {
+    ["paris", "park", "parrot", "test", "testing"]
+        .into_iter()
+        .filter(|v| v.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A prompt with two arguments.
+#[prompt(title = "Prompt With Arguments")]
+fn test_prompt_with_arguments(
+    /// First test argument
+    #[arg(complete = complete_arg1)]
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource.
+#[prompt(title = "Prompt With Embedded Resource")]
+fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(EmbeddedResource::text(
+            resource_uri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image.
+#[prompt(title = "Prompt With Image")]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(png()),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+#[tokio::main]
+async fn main() -> mcp_runtime::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
+        .instructions("The catalogue of the MCP conformance suite.")
+        .serve_stdio()
+        .await
+}
