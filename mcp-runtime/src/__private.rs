@@ -361,13 +361,33 @@ pub trait ResourceReturn {}
     note = "add an expression for the parameter to the template, or remove the parameter",
     note = "only context parameters (types that implement `mcp_runtime::context::FromContext`) may be left out of the template"
 )]
-pub trait ContextParameter {}
+pub trait ContextParameter: Sized {
+    fn extract(call: &ResourceCall) -> Result<Self, crate::context::ContextError>;
+}
 
 #[diagnostic::do_not_recommend]
-impl<T: crate::context::FromContext> ContextParameter for T {}
+impl<T: crate::context::FromContext> ContextParameter for T {
+    fn extract(call: &ResourceCall) -> Result<Self, crate::context::ContextError> {
+        T::from_context(call.context())
+    }
+}
 
-/// Asserts at compile time that a parameter missing from the template is a context parameter.
-pub fn assert_context_parameter<T: ContextParameter>() {}
+/// A `#[resource]` parameter that is not a template variable: it must be a context parameter.
+pub fn resource_context<T: ContextParameter>(
+    call: &mut ResourceCall,
+    meta: &ParamMeta<T>,
+) -> Option<T> {
+    match T::extract(call) {
+        Ok(value) => Some(value),
+        Err(error) => {
+            call.record(format!(
+                "context parameter `{}` is unavailable: {error}",
+                meta.name
+            ));
+            None
+        }
+    }
+}
 
 /// Icons from anything that lists them.
 pub fn icons<I: Into<crate::protocol::Icon>>(

@@ -15,9 +15,10 @@ pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
     }
 }
 
-/// The name of the `ParamMeta` constant of parameter `index`.
-pub(crate) fn meta_ident(index: usize) -> syn::Ident {
-    format_ident!("__MCP_PARAM_{}", index)
+/// The name of the `ParamMeta` constant of parameter `index`, spanned at the parameter's type so
+/// an expression that names it keeps the type's span (an error there points at the type).
+pub(crate) fn meta_ident(index: usize, ty: &syn::Type) -> syn::Ident {
+    format_ident!("__MCP_PARAM_{}", index, span = ty.span())
 }
 
 /// The name of the local holding the converted value of parameter `index`.
@@ -29,7 +30,7 @@ pub(crate) fn value_ident(index: usize) -> syn::Ident {
 /// examples.
 pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
     let ty = param.ty;
-    let ident = meta_ident(index);
+    let ident = meta_ident(index, ty);
     let wire = &param.wire_name;
     let description = match &param.description {
         Some(text) => quote!(__mcp::Option::Some(#text)),

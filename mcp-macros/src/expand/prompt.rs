@@ -101,7 +101,7 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
     let mut extracts = Vec::new();
     for (index, param) in function.params.iter().enumerate() {
         let ty = param.ty;
-        let meta = meta_ident(index);
+        let meta = meta_ident(index, ty);
         let value = value_ident(index);
         let complete = completer(param);
         declares.push(quote_spanned! {ty.span()=>

@@ -328,21 +328,22 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
     let mut extracts = Vec::new();
     for (index, param) in function.params.iter().enumerate() {
         let ty = param.ty;
-        let meta = meta_ident(index);
+        let meta = meta_ident(index, ty);
         let value = value_ident(index);
         if resource.variables.contains(&param.wire_name) {
             setup.push(completer(param));
+            extracts.push(quote_spanned! {ty.span()=>
+                let #value = {
+                    use __mcp::resource_param::{ViaContext as _, ViaList as _, ViaOptional as _, ViaSingle as _, ViaUnsupported as _};
+                    (&&&__mcp::Probe::<#ty>::new()).extract(&mut __call, &#meta)
+                };
+            });
         } else {
-            // Not a variable: it must be a context parameter, and the error says so at the
-            // template.
-            setup.push(quote_spanned! {uri.span()=> __mcp::assert_context_parameter::<#ty>(); });
+            // Not a variable: it must be a context parameter, and the error says so.
+            extracts.push(quote_spanned! {ty.span()=>
+                let #value = __mcp::resource_context::<#ty>(&mut __call, &#meta);
+            });
         }
-        extracts.push(quote_spanned! {ty.span()=>
-            let #value = {
-                use __mcp::resource_param::{ViaContext as _, ViaList as _, ViaOptional as _, ViaSingle as _, ViaUnsupported as _};
-                (&&&__mcp::Probe::<#ty>::new()).extract(&mut __call, &#meta)
-            };
-        });
     }
     let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
     let call = call_user_fn(function);

@@ -137,7 +137,7 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
     let mut extracts = Vec::new();
     for (index, param) in function.params.iter().enumerate() {
         let ty = param.ty;
-        let meta = meta_ident(index);
+        let meta = meta_ident(index, ty);
         let value = value_ident(index);
         declares.push(quote_spanned! {ty.span()=>
             {

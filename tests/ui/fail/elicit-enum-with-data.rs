@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+
+#[derive(Deserialize, Elicit)]
+enum Choice {
+    Plain,
+    Custom(String),
+}
+
+fn main() {}

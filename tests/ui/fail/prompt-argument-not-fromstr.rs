@@ -1,0 +1,12 @@
+use mcp_runtime::prelude::*;
+
+struct Style;
+
+/// Write something.
+#[prompt]
+fn write(style: Style) -> String {
+    let _ = style;
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use mcp_runtime::prelude::*;
+
+struct Store;
+
+#[server]
+impl Default for Store {
+    fn default() -> Self {
+        Store
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use mcp_runtime::prelude::*;
+
+#[derive(Default)]
+struct Store;
+
+#[server(nmae = "store")]
+impl Store {
+    /// Ping.
+    #[tool]
+    async fn ping(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}
