@@ -1,7 +1,9 @@
 //! The catalogue of the official MCP conformance suite (`@modelcontextprotocol/conformance`),
 //! written with the framework's macros the way a user would write them.
 //!
-//! Run with: `cargo run -p mcp-examples --example everything` (serves stdio)
+//! Run with: `cargo run -p mcp-examples --example everything` (serves stdio), or
+//! `cargo run -p mcp-examples --example everything -- --port 3000` (Streamable HTTP on
+//! `http://127.0.0.1:3000/mcp`).
 
 use std::time::Duration;
 
@@ -268,6 +270,44 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolErro
     ))
 }
 
+/// Ends its SSE response mid-call; the result arrives when the client resumes the stream.
+#[tool]
+async fn test_reconnection(ctx: Context) -> &'static str {
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed successfully"
+}
+
+/// A tool whose input schema is raw JSON Schema 2020-12, sent exactly as written.
+fn json_schema_2020_12_tool() -> mcp_runtime::tool::ToolDef {
+    use mcp_runtime::tool::{ToolBuilder, ToolCall};
+    let mut builder = ToolBuilder::new("json_schema_2020_12_tool", |mut call: ToolCall| {
+        Box::pin(async move {
+            let arguments = serde_json::Value::Object(call.take_arguments());
+            CallToolResult::success([Content::text(format!("Received: {arguments}"))])
+        })
+    });
+    builder.description(
+        "Tool with a JSON Schema 2020-12 input schema: $schema, $defs and additionalProperties.",
+    );
+    builder.raw_input_schema(serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"}
+        },
+        "additionalProperties": false
+    }));
+    builder.build()
+}
+
 /// A static text resource.
 #[resource(
     "test://static-text",
@@ -391,8 +431,18 @@ async fn main() -> mcp_runtime::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
+    let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
         .instructions("The catalogue of the MCP conformance suite.")
-        .serve_stdio()
-        .await
+        .tool_def(json_schema_2020_12_tool());
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (Some("--port"), Some(port)) => {
+            let port: u16 = port
+                .parse()
+                .map_err(|_| std::io::Error::other("--port takes a port number"))?;
+            eprintln!("serving Streamable HTTP on http://127.0.0.1:{port}/mcp");
+            server.serve_http(("127.0.0.1", port)).await
+        }
+        _ => server.serve_stdio().await,
+    }
 }

@@ -284,6 +284,8 @@ pub struct ToolDef {
     pub(crate) problems: Vec<String>,
     pub(crate) takes_args_struct: bool,
     pub(crate) argument_names: Arc<[String]>,
+    /// The input schema was given verbatim: sent as it is, never rewritten.
+    pub(crate) raw_input_schema: bool,
 }
 
 impl fmt::Debug for ToolDef {
@@ -324,14 +326,12 @@ impl ToolDef {
         if let Some(description) = &self.description {
             tool.insert("description".into(), Value::from(&**description));
         }
-        tool.insert(
-            "inputSchema".into(),
-            Value::Object(schema::finish(
-                self.input_schema.clone(),
-                style,
-                Direction::Input,
-            )),
-        );
+        let input = if self.raw_input_schema {
+            self.input_schema.clone()
+        } else {
+            schema::finish(self.input_schema.clone(), style, Direction::Input)
+        };
+        tool.insert("inputSchema".into(), Value::Object(input));
         if version.has_structured_output()
             && let Some(output) = &self.output_schema
         {
@@ -380,6 +380,11 @@ impl ToolCall {
     /// The request's context.
     pub fn context(&self) -> &Context {
         &self.context
+    }
+
+    /// Takes the call's arguments as they came (for tools built with a raw input schema).
+    pub fn take_arguments(&mut self) -> Map<String, Value> {
+        std::mem::take(&mut self.arguments)
     }
 
     pub(crate) fn record(&mut self, error: String) {
@@ -497,6 +502,7 @@ impl ToolBuilder {
                 problems: Vec::new(),
                 takes_args_struct: false,
                 argument_names: Arc::from(Vec::new()),
+                raw_input_schema: false,
             },
             generator: schema::generator(),
             properties: Map::new(),
@@ -578,6 +584,25 @@ impl ToolBuilder {
         self
     }
 
+    /// Sets the input schema verbatim (it must have `"type": "object"`); it is sent exactly as
+    /// given, and the handler reads the arguments with [`ToolCall::take_arguments`].
+    pub fn raw_input_schema(&mut self, schema: Value) -> &mut Self {
+        match schema {
+            Value::Object(schema)
+                if schema.get("type").and_then(Value::as_str) == Some("object") =>
+            {
+                self.def.input_schema = schema;
+                self.def.raw_input_schema = true;
+                self.def.takes_args_struct = true;
+            }
+            _ => self
+                .def
+                .problems
+                .push("a raw input schema is an object with `\"type\": \"object\"`".to_owned()),
+        }
+        self
+    }
+
     /// Declares that the whole arguments object is one `T` (`Args<T>`).
     pub fn args_struct<T: JsonSchema>(&mut self) -> &mut Self {
         if self.args_struct.is_some() {
@@ -615,6 +640,9 @@ impl ToolBuilder {
 
     /// Finishes the definition.
     pub fn build(mut self) -> ToolDef {
+        if self.def.raw_input_schema {
+            return self.def;
+        }
         if let Some(args) = self.args_struct {
             if !self.properties.is_empty() {
                 self.def

@@ -220,6 +220,14 @@ impl Context {
             .send(encode_notification("notifications/progress", Some(&params)));
     }
 
+    /// Over Streamable HTTP, ends the response carrying this request's SSE stream without ending
+    /// the stream (SEP-1699 polling): the client reconnects with `Last-Event-ID` after the
+    /// stream's `retry` delay and receives every later event, the result included. Does nothing on
+    /// stdio.
+    pub fn close_sse_stream(&self) {
+        self.inner.peer.send(Vec::new());
+    }
+
     /// Whether the client cancelled this request. The handler's future is stopped at its next
     /// `.await` anyway; this is for work it handed to other tasks or threads.
     pub fn is_cancelled(&self) -> bool {

@@ -28,9 +28,10 @@ use crate::protocol::{
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
+use crate::transport::http::{HostPolicy, HttpOptions};
 
 use self::registry::{PromptRegistry, Registry, ResourceRegistry, ToolRegistry};
-pub(crate) use self::session::Session;
+pub(crate) use self::session::{Session, Sink};
 
 /// Limits and behaviours a server can tune. Every field has a documented default.
 #[derive(Debug, Clone)]
@@ -45,6 +46,8 @@ pub(crate) struct Options {
     pub(crate) page_size: usize,
     /// How long a request to the client (sampling, elicitation, roots) may wait. Default: 60 s.
     pub(crate) request_timeout: Duration,
+    /// The Streamable HTTP settings.
+    pub(crate) http: HttpOptions,
 }
 
 impl Default for Options {
@@ -55,6 +58,7 @@ impl Default for Options {
             shutdown_grace: Duration::from_secs(5),
             page_size: 100,
             request_timeout: Duration::from_secs(60),
+            http: HttpOptions::default(),
         }
     }
 }
@@ -331,6 +335,57 @@ impl Server {
         self
     }
 
+    /// The path of the Streamable HTTP endpoint (`/mcp` by default).
+    pub fn http_path(mut self, path: impl Into<String>) -> Self {
+        self.options.http.path = path.into();
+        self
+    }
+
+    /// Accepts these host names (any port) in `Host` and `Origin`, instead of the loopback names
+    /// the DNS-rebinding check allows by default.
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.options.http.hosts = HostPolicy::Only(hosts.into_iter().map(Into::into).collect());
+        self.options.http.hosts_configured = true;
+        self
+    }
+
+    /// Turns the `Host`/`Origin` check off, for a server behind its own front door.
+    pub fn allow_any_host(mut self) -> Self {
+        self.options.http.hosts = HostPolicy::Any;
+        self.options.http.hosts_configured = true;
+        self
+    }
+
+    /// How long an HTTP session may stay idle before it ends (30 minutes by default).
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.options.http.session_idle = idle;
+        self
+    }
+
+    /// The most HTTP sessions open at once (10,000 by default); past it `initialize` gets 503.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.options.http.max_sessions = sessions;
+        self
+    }
+
+    /// How many events each SSE stream keeps for clients that resume with `Last-Event-ID`
+    /// (1,000 by default).
+    pub fn event_buffer(mut self, events: usize) -> Self {
+        self.options.http.event_buffer = events.max(1);
+        self
+    }
+
+    /// Serves Streamable HTTP without sessions: every POST on its own, GET and DELETE 405.
+    pub fn stateless_http(mut self) -> Self {
+        self.options.http.stateless = true;
+        self
+    }
+
+    /// Builds the server and serves Streamable HTTP on `addr` until Ctrl-C.
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
+        self.build()?.serve_http(addr).await
+    }
+
     /// Validates the definition and fixes everything that does not change per request: the
     /// dispatch table, the schemas, the capabilities.
     ///
@@ -419,6 +474,28 @@ impl Server {
     /// Builds the server and serves it on stdin and stdout until stdin closes.
     pub async fn serve_stdio(self) -> Result<()> {
         self.build()?.serve_stdio().await
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
     }
 }
 
@@ -528,6 +605,36 @@ impl Service {
     /// A handle to announce changes to the clients: resource updates, list changes.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
+    }
+
+    /// Serves Streamable HTTP on `addr` until Ctrl-C (SIGINT) or SIGTERM, then lets requests in
+    /// flight finish. Bind `127.0.0.1` for a local server: on a non-loopback address the
+    /// DNS-rebinding check is off unless [`Server::allowed_hosts`] was set.
+    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, shutdown_signal()).await
+    }
+
+    /// Serves Streamable HTTP on a bound listener until `shutdown` completes.
+    pub async fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<()> {
+        let local = listener.local_addr()?;
+        let mut options = self.core.options.http.clone();
+        if !options.hosts_configured && !crate::transport::http::is_loopback(&local) {
+            options.hosts = HostPolicy::Any;
+        }
+        let router = crate::transport::http::router(Arc::clone(&self.core), options);
+        crate::transport::http::serve(router, listener, shutdown).await?;
+        Ok(())
+    }
+
+    /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing
+    /// app (`app.merge(service.into_router())` or `nest`).
+    pub fn into_router(&self) -> axum::Router {
+        crate::transport::http::router(Arc::clone(&self.core), self.core.options.http.clone())
     }
 
     /// Serves one session on stdin and stdout (newline-delimited JSON-RPC) until stdin closes.

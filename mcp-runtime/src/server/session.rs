@@ -123,6 +123,23 @@ impl Session {
         self.negotiated.get().map(|n| n.version)
     }
 
+    /// A session for one stateless HTTP request: no handshake happened, so it is taken as done at
+    /// `version`, with a client that declared nothing.
+    pub(crate) fn new_stateless(
+        core: Arc<Core>,
+        notifier: Sink,
+        version: ProtocolVersion,
+    ) -> Arc<Self> {
+        let session = Self::new(core, notifier);
+        let client = Arc::new(ClientInfo {
+            implementation: crate::protocol::Implementation::new("stateless-client", "0"),
+            capabilities: crate::protocol::ClientCapabilities::default(),
+        });
+        let _ = session.negotiated.set(Negotiated { version, client });
+        session.initialized.store(true, Ordering::Release);
+        session
+    }
+
     /// Handles the raw bytes of one message (or batch) from the client.
     pub(crate) fn receive_bytes(self: &Arc<Self>, bytes: &[u8], sink: &Sink) {
         let value: Value = match serde_json::from_slice(bytes) {
@@ -132,6 +149,11 @@ impl Session {
                 return;
             }
         };
+        self.receive_value(value, sink);
+    }
+
+    /// Handles one parsed message (or batch) from the client.
+    pub(crate) fn receive_value(self: &Arc<Self>, value: Value, sink: &Sink) {
         match value {
             Value::Array(batch) => self.receive_batch(batch, sink),
             single => self.receive(single, sink),

@@ -120,15 +120,25 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     let mut writer = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(message) = outbox.recv().await {
-        writer.write_all(&message).await?;
-        writer.write_all(b"\n").await?;
+        write_line(&mut writer, &message).await?;
         while let Ok(message) = outbox.try_recv() {
-            writer.write_all(&message).await?;
-            writer.write_all(b"\n").await?;
+            write_line(&mut writer, &message).await?;
         }
         writer.flush().await?;
     }
     writer.shutdown().await
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &mut BufWriter<W>,
+    message: &[u8],
+) -> io::Result<()> {
+    // An empty message asks an HTTP stream to disconnect; stdio has nothing to do.
+    if message.is_empty() {
+        return Ok(());
+    }
+    writer.write_all(message).await?;
+    writer.write_all(b"\n").await
 }
 
 #[cfg(test)]

@@ -1,0 +1,716 @@
+//! Streamable HTTP (2025-03-26 to 2025-11-25): one endpoint, default `/mcp`, on axum.
+//!
+//! - **POST** carries one JSON-RPC message (or, on 2025-03-26, a batch). Notifications and the
+//!   client's responses get 202 with no body. A request gets `application/json`, or an SSE stream
+//!   when the client accepts one and the method runs user code (`tools/call`, `prompts/get`,
+//!   `resources/read`), so progress, logs and server requests arrive before the result. Each SSE
+//!   stream opens with a priming event (an id, `retry`, empty data) on sessions at 2025-11-25.
+//! - **Sessions**: `initialize` mints an `Mcp-Session-Id` (32 random bytes, hex); later requests
+//!   without it get 400, with an unknown or ended one 404; DELETE ends a session; sessions idle
+//!   longer than the configured time (30 minutes) end too.
+//! - **GET** opens the standalone stream of server-initiated messages (one per session, 409 for a
+//!   second), or, with `Last-Event-ID`, resumes the stream that id belongs to: the events it
+//!   missed, then the live rest. Every event has an id; each stream's log is bounded.
+//! - **`MCP-Protocol-Version`**: a value this server does not support is 400; a missing one means
+//!   2025-03-26; a supported one that differs from the session's is accepted.
+//! - **DNS rebinding**: by default `Host` (and `Origin`, when present) must name a loopback host
+//!   (`localhost`, `127.0.0.1`, `[::1]`, any port), else 403. `serve_http` on a non-loopback
+//!   address drops the check unless hosts were configured.
+//! - **Stateless mode** (`Server::stateless_http`): no sessions; every POST is served on its own,
+//!   GET and DELETE are 405. For deployments behind load balancers; no server-to-client requests.
+
+// Early returns of a ready `Response` read best as `Result<_, Response>`; the error path is
+// the cold one, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
+mod stream;
+
+use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use self::stream::{EventStream, parse_event_id};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, encode_error};
+use crate::server::{Core, Session, Sink};
+
+/// Which `Host` (and `Origin`) values the endpoint accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HostPolicy {
+    /// Loopback names on any port: the default, against DNS rebinding.
+    Loopback,
+    /// These host names (any port).
+    Only(Vec<String>),
+    /// No check (a public server behind its own front door).
+    Any,
+}
+
+/// The Streamable HTTP settings of a server.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpOptions {
+    pub(crate) path: String,
+    pub(crate) hosts: HostPolicy,
+    pub(crate) hosts_configured: bool,
+    pub(crate) session_idle: Duration,
+    pub(crate) max_sessions: usize,
+    pub(crate) event_buffer: usize,
+    pub(crate) stateless: bool,
+    pub(crate) retry_ms: u64,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            hosts: HostPolicy::Loopback,
+            hosts_configured: false,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            event_buffer: 1_000,
+            stateless: false,
+            retry_ms: 1_000,
+        }
+    }
+}
+
+/// One HTTP session: the protocol session and its SSE streams.
+struct HttpSession {
+    session: Arc<Session>,
+    streams: Mutex<HashMap<u64, Arc<EventStream>>>,
+    standalone: Arc<EventStream>,
+    next_stream: AtomicU64,
+    last_seen: Mutex<Instant>,
+}
+
+impl HttpSession {
+    fn touch(&self) {
+        *self.last_seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    fn new_stream(&self, capacity: usize) -> Arc<EventStream> {
+        let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let stream = Arc::new(EventStream::new(id, capacity));
+        self.streams
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, Arc::clone(&stream));
+        stream
+    }
+
+    fn stream(&self, id: u64) -> Option<Arc<EventStream>> {
+        self.streams
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+    }
+}
+
+pub(crate) struct HttpState {
+    core: Arc<Core>,
+    options: HttpOptions,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+impl HttpState {
+    fn options(&self) -> &HttpOptions {
+        &self.options
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+        let Some(id) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
+            return Err(error_response(
+                StatusCode::BAD_REQUEST,
+                "the `Mcp-Session-Id` header is missing: send `initialize` first",
+            ));
+        };
+        let session = self
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned();
+        match session {
+            Some(session) => {
+                session.touch();
+                Ok(session)
+            }
+            None => Err(error_response(
+                StatusCode::NOT_FOUND,
+                "unknown or ended session: send `initialize` again",
+            )),
+        }
+    }
+
+    /// Ends sessions idle for longer than the configured time.
+    fn expire(&self) {
+        let idle = self.options().session_idle;
+        let now = Instant::now();
+        let expired: Vec<Arc<HttpSession>> = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            let dead: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| {
+                    now.duration_since(*s.last_seen.lock().unwrap_or_else(|e| e.into_inner()))
+                        > idle
+                })
+                .map(|(id, _)| id.clone())
+                .collect();
+            dead.into_iter()
+                .filter_map(|id| sessions.remove(&id))
+                .collect()
+        };
+        for session in expired {
+            tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
+        }
+    }
+}
+
+/// A JSON-RPC error without id as an HTTP response.
+fn error_response(status: StatusCode, message: &str) -> Response {
+    let code = match status {
+        StatusCode::NOT_FOUND => -32001,
+        _ => -32000,
+    };
+    json_response(
+        status,
+        encode_error(None, &ErrorObject::new(code, message.to_owned())),
+    )
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+fn sse_response(receiver: mpsc::UnboundedReceiver<Bytes>) -> Response {
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver
+            .recv()
+            .await
+            .map(|bytes| (Ok::<_, Infallible>(bytes), receiver))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header("x-accel-buffering", "no")
+        .body(Body::from_stream(stream))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+fn host_name(value: &str) -> &str {
+    let value = value.trim();
+    if let Some(rest) = value.strip_prefix('[') {
+        return rest
+            .split(']')
+            .next()
+            .map_or(value, |h| &value[..h.len() + 2]);
+    }
+    value.rsplit_once(':').map_or(value, |(host, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) {
+            host
+        } else {
+            value
+        }
+    })
+}
+
+/// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host.
+fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
+    let allowed = |host: &str| -> bool {
+        let host = host.to_ascii_lowercase();
+        match &options.hosts {
+            HostPolicy::Any => true,
+            HostPolicy::Loopback => matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]"),
+            HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(&host)),
+        }
+    };
+    if options.hosts == HostPolicy::Any {
+        return Ok(());
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(host_name);
+    if !host.is_some_and(allowed) {
+        return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+        let authority = authority.split('/').next().unwrap_or("");
+        if origin != "null" && !allowed(host_name(authority)) {
+            return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Origin`"));
+        }
+    }
+    Ok(())
+}
+
+/// What the client's `Accept` header allows, read as a list.
+fn accepts(headers: &HeaderMap) -> (bool, bool) {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return (true, false);
+    };
+    let mut json = false;
+    let mut sse = false;
+    for item in accept.split(',') {
+        let media = item
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        match media.as_str() {
+            "application/json" => json = true,
+            "text/event-stream" => sse = true,
+            "*/*" | "application/*" => json = true,
+            _ => {}
+        }
+    }
+    (json, sse)
+}
+
+fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
+    match headers.get("mcp-protocol-version") {
+        None => Ok(None),
+        Some(value) => match value.to_str().ok().and_then(ProtocolVersion::parse) {
+            Some(version) if version.has_handshake() => Ok(Some(version)),
+            _ => Err(error_response(
+                StatusCode::BAD_REQUEST,
+                "unsupported `MCP-Protocol-Version`",
+            )),
+        },
+    }
+}
+
+fn session_id() -> String {
+    let mut bytes = [0u8; 32];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No system randomness: fall back to something unique, never a fixed value.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes[..16].copy_from_slice(&nanos.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The ids of the requests among the messages of a POST body.
+fn request_ids(messages: &[&Value]) -> Vec<RequestId> {
+    messages
+        .iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id").and_then(RequestId::from_json))
+        .collect()
+}
+
+/// Whether a reply (encoded JSON) is the response to one of `ids`; which one.
+fn answers(reply: &[u8], ids: &HashSet<RequestId>) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        id: Option<Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let envelope: Envelope = serde_json::from_slice(reply).ok()?;
+    if envelope.method.is_some() {
+        return None;
+    }
+    let id = RequestId::from_json(envelope.id.as_ref()?)?;
+    ids.contains(&id).then_some(id)
+}
+
+async fn handle_post(
+    State(state): State<Arc<HttpState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let options = state.options().clone();
+    if let Err(response) = check_host(&options, &headers) {
+        return response;
+    }
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .eq_ignore_ascii_case("application/json")
+    {
+        return error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "`Content-Type` must be `application/json`",
+        );
+    }
+    let (accepts_json, accepts_sse) = accepts(&headers);
+    if !accepts_json && !accepts_sse {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            "`Accept` must list `application/json` or `text/event-stream`",
+        );
+    }
+    let version = match header_version(&headers) {
+        Ok(version) => version,
+        Err(response) => return response,
+    };
+    if body.len() > state.core.options.max_message_size {
+        return error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the body exceeds the message size limit",
+        );
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(value) => value,
+        Err(error) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                encode_error(None, &ErrorObject::parse_error(error)),
+            );
+        }
+    };
+    let messages: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        single => vec![single],
+    };
+    let is_initialize = messages.len() == 1
+        && messages[0].get("method").and_then(Value::as_str) == Some("initialize");
+    let ids = request_ids(&messages);
+
+    // `initialize` opens a session (or, stateless, is answered on its own).
+    if is_initialize {
+        let (sink, mut replies) = mpsc::unbounded_channel();
+        let (notifier, notifications) = mpsc::unbounded_channel();
+        let session = Session::new(Arc::clone(&state.core), notifier);
+        session.receive_value(value, &sink);
+        let Some(reply) = replies.recv().await else {
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        };
+        let ok = session.version().is_some();
+        let mut response = json_response(StatusCode::OK, reply);
+        if ok && !options.stateless {
+            let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            if sessions.len() >= options.max_sessions {
+                return error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "too many sessions; try again later",
+                );
+            }
+            let id = session_id();
+            let standalone = Arc::new(EventStream::new(0, options.event_buffer));
+            let http_session = Arc::new(HttpSession {
+                session,
+                streams: Mutex::new(HashMap::from([(0, Arc::clone(&standalone))])),
+                standalone: Arc::clone(&standalone),
+                next_stream: AtomicU64::new(1),
+                last_seen: Mutex::new(Instant::now()),
+            });
+            sessions.insert(id.clone(), http_session);
+            tokio::spawn(pump(notifications, standalone, HashSet::new()));
+            if let Ok(value) = HeaderValue::from_str(&id) {
+                response.headers_mut().insert("mcp-session-id", value);
+            }
+        }
+        return response;
+    }
+
+    let (session, http_session) = if options.stateless {
+        let (notifier, _) = mpsc::unbounded_channel();
+        let version = version.unwrap_or(ProtocolVersion::V2025_03_26);
+        (
+            Session::new_stateless(Arc::clone(&state.core), notifier, version),
+            None,
+        )
+    } else {
+        match state.session(&headers) {
+            Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
+            Err(response) => return response,
+        }
+    };
+
+    // Notifications and responses: accepted, no body.
+    if ids.is_empty() {
+        let (sink, _) = mpsc::unbounded_channel();
+        session.receive_value(value, &sink);
+        return StatusCode::ACCEPTED.into_response();
+    }
+
+    let (sink, replies): (Sink, _) = mpsc::unbounded_channel();
+    let runs_user_code = messages.iter().any(|m| {
+        matches!(
+            m.get("method").and_then(Value::as_str),
+            Some("tools/call" | "prompts/get" | "resources/read")
+        )
+    });
+    let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
+    let batch = value.is_array();
+    session.receive_value(value, &sink);
+    let pending: HashSet<RequestId> = ids.into_iter().collect();
+
+    if wants_sse {
+        let stream = match &http_session {
+            Some(http_session) => http_session.new_stream(options.event_buffer),
+            None => Arc::new(EventStream::new(1, options.event_buffer)),
+        };
+        let live = stream.attach(None);
+        if session
+            .version()
+            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+            && http_session.is_some()
+        {
+            stream.prime(options.retry_ms);
+        }
+        tokio::spawn(pump(replies, stream, pending));
+        return sse_response(live);
+    }
+    json_replies(replies, pending, batch, http_session.as_deref()).await
+}
+
+/// Moves a request's replies into its SSE stream until every request of the POST is answered.
+async fn pump(
+    mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
+    stream: Arc<EventStream>,
+    mut pending: HashSet<RequestId>,
+) {
+    let finite = !pending.is_empty();
+    while let Some(reply) = replies.recv().await {
+        if reply.is_empty() {
+            stream.disconnect();
+            continue;
+        }
+        if let Some(id) = answers(&reply, &pending) {
+            pending.remove(&id);
+        }
+        let last = finite && pending.is_empty();
+        stream.push(&reply, last);
+        if last {
+            return;
+        }
+    }
+}
+
+/// Collects the responses of a POST answered with JSON; anything else the handlers sent on the
+/// way goes to the session's standalone stream.
+async fn json_replies(
+    mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut pending: HashSet<RequestId>,
+    batch: bool,
+    http_session: Option<&HttpSession>,
+) -> Response {
+    let mut answered = Vec::new();
+    while !pending.is_empty() {
+        let Some(reply) = replies.recv().await else {
+            break;
+        };
+        if reply.is_empty() {
+            continue;
+        }
+        match answers(&reply, &pending) {
+            Some(id) => {
+                pending.remove(&id);
+                answered.push(reply);
+            }
+            // A batch reply is one array that answers them all.
+            None if reply.first() == Some(&b'[') => {
+                answered.push(reply);
+                break;
+            }
+            // Errors without an id (a malformed message) answer the POST too.
+            None if reply.starts_with(br#"{"jsonrpc":"2.0","error""#) => {
+                answered.push(reply);
+                break;
+            }
+            None => {
+                if let Some(http_session) = http_session {
+                    http_session.standalone.push(&reply, false);
+                }
+            }
+        }
+    }
+    let body = if batch && answered.len() > 1 {
+        let mut out = vec![b'['];
+        for (i, reply) in answered.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(reply);
+        }
+        out.push(b']');
+        out
+    } else {
+        answered.into_iter().next().unwrap_or_default()
+    };
+    json_response(StatusCode::OK, body)
+}
+
+async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+    if let Err(response) = check_host(state.options(), &headers) {
+        return response;
+    }
+    if state.options().stateless {
+        return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "POST")]).into_response();
+    }
+    if !accepts(&headers).1 {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            "`Accept` must list `text/event-stream`",
+        );
+    }
+    if let Err(response) = header_version(&headers) {
+        return response;
+    }
+    let session = match state.session(&headers) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+        let Some((stream, sequence)) = parse_event_id(last) else {
+            return error_response(StatusCode::BAD_REQUEST, "malformed `Last-Event-ID`");
+        };
+        let Some(stream) = session.stream(stream) else {
+            return error_response(StatusCode::NOT_FOUND, "no stream for that `Last-Event-ID`");
+        };
+        return sse_response(stream.attach(Some(sequence)));
+    }
+    if session.standalone.is_attached() {
+        return error_response(
+            StatusCode::CONFLICT,
+            "this session already has its standalone stream open",
+        );
+    }
+    sse_response(session.standalone.attach(None))
+}
+
+async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+    if let Err(response) = check_host(state.options(), &headers) {
+        return response;
+    }
+    if state.options().stateless {
+        return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "POST")]).into_response();
+    }
+    let session = match state.session(&headers) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let id = headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    state
+        .sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&id);
+    session.session.shutdown(Duration::ZERO).await;
+    StatusCode::OK.into_response()
+}
+
+/// The endpoint as an axum router, at the configured path.
+pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
+    let path = options.path.clone();
+    let idle = options.session_idle;
+    let state = Arc::new(HttpState {
+        core,
+        options,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    // Expire idle sessions; the task ends with the router.
+    let weak = Arc::downgrade(&state);
+    tokio::spawn(async move {
+        let period = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+        loop {
+            tokio::time::sleep(period).await;
+            match weak.upgrade() {
+                Some(state) => state.expire(),
+                None => return,
+            }
+        }
+    });
+    Router::new()
+        .route(
+            &path,
+            post(handle_post).get(handle_get).delete(handle_delete),
+        )
+        .with_state(state)
+}
+
+/// Serves the endpoint on `addr` until `shutdown` completes; requests in flight are finished.
+pub(crate) async fn serve(
+    router: Router,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use axum::serve::ListenerExt as _;
+    let listener = listener.tap_io(|stream| {
+        // Small SSE writes must not wait for the client's delayed ACK.
+        let _ = stream.set_nodelay(true);
+    });
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Whether binding `addr` makes a local server, for the default DNS-rebinding policy.
+pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_compared_without_ports() {
+        assert_eq!(host_name("127.0.0.1:3000"), "127.0.0.1");
+        assert_eq!(host_name("localhost"), "localhost");
+        assert_eq!(host_name("[::1]:80"), "[::1]");
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
+        assert!(check_host(&HttpOptions::default(), &headers).is_err());
+        headers.insert(header::HOST, HeaderValue::from_static("localhost:8080"));
+        assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://evil.example.com"),
+        );
+        assert!(check_host(&HttpOptions::default(), &headers).is_err());
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:8080"),
+        );
+        assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+    }
+
+    #[test]
+    fn accept_is_a_list() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream, application/json;q=0.9"),
+        );
+        assert_eq!(accepts(&headers), (true, true));
+        headers.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
+        assert_eq!(accepts(&headers), (false, false));
+    }
+}
