@@ -131,9 +131,27 @@ pub trait ToolParameter {}
     message = "`{Self}` cannot be returned from a `#[tool]`",
     label = "unsupported return type",
     note = "return a type that implements `serde::Serialize` and `schemars::JsonSchema` (it becomes `structuredContent`), `String`, a content block, `CallToolResult`, or a type that implements `mcp_runtime::IntoCallToolResult`",
-    note = "wrap it in `Result<_, E>` with `E: Display` to report errors to the model"
+    note = "any of these may be wrapped in `Result<_, E>` with `E: Display`: an `Err` becomes a tool error the model reads"
 )]
 pub trait ToolReturn {}
+
+/// The `E` of a `Result` a `#[tool]` or `#[prompt]` returns: its `Display` text is the error
+/// the client sees. Every `Display` type is one; the trait exists for its diagnostic.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the error type of a tool or prompt: it does not implement `Display`",
+    label = "an `Err` is sent to the client as its `Display` text",
+    note = "a `#[tool]` reports `Err(e)` as a tool error (`isError: true`) whose text, `e.to_string()`, the model reads",
+    note = "implement `std::fmt::Display` for `{Self}`, or map the error into `ToolError` or `String`"
+)]
+pub trait ErrorMessage {
+    fn error_message(&self) -> String;
+}
+
+impl<E: Display + ?Sized> ErrorMessage for E {
+    fn error_message(&self) -> String {
+        self.to_string()
+    }
+}
 
 /// Dispatch on a tool parameter's type.
 pub mod param {
@@ -190,13 +208,13 @@ pub mod param {
         }
     }
 
+    /// The last resort. Only `declare` carries the diagnostic bound, so an unsupported type is
+    /// reported once; rustc blames the `meta` argument, which the expansion spans over the type.
     pub trait ViaUnsupported<P> {
         fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>)
         where
             P: ToolParameter;
-        fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P>
-        where
-            P: ToolParameter;
+        fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P> ViaUnsupported<P> for Probe<P> {
@@ -205,10 +223,7 @@ pub mod param {
             P: ToolParameter,
         {
         }
-        fn extract(self, _: &mut ToolCall, _: &ParamMeta<P>) -> Option<P>
-        where
-            P: ToolParameter,
-        {
+        fn extract(self, _: &mut ToolCall, _: &ParamMeta<P>) -> Option<P> {
             None
         }
     }
@@ -237,7 +252,7 @@ pub mod ret {
         fn inner(self) -> Probe<T>;
         fn split(self, value: Result<T, E>) -> Result<T, Failure>
         where
-            E: Display;
+            E: ErrorMessage;
     }
 
     impl<T, E> SplitResult<T, E> for &Probe<Result<T, E>> {
@@ -246,9 +261,9 @@ pub mod ret {
         }
         fn split(self, value: Result<T, E>) -> Result<T, Failure>
         where
-            E: Display,
+            E: ErrorMessage,
         {
-            value.map_err(|error| Failure(error.to_string()))
+            value.map_err(|error| Failure(error.error_message()))
         }
     }
 
@@ -267,24 +282,24 @@ pub mod ret {
     }
 
     pub trait ViaContent<T> {
-        fn declare_output(self, builder: &mut ToolBuilder);
+        fn declare_output(self, builder: &mut ToolBuilder, at: &Probe<T>);
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
     }
 
     impl<T: IntoCallToolResult> ViaContent<T> for &&Probe<T> {
-        fn declare_output(self, _: &mut ToolBuilder) {}
+        fn declare_output(self, _: &mut ToolBuilder, _: &Probe<T>) {}
         fn into_result(self, value: T, _: &ToolCall) -> CallToolResult {
             value.into_call_tool_result()
         }
     }
 
     pub trait ViaStructured<T> {
-        fn declare_output(self, builder: &mut ToolBuilder);
+        fn declare_output(self, builder: &mut ToolBuilder, at: &Probe<T>);
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
     }
 
     impl<T: Serialize + JsonSchema> ViaStructured<T> for &Probe<T> {
-        fn declare_output(self, builder: &mut ToolBuilder) {
+        fn declare_output(self, builder: &mut ToolBuilder, _: &Probe<T>) {
             builder.structured_output::<T>();
         }
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult {
@@ -292,25 +307,23 @@ pub mod ret {
         }
     }
 
+    /// The last resort. Only `declare_output` carries the diagnostic bound, so an unsupported
+    /// type is reported once; rustc blames the `at` argument, which the expansion spans over the
+    /// return type.
     pub trait ViaUnsupportedReturn<T> {
-        fn declare_output(self, builder: &mut ToolBuilder)
+        fn declare_output(self, builder: &mut ToolBuilder, at: &Probe<T>)
         where
             T: ToolReturn;
-        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult
-        where
-            T: ToolReturn;
+        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
     }
 
     impl<T> ViaUnsupportedReturn<T> for Probe<T> {
-        fn declare_output(self, _: &mut ToolBuilder)
+        fn declare_output(self, _: &mut ToolBuilder, _: &Probe<T>)
         where
             T: ToolReturn,
         {
         }
-        fn into_result(self, _: T, _: &ToolCall) -> CallToolResult
-        where
-            T: ToolReturn,
-        {
+        fn into_result(self, _: T, _: &ToolCall) -> CallToolResult {
             CallToolResult::default()
         }
     }

@@ -7,9 +7,10 @@
 //! type is chosen by trait, through autoref specialization on `__private::Probe<T>`, with every
 //! dispatch spanned at the user's type so a type that fits nowhere gets its error there.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
+use syn::{GenericArgument, PathArguments, Type};
 
 use super::common::{
     call_user_fn, handler, icons_and_meta, meta_ident, param_meta, register, runtime_path,
@@ -52,8 +53,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let error = syn::Error::new(Span::call_site(), "`#[tool]` goes on a function")
-                .to_compile_error();
+            let error = not_a_function("#[tool]", &input).to_compile_error();
             return quote! { #error #input };
         }
     };
@@ -139,10 +139,11 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         let ty = param.ty;
         let meta = meta_ident(index, ty);
         let value = value_ident(index);
+        let meta_at = spanned_ref(&meta, ty);
         declares.push(quote_spanned! {ty.span()=>
             {
                 use __mcp::param::{ViaArgsStruct as _, ViaContext as _, ViaArgument as _, ViaUnsupported as _};
-                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta);
+                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, #meta_at);
             }
         });
         extracts.push(quote_spanned! {ty.span()=>
@@ -155,17 +156,28 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
     let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
     let call = call_user_fn(function);
     let ret_span = output.span();
+    let inner_at = spanned_ref(&format_ident!("__inner"), output);
+    // A `Result`'s error type is checked where the value is split: blame its `E` when it is
+    // spelled out, the whole type otherwise.
+    let (error_first, error_last) = first_last_spans(result_error_type(output).unwrap_or(output));
+    let split = Ident::new("split", error_first);
+    let out_at = {
+        let path = quote_spanned!(error_first=> ::core::convert::identity);
+        let mut args = Group::new(Delimiter::Parenthesis, quote!(__out));
+        args.set_span(error_last);
+        quote!(#path #args)
+    };
     let declare_output = quote_spanned! {ret_span=>
         {
             use __mcp::ret::{SplitResult as _, SplitPlain as _, ViaContent as _, ViaStructured as _, ViaUnsupportedReturn as _};
             let __inner = (&__mcp::Probe::<#output>::new()).inner();
-            (&&__inner).declare_output(&mut __builder);
+            (&&__inner).declare_output(&mut __builder, #inner_at);
         }
     };
     let convert_output = quote_spanned! {ret_span=>
         {
             use __mcp::ret::{SplitResult as _, SplitPlain as _, ViaContent as _, ViaStructured as _, ViaUnsupportedReturn as _};
-            match (&__mcp::Probe::<#output>::new()).split(__out) {
+            match (&__mcp::Probe::<#output>::new()).#split(#out_at) {
                 __mcp::Result::Ok(__value) => (&&__mcp::probe_of(&__value)).into_result(__value, &__call),
                 __mcp::Result::Err(__failure) => __failure.into_result(),
             }
@@ -195,5 +207,85 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         #(#declares)*
         #declare_output
         __builder.build()
+    }
+}
+
+/// The spans of the first and last tokens of `tokens`.
+fn first_last_spans(tokens: &impl ToTokens) -> (Span, Span) {
+    let mut iter = tokens.to_token_stream().into_iter();
+    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
+    let last = iter.last().map_or(first, |t| t.span());
+    (first, last)
+}
+
+/// `&ident`, spanned from the first to the last token of `over`. rustc blames a failed bound on
+/// the argument whose type names the failing type parameter, and spans an expression from its
+/// first token to its last, so the error underlines all of `over` (a stable `Span` cannot join).
+fn spanned_ref(ident: &Ident, over: &impl ToTokens) -> TokenStream {
+    let (first, last) = first_last_spans(over);
+    let mut ident = ident.clone();
+    ident.set_span(last);
+    quote_spanned!(first=> &#ident)
+}
+
+/// `E` when `ty` is spelled `..Result<T, E>`.
+fn result_error_type(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    if last.ident != "Result" || args.args.len() != 2 {
+        return None;
+    }
+    match args.args.last()? {
+        GenericArgument::Type(error) => Some(error),
+        _ => None,
+    }
+}
+
+/// The error for `attr` on an item that is not a function, spanned on the item's head
+/// (`struct Lookup`) rather than on the attribute.
+pub(crate) fn not_a_function(attr: &str, input: &TokenStream) -> syn::Error {
+    let head = |stream: syn::parse::ParseStream<'_>| -> syn::Result<TokenStream> {
+        stream.call(syn::Attribute::parse_outer)?;
+        stream.parse::<syn::Visibility>()?;
+        let mut head = TokenStream::new();
+        while let Some(tree) = stream.parse::<Option<TokenTree>>()? {
+            let done = !head.is_empty()
+                && matches!(&tree, TokenTree::Ident(i) if i != "unsafe" && i != "auto" && i != "extern");
+            head.extend([tree]);
+            if done {
+                break;
+            }
+        }
+        stream.parse::<TokenStream>()?;
+        Ok(head)
+    };
+    let head = syn::parse::Parser::parse2(head, input.clone()).unwrap_or_default();
+    let keyword = head.to_string();
+    let keyword = keyword
+        .split_whitespace()
+        .find(|w| !matches!(*w, "unsafe" | "auto" | "extern"));
+    let kind = match keyword {
+        Some("struct") => "a struct",
+        Some("enum") => "an enum",
+        Some("union") => "a union",
+        Some("trait") => "a trait",
+        Some("impl") => "an `impl` block",
+        Some("mod") => "a module",
+        Some("const") => "a constant",
+        Some("static") => "a static",
+        Some("type") => "a type alias",
+        Some("use") => "a `use` declaration",
+        _ => "this item",
+    };
+    let message = format!("`{attr}` goes on a function, not on {kind}");
+    if head.is_empty() {
+        syn::Error::new(Span::call_site(), message)
+    } else {
+        syn::Error::new_spanned(head, message)
     }
 }

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[tool(name = lookup_word)]
+async fn lookup(word: String) -> String {
+    word
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[tool]
+struct Lookup {
+    word: String,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[tool]
+async unsafe fn lookup(word: String) -> String {
+    word
+}
+
+fn main() {}
