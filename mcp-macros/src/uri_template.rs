@@ -1,37 +1,66 @@
-//! RFC 6570 URI templates, levels 1 to 4: the parser.
+//! RFC 6570 URI templates: the parser.
 //!
-//! This file is shared: the macros parse every `#[resource]` template with it at compile time,
-//! and the runtime includes the same file (`#[path]`) to parse templates registered at run time.
-//! It therefore uses nothing but `std`.
+//! One file, two crates: `#[resource]` parses its template here at compile time, and the runtime
+//! includes this same file (`#[path]`) to parse templates built at run time and to build its
+//! matcher. It therefore uses nothing but `std`, and every item is `pub(crate)`.
+//!
+//! The grammar is [RFC 6570 §2](https://www.rfc-editor.org/rfc/rfc6570#section-2), levels 1 to 4,
+//! with one restriction of ours: a variable appears once per template, because a URI binds each
+//! variable to one value. Errors carry the byte range of the text to fix, so the macro can point
+//! at the exact `{...}`.
 
-#![allow(dead_code)]
+#![allow(dead_code)] // each crate that includes this file uses a subset of it
 
 use std::fmt;
 use std::ops::Range;
 
-/// The operator of an expression: what comes before the variables, how they are separated and
-/// whether reserved characters pass unencoded (RFC 6570 appendix A).
+/// A parsed URI template: literal text and `{...}` expressions, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Template {
+    pub(crate) parts: Vec<Part>,
+}
+
+/// A run of literal text, or one `{...}` expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Literal text, exactly as written (percent-encoded triplets kept as they are).
+    Literal(String),
+    /// A `{...}` expression.
+    Expression(Expression),
+}
+
+/// One `{...}` expression: an operator and its variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Expression {
+    pub(crate) operator: Operator,
+    pub(crate) variables: Vec<VarSpec>,
+    /// The byte range of the whole expression, braces included.
+    pub(crate) span: Range<usize>,
+}
+
+/// The operator of an expression ([RFC 6570 §3.2](https://www.rfc-editor.org/rfc/rfc6570#section-3.2)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Operator {
-    /// `{v}`
+    /// `{v}`: simple string expansion.
     Simple,
-    /// `{+v}`
+    /// `{+v}`: reserved expansion, reserved characters pass through.
     Reserved,
-    /// `{#v}`
+    /// `{#v}`: fragment expansion, `#` then as `{+v}`.
     Fragment,
-    /// `{.v}`
+    /// `{.v}`: label expansion, `.` before each value.
     Label,
-    /// `{/v}`
+    /// `{/v}`: path segments, `/` before each value.
     PathSegment,
-    /// `{;v}`
+    /// `{;v}`: path-style parameters, `;name=value`.
     PathParam,
-    /// `{?v}`
+    /// `{?v}`: form-style query, `?name=value&...`.
     Query,
-    /// `{&v}`
+    /// `{&v}`: form-style query continuation, `&name=value`.
     QueryContinuation,
 }
 
 impl Operator {
+    /// The operator for the character after `{`, if it is one.
     fn from_char(c: char) -> Option<Self> {
         Some(match c {
             '+' => Self::Reserved,
@@ -45,11 +74,25 @@ impl Operator {
         })
     }
 
-    /// The operator's character in the template (`""` for simple expansion).
-    pub(crate) fn symbol(self) -> &'static str {
+    /// The character written after `{`; `None` for [`Operator::Simple`].
+    pub(crate) fn symbol(self) -> Option<char> {
         match self {
-            Self::Simple => "",
-            Self::Reserved => "+",
+            Self::Simple => None,
+            Self::Reserved => Some('+'),
+            Self::Fragment => Some('#'),
+            Self::Label => Some('.'),
+            Self::PathSegment => Some('/'),
+            Self::PathParam => Some(';'),
+            Self::Query => Some('?'),
+            Self::QueryContinuation => Some('&'),
+        }
+    }
+
+    /// What the expansion starts with when any variable is defined ("first" in RFC 6570
+    /// Appendix A).
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            Self::Simple | Self::Reserved => "",
             Self::Fragment => "#",
             Self::Label => ".",
             Self::PathSegment => "/",
@@ -59,15 +102,8 @@ impl Operator {
         }
     }
 
-    /// What an expansion starts with when any variable is defined.
-    pub(crate) fn first(self) -> &'static str {
-        match self {
-            Self::Simple | Self::Reserved => "",
-            other => other.symbol(),
-        }
-    }
-
-    /// What separates values.
+    /// What goes between two defined variables, and between the items of an exploded list
+    /// ("sep").
     pub(crate) fn separator(self) -> char {
         match self {
             Self::Simple | Self::Reserved | Self::Fragment => ',',
@@ -78,7 +114,7 @@ impl Operator {
         }
     }
 
-    /// Whether values are written `name=value`.
+    /// Whether values are written `name=value` ("named").
     pub(crate) fn named(self) -> bool {
         matches!(
             self,
@@ -86,7 +122,7 @@ impl Operator {
         )
     }
 
-    /// What follows the name of an empty value (`;x` but `?x=`).
+    /// What follows the name of a named variable whose value is empty ("ifemp").
     pub(crate) fn if_empty(self) -> &'static str {
         match self {
             Self::Query | Self::QueryContinuation => "=",
@@ -94,76 +130,41 @@ impl Operator {
         }
     }
 
-    /// Whether reserved characters are left unencoded.
+    /// Whether reserved characters pass through unencoded ("allow": U+R rather than U).
     pub(crate) fn allow_reserved(self) -> bool {
         matches!(self, Self::Reserved | Self::Fragment)
     }
 }
 
-/// One variable of an expression: `name`, `name*` or `name:3`.
+/// One variable of an expression: `name`, `name*` or `name:n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct VarSpec {
+    /// The name as written (it may contain `.` and `%XX`).
     pub(crate) name: String,
+    /// `name*`: a list, one item per separator.
     pub(crate) explode: bool,
+    /// `name:n`: at most the first `n` characters of the value (1 to 9999).
     pub(crate) prefix: Option<u16>,
-    /// Byte range of the variable in the template text.
+    /// The byte range of the variable, modifier included.
     pub(crate) span: Range<usize>,
-}
-
-/// One `{...}` expression.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Expression {
-    pub(crate) operator: Operator,
-    pub(crate) variables: Vec<VarSpec>,
-    /// Byte range of the whole expression, braces included.
-    pub(crate) span: Range<usize>,
-}
-
-/// A piece of a template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Part {
-    /// Literal text, matched exactly.
-    Literal(String),
-    /// An expression.
-    Expression(Expression),
-}
-
-/// A parsed template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Template {
-    pub(crate) parts: Vec<Part>,
-    pub(crate) text: String,
-}
-
-impl Template {
-    /// Every variable, in order.
-    pub(crate) fn variables(&self) -> impl Iterator<Item = &VarSpec> {
-        self.parts.iter().flat_map(|part| match part {
-            Part::Expression(expression) => expression.variables.iter(),
-            Part::Literal(_) => [].iter(),
-        })
-    }
-
-    /// Whether the template has no expressions: a plain URI.
-    pub(crate) fn is_static(&self) -> bool {
-        self.parts
-            .iter()
-            .all(|part| matches!(part, Part::Literal(_)))
-    }
-}
-
-impl fmt::Display for Template {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
 }
 
 /// Why a template does not parse, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TemplateError {
+    /// What is wrong and how to fix it, lower case, code in backticks.
     pub(crate) message: String,
-    /// Byte range of the offending text.
+    /// The byte range of the text to fix; never empty, always on character boundaries.
     pub(crate) span: Range<usize>,
+}
+
+impl TemplateError {
+    fn new(message: impl Into<String>, span: Range<usize>) -> Self {
+        Self {
+            message: message.into(),
+            span,
+        }
+    }
 }
 
 impl fmt::Display for TemplateError {
@@ -172,67 +173,123 @@ impl fmt::Display for TemplateError {
     }
 }
 
-fn error(message: impl Into<String>, span: Range<usize>) -> TemplateError {
-    TemplateError {
-        message: message.into(),
-        span,
+impl std::error::Error for TemplateError {}
+
+impl Template {
+    /// The expressions, in order.
+    pub(crate) fn expressions(&self) -> impl Iterator<Item = &Expression> {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Expression(expression) => Some(expression),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// Every variable, in order.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &VarSpec> {
+        self.expressions()
+            .flat_map(|expression| &expression.variables)
+    }
+
+    /// Whether the template has no expression: it is one fixed URI.
+    pub(crate) fn is_static(&self) -> bool {
+        self.expressions().next().is_none()
     }
 }
 
-fn is_hex(b: u8) -> bool {
-    b.is_ascii_hexdigit()
+impl fmt::Display for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in &self.parts {
+            match part {
+                Part::Literal(text) => f.write_str(text)?,
+                Part::Expression(expression) => write!(f, "{expression}")?,
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Parses a template.
+impl fmt::Display for Expression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        if let Some(symbol) = self.operator.symbol() {
+            write!(f, "{symbol}")?;
+        }
+        for (i, var) in self.variables.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{var}")?;
+        }
+        f.write_str("}")
+    }
+}
+
+impl fmt::Display for VarSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if self.explode {
+            f.write_str("*")?;
+        }
+        if let Some(prefix) = self.prefix {
+            write!(f, ":{prefix}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses `text` as an RFC 6570 template (levels 1 to 4).
 pub(crate) fn parse(text: &str) -> Result<Template, TemplateError> {
-    let bytes = text.as_bytes();
     let mut parts = Vec::new();
     let mut literal = String::new();
+    let mut seen: Vec<String> = Vec::new();
     let mut i = 0;
-    while i < text.len() {
-        let c = text[i..].chars().next().unwrap_or('\0');
+    while let Some(c) = text[i..].chars().next() {
         match c {
             '{' => {
-                let Some(close) = text[i..].find('}') else {
-                    return Err(error(
-                        format!("unclosed expression `{}`: add `}}`", &text[i..]),
-                        i..text.len(),
-                    ));
-                };
-                let end = i + close + 1;
-                if let Some(open) = text[i + 1..end - 1].find('{') {
-                    let at = i + 1 + open;
-                    return Err(error(
-                        format!("unclosed expression `{}`: add `}}`", &text[i..at]),
-                        i..at,
-                    ));
-                }
                 if !literal.is_empty() {
                     parts.push(Part::Literal(std::mem::take(&mut literal)));
                 }
-                parts.push(Part::Expression(parse_expression(text, i, end)?));
-                i = end;
+                let expression = parse_expression(text, i)?;
+                for var in &expression.variables {
+                    if seen.contains(&var.name) {
+                        return Err(TemplateError::new(
+                            format!(
+                                "variable `{}` appears twice: a URI binds each variable once, so rename or remove one",
+                                var.name
+                            ),
+                            var.span.clone(),
+                        ));
+                    }
+                    seen.push(var.name.clone());
+                }
+                i = expression.span.end;
+                parts.push(Part::Expression(expression));
             }
             '}' => {
-                return Err(error(
-                    "`}` without `{`: remove it or open an expression",
+                return Err(TemplateError::new(
+                    "`}` without `{`: remove it, or write it as `%7D`",
                     i..i + 1,
                 ));
             }
             '%' => {
-                if i + 2 < bytes.len() && is_hex(bytes[i + 1]) && is_hex(bytes[i + 2]) {
-                    literal.push_str(&text[i..i + 3]);
-                    i += 3;
-                } else {
-                    return Err(error(
-                        "`%` must start a percent-encoding such as `%20`",
-                        i..(i + 3).min(text.len()),
-                    ));
-                }
+                let triplet = percent_triplet(text, i)?;
+                literal.push_str(triplet);
+                i += triplet.len();
             }
-            c if c.is_control() || " \"'<>\\^`|".contains(c) => {
-                return Err(error(
-                    format!("{c:?} is not allowed in a URI template; percent-encode it"),
+            c if forbidden_in_literal(c) => {
+                let what = match c {
+                    ' ' => "a space".to_owned(),
+                    c if c.is_control() => format!("control character U+{:04X}", u32::from(c)),
+                    c => format!("`{c}`"),
+                };
+                let mut utf8 = [0; 4];
+                let encoded: String = c
+                    .encode_utf8(&mut utf8)
+                    .bytes()
+                    .map(|b| format!("%{b:02X}"))
+                    .collect();
+                return Err(TemplateError::new(
+                    format!("{what} is not allowed in a URI template: write it as `{encoded}`"),
                     i..i + c.len_utf8(),
                 ));
             }
@@ -245,204 +302,564 @@ pub(crate) fn parse(text: &str) -> Result<Template, TemplateError> {
     if !literal.is_empty() {
         parts.push(Part::Literal(literal));
     }
-    let template = Template {
-        parts,
-        text: text.to_owned(),
-    };
-    let mut seen: Vec<&VarSpec> = Vec::new();
-    for var in template.variables() {
-        if seen.iter().any(|v| v.name == var.name) {
-            return Err(error(
-                format!("variable `{}` appears twice", var.name),
-                var.span.clone(),
-            ));
-        }
-        seen.push(var);
-    }
-    Ok(template)
+    Ok(Template { parts })
 }
 
-fn parse_expression(text: &str, start: usize, end: usize) -> Result<Expression, TemplateError> {
-    let inner_start = start + 1;
-    let inner = &text[inner_start..end - 1];
-    if inner.is_empty() {
-        return Err(error("empty expression `{}`: name a variable", start..end));
+/// Characters a literal may not contain unencoded (RFC 6570 §2.1: controls, space, `"`, `<`,
+/// `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`). `'` is accepted: it is a URI sub-delimiter.
+fn forbidden_in_literal(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            ' ' | '"' | '<' | '>' | '\\' | '^' | '`' | '{' | '|' | '}'
+        )
+}
+
+/// The `%XX` triplet at `at`, or an error spanning `%` and the (up to two) characters after it.
+fn percent_triplet(text: &str, at: usize) -> Result<&str, TemplateError> {
+    let bytes = text.as_bytes();
+    let valid = bytes.len() >= at + 3
+        && bytes[at + 1].is_ascii_hexdigit()
+        && bytes[at + 2].is_ascii_hexdigit();
+    if valid {
+        return Ok(&text[at..at + 3]);
     }
-    let first = inner.chars().next().unwrap_or(' ');
-    let (operator, list_start) = match Operator::from_char(first) {
-        Some(operator) => (operator, inner_start + 1),
-        None if "=,!@|".contains(first) => {
-            return Err(error(
-                format!("operator `{first}` is reserved for future extensions"),
-                inner_start..inner_start + 1,
+    let end = text[at..]
+        .char_indices()
+        .nth(3)
+        .map_or(text.len(), |(offset, _)| at + offset);
+    Err(TemplateError::new(
+        format!(
+            "invalid percent-encoding `{}`: `%` starts `%XX` with two hex digits; write `%` itself as `%25`",
+            &text[at..end]
+        ),
+        at..end,
+    ))
+}
+
+/// Parses the expression whose `{` is at `start`.
+fn parse_expression(text: &str, start: usize) -> Result<Expression, TemplateError> {
+    let after = start + 1;
+    let close = match text[after..].find(['{', '}']) {
+        Some(offset) if text.as_bytes()[after + offset] == b'}' => after + offset,
+        found => {
+            let stop = found.map_or(text.len(), |offset| after + offset);
+            let excerpt = text[start..stop].trim_end();
+            return Err(TemplateError::new(
+                format!("unclosed expression `{excerpt}`: add `}}`"),
+                start..start + excerpt.len(),
             ));
         }
-        None => (Operator::Simple, inner_start),
     };
-    let list = &text[list_start..end - 1];
+    let span = start..close + 1;
+    let (operator, list_start) = match text[after..close].chars().next() {
+        None => {
+            return Err(TemplateError::new(
+                "empty expression `{}`: name a variable",
+                span,
+            ));
+        }
+        Some(c @ ('=' | ',' | '!' | '@' | '|')) => {
+            return Err(TemplateError::new(
+                format!("operator `{c}` is reserved for future extensions: remove it"),
+                after..after + 1,
+            ));
+        }
+        Some(c) => match Operator::from_char(c) {
+            Some(operator) => (operator, after + 1),
+            None => (Operator::Simple, after),
+        },
+    };
+    let list = &text[list_start..close];
     if list.is_empty() {
-        return Err(error(
-            format!("expression `{}` names no variable", &text[start..end]),
-            start..end,
+        return Err(TemplateError::new(
+            format!(
+                "empty expression `{}`: name a variable",
+                &text[span.clone()]
+            ),
+            span,
         ));
     }
     let mut variables = Vec::new();
     let mut offset = list_start;
     for spec in list.split(',') {
-        let span = offset..offset + spec.len();
+        if spec.is_empty() {
+            return Err(TemplateError::new(
+                format!(
+                    "empty variable name in `{}`: name a variable or remove the extra `,`",
+                    &text[span.clone()]
+                ),
+                span,
+            ));
+        }
+        variables.push(parse_varspec(spec, offset..offset + spec.len())?);
         offset += spec.len() + 1;
-        variables.push(parse_varspec(spec, span)?);
     }
     Ok(Expression {
         operator,
         variables,
-        span: start..end,
-    })
-}
-
-fn parse_varspec(spec: &str, span: Range<usize>) -> Result<VarSpec, TemplateError> {
-    if spec.contains('*') && spec.contains(':') {
-        return Err(error(
-            format!("`{spec}`: a variable cannot have both `*` and `:n`"),
-            span,
-        ));
-    }
-    let (name, explode, prefix) = if let Some(name) = spec.strip_suffix('*') {
-        (name, true, None)
-    } else if let Some((name, digits)) = spec.split_once(':') {
-        let prefix = digits
-            .parse::<u16>()
-            .ok()
-            .filter(|n| (1..=9999).contains(n) && !digits.starts_with('0'))
-            .ok_or_else(|| {
-                error(
-                    format!("prefix `:{digits}` must be 1 to 9999"),
-                    span.clone(),
-                )
-            })?;
-        (name, false, Some(prefix))
-    } else {
-        (spec, false, None)
-    };
-    if !valid_name(name) {
-        return Err(error(
-            format!("invalid variable name `{name}`: use letters, digits, `_` and `%XX`"),
-            span,
-        ));
-    }
-    Ok(VarSpec {
-        name: name.to_owned(),
-        explode,
-        prefix,
         span,
     })
 }
 
-fn valid_name(name: &str) -> bool {
-    if name.is_empty() || name.starts_with('.') || name.ends_with('.') || name.contains("..") {
-        return false;
+/// Parses one `varspec` (`name`, `name*`, `name:n`) found at `span`.
+fn parse_varspec(spec: &str, span: Range<usize>) -> Result<VarSpec, TemplateError> {
+    let name_end = spec.find([':', '*']).unwrap_or(spec.len());
+    let (name, modifier) = spec.split_at(name_end);
+    let name_span = span.start..span.start + name_end;
+    let modifier_span = name_span.end..span.end;
+    if name.is_empty() {
+        return Err(TemplateError::new(
+            format!("`{modifier}` needs a variable name before it"),
+            span,
+        ));
     }
-    let bytes = name.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                if !(is_hex(bytes[i + 1]) && is_hex(bytes[i + 2])) {
-                    return false;
-                }
-                i += 3;
+    if !valid_name(name) {
+        return Err(TemplateError::new(
+            format!(
+                "invalid variable name `{name}`: use letters, digits, `_` and `%XX`, with single `.` between them"
+            ),
+            name_span,
+        ));
+    }
+    let mut var = VarSpec {
+        name: name.to_owned(),
+        explode: false,
+        prefix: None,
+        span: span.clone(),
+    };
+    if modifier == "*" {
+        var.explode = true;
+    } else if let Some(rest) = modifier.strip_prefix('*') {
+        return Err(if rest.contains(':') {
+            TemplateError::new("a variable cannot have both `*` and `:n`: keep one", span)
+        } else {
+            TemplateError::new(
+                format!(
+                    "invalid modifier `{modifier}`: use `*` to explode a list or `:n` for a prefix"
+                ),
+                modifier_span,
+            )
+        });
+    } else if let Some(digits) = modifier.strip_prefix(':') {
+        if digits.contains('*') {
+            return Err(TemplateError::new(
+                "a variable cannot have both `*` and `:n`: keep one",
+                span,
+            ));
+        }
+        // RFC 6570: max-length = %x31-39 0*3DIGIT
+        let valid = (1..=4).contains(&digits.len())
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && !digits.starts_with('0');
+        match digits.parse::<u16>() {
+            Ok(n) if valid => var.prefix = Some(n),
+            _ => {
+                return Err(TemplateError::new(
+                    format!("prefix `{modifier}` must be 1 to 9999"),
+                    modifier_span,
+                ));
             }
-            b'%' => return false,
-            b if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' => i += 1,
-            _ => return false,
         }
     }
-    true
+    Ok(var)
+}
+
+/// `varname = varchar *( ["."] varchar )`, `varchar = ALPHA / DIGIT / "_" / pct-encoded`.
+fn valid_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    let mut after_varchar = false;
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            after_varchar = true;
+            i += 1;
+        } else if b == b'%'
+            && bytes.len() >= i + 3
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit()
+        {
+            after_varchar = true;
+            i += 3;
+        } else if b == b'.' && after_varchar {
+            after_varchar = false;
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    after_varchar
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn err(text: &str) -> TemplateError {
-        parse(text).unwrap_err()
+    /// The message and the text its span covers.
+    fn error(text: &str) -> (String, &str) {
+        let error = parse(text).expect_err(text);
+        (error.message, &text[error.span])
+    }
+
+    fn var(name: &str, explode: bool, prefix: Option<u16>, span: Range<usize>) -> VarSpec {
+        VarSpec {
+            name: name.to_owned(),
+            explode,
+            prefix,
+            span,
+        }
+    }
+
+    #[test]
+    fn parses_literals_and_expressions_with_spans() {
+        let template = parse("notes://{id}/x{?q,limit:3,tag*}").unwrap();
+        assert_eq!(
+            template.parts,
+            vec![
+                Part::Literal("notes://".to_owned()),
+                Part::Expression(Expression {
+                    operator: Operator::Simple,
+                    variables: vec![var("id", false, None, 9..11)],
+                    span: 8..12
+                }),
+                Part::Literal("/x".to_owned()),
+                Part::Expression(Expression {
+                    operator: Operator::Query,
+                    variables: vec![
+                        var("q", false, None, 16..17),
+                        var("limit", false, Some(3), 18..25),
+                        var("tag", true, None, 26..30)
+                    ],
+                    span: 14..31,
+                }),
+            ]
+        );
+        let names: Vec<&str> = template.variables().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["id", "q", "limit", "tag"]);
+        assert!(!template.is_static());
     }
 
     #[test]
     fn every_operator_parses() {
-        let t = parse("a{b}{+c}{#d}{.e}{/f*}{;g}{?h,i:3}{&j}z").unwrap();
-        let ops: Vec<Operator> = t
-            .parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Expression(e) => Some(e.operator),
-                Part::Literal(_) => None,
-            })
-            .collect();
-        use Operator::*;
-        assert_eq!(
-            ops,
-            [
-                Simple,
-                Reserved,
-                Fragment,
-                Label,
-                PathSegment,
-                PathParam,
-                Query,
-                QueryContinuation
-            ]
-        );
-        let vars: Vec<&VarSpec> = t.variables().collect();
-        assert!(vars[4].explode && vars[4].name == "f");
-        assert_eq!(vars[7].prefix, Some(3));
-        assert!(parse("notes://x").unwrap().is_static());
-        assert_eq!(parse("x%20y{a.b}").unwrap().to_string(), "x%20y{a.b}");
+        let cases = [
+            ("{v}", Operator::Simple),
+            ("{+v}", Operator::Reserved),
+            ("{#v}", Operator::Fragment),
+            ("{.v}", Operator::Label),
+            ("{/v}", Operator::PathSegment),
+            ("{;v}", Operator::PathParam),
+            ("{?v}", Operator::Query),
+            ("{&v}", Operator::QueryContinuation),
+        ];
+        for (text, operator) in cases {
+            let template = parse(text).unwrap();
+            let expression = template.expressions().next().unwrap();
+            assert_eq!(expression.operator, operator, "{text}");
+            assert_eq!(
+                expression
+                    .operator
+                    .symbol()
+                    .map(String::from)
+                    .unwrap_or_default(),
+                &text[1..text.len() - 2]
+            );
+            assert_eq!(expression.variables[0].name, "v");
+        }
     }
 
     #[test]
-    fn mistakes_are_reported_with_their_span() {
-        assert_eq!(err("a://{id").message, "unclosed expression `{id`: add `}`");
-        assert_eq!(err("a://{id").span, 4..7);
+    fn operator_table_follows_rfc_6570_appendix_a() {
+        use Operator::*;
+        let table = [
+            (Simple, "", ',', false, "", false),
+            (Reserved, "", ',', false, "", true),
+            (Label, ".", '.', false, "", false),
+            (PathSegment, "/", '/', false, "", false),
+            (PathParam, ";", ';', true, "", false),
+            (Query, "?", '&', true, "=", false),
+            (QueryContinuation, "&", '&', true, "=", false),
+            (Fragment, "#", ',', false, "", true),
+        ];
+        for (op, first, sep, named, ifemp, allow) in table {
+            assert_eq!(op.prefix(), first, "{op:?}");
+            assert_eq!(op.separator(), sep, "{op:?}");
+            assert_eq!(op.named(), named, "{op:?}");
+            assert_eq!(op.if_empty(), ifemp, "{op:?}");
+            assert_eq!(op.allow_reserved(), allow, "{op:?}");
+        }
+    }
+
+    #[test]
+    fn static_templates_and_percent_encoded_literals() {
+        let template = parse("test://caf%C3%A9/a'b!").unwrap();
+        assert!(template.is_static());
         assert_eq!(
-            err("a://{}").message,
-            "empty expression `{}`: name a variable"
+            template.parts,
+            vec![Part::Literal("test://caf%C3%A9/a'b!".to_owned())]
+        );
+        assert_eq!(template.variables().count(), 0);
+        assert_eq!(parse("").unwrap().parts, vec![]);
+        assert!(parse("").unwrap().is_static());
+        assert!(parse("file:///é/日本").unwrap().is_static());
+    }
+
+    #[test]
+    fn variable_names_may_have_dots_and_percent_encoding() {
+        let template = parse("{a.b,c%20d,_1,X9}").unwrap();
+        let names: Vec<&str> = template.variables().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["a.b", "c%20d", "_1", "X9"]);
+    }
+
+    #[test]
+    fn display_reproduces_the_text() {
+        for text in [
+            "notes://{id}",
+            "{+path:6}/here",
+            "X{.list*}",
+            "{/var:1,other}",
+            "{;x,y,empty}",
+            "search{?q,limit}{&page}#top",
+            "{#keys*}",
+            "caf%C3%A9/{a.b}",
+            "",
+            "no-expressions",
+        ] {
+            assert_eq!(parse(text).unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn unclosed_expression() {
+        assert_eq!(
+            error("notes://{id"),
+            ("unclosed expression `{id`: add `}`".to_owned(), "{id")
         );
         assert_eq!(
-            err("a://{a b}").message,
-            "invalid variable name `a b`: use letters, digits, `_` and `%XX`"
-        );
-        assert_eq!(err("a://{a:0}").message, "prefix `:0` must be 1 to 9999");
-        assert_eq!(
-            err("a://{a:10000}").message,
-            "prefix `:10000` must be 1 to 9999"
+            error("a{b{c}"),
+            ("unclosed expression `{b`: add `}`".to_owned(), "{b")
         );
         assert_eq!(
-            err("a://{a*:3}").message,
-            "`a*:3`: a variable cannot have both `*` and `:n`"
+            error("x{"),
+            ("unclosed expression `{`: add `}`".to_owned(), "{")
+        );
+        let error = parse("notes://{id").unwrap_err();
+        assert_eq!(error.span, 8..11);
+    }
+
+    #[test]
+    fn empty_expression() {
+        assert_eq!(
+            error("a{}b"),
+            ("empty expression `{}`: name a variable".to_owned(), "{}")
         );
         assert_eq!(
-            err("a://{=a}").message,
-            "operator `=` is reserved for future extensions"
+            error("a{+}b"),
+            ("empty expression `{+}`: name a variable".to_owned(), "{+}")
         );
         assert_eq!(
-            err("a://a}").message,
-            "`}` without `{`: remove it or open an expression"
+            error("{a,}"),
+            (
+                "empty variable name in `{a,}`: name a variable or remove the extra `,`".to_owned(),
+                "{a,}"
+            )
         );
-        assert_eq!(err("a://{x}/{x}").message, "variable `x` appears twice");
-        assert_eq!(err("a://{x}/{x}").span, 9..10);
+        assert_eq!(error("{?a,,b}").1, "{?a,,b}");
+    }
+
+    #[test]
+    fn invalid_variable_names() {
+        let message = |name: &str| {
+            format!(
+                "invalid variable name `{name}`: use letters, digits, `_` and `%XX`, with single `.` between them"
+            )
+        };
+        assert_eq!(error("x/{a b}"), (message("a b"), "a b"));
+        assert_eq!(error("{ok,a-b}"), (message("a-b"), "a-b"));
+        assert_eq!(error("{.a.}"), (message("a."), "a."));
+        assert_eq!(error("{a..b}"), (message("a..b"), "a..b"));
+        assert_eq!(error("{é}"), (message("é"), "é"));
+        assert_eq!(error("{a%2}"), (message("a%2"), "a%2"));
+        assert_eq!(error("{/ x}"), (message(" x"), " x"));
         assert_eq!(
-            err("a://b c").message,
-            "' ' is not allowed in a URI template; percent-encode it"
+            error("{*}"),
+            ("`*` needs a variable name before it".to_owned(), "*")
         );
         assert_eq!(
-            err("a://%zz").message,
-            "`%` must start a percent-encoding such as `%20`"
+            error("{:3}"),
+            ("`:3` needs a variable name before it".to_owned(), ":3")
         );
-        assert_eq!(err("a://{?}").message, "expression `{?}` names no variable");
+    }
+
+    #[test]
+    fn prefixes_must_be_1_to_9999() {
         assert_eq!(
-            err("a://{a{b}").message,
-            "unclosed expression `{a`: add `}`"
+            error("{a:0}"),
+            ("prefix `:0` must be 1 to 9999".to_owned(), ":0")
         );
+        assert_eq!(
+            error("{a:10000}"),
+            ("prefix `:10000` must be 1 to 9999".to_owned(), ":10000")
+        );
+        assert_eq!(
+            error("{a:07}"),
+            ("prefix `:07` must be 1 to 9999".to_owned(), ":07")
+        );
+        assert_eq!(
+            error("{a:}"),
+            ("prefix `:` must be 1 to 9999".to_owned(), ":")
+        );
+        assert_eq!(
+            error("{a:x}"),
+            ("prefix `:x` must be 1 to 9999".to_owned(), ":x")
+        );
+        assert_eq!(
+            parse("{a:9999}")
+                .unwrap()
+                .variables()
+                .next()
+                .unwrap()
+                .prefix,
+            Some(9999)
+        );
+        assert_eq!(
+            parse("{a:1}").unwrap().variables().next().unwrap().prefix,
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn explode_and_prefix_together() {
+        let message = "a variable cannot have both `*` and `:n`: keep one".to_owned();
+        assert_eq!(error("{a*:3}"), (message.clone(), "a*:3"));
+        assert_eq!(error("{x,a:3*}"), (message, "a:3*"));
+        assert_eq!(
+            error("{a**}"),
+            (
+                "invalid modifier `**`: use `*` to explode a list or `:n` for a prefix".to_owned(),
+                "**"
+            )
+        );
+    }
+
+    #[test]
+    fn reserved_operators() {
+        for op in ['=', ',', '!', '@', '|'] {
+            let text = format!("x{{{op}a}}");
+            let (message, at) = error(&text);
+            assert_eq!(
+                message,
+                format!("operator `{op}` is reserved for future extensions: remove it")
+            );
+            assert_eq!(at, op.to_string());
+        }
+    }
+
+    #[test]
+    fn closing_brace_without_opening() {
+        assert_eq!(
+            error("a}b"),
+            (
+                "`}` without `{`: remove it, or write it as `%7D`".to_owned(),
+                "}"
+            )
+        );
+        assert_eq!(parse("{a}}").unwrap_err().span, 3..4);
+    }
+
+    #[test]
+    fn variables_appear_once() {
+        let message =
+            "variable `x` appears twice: a URI binds each variable once, so rename or remove one"
+                .to_owned();
+        let error = parse("{x}/{x}").unwrap_err();
+        assert_eq!((error.message, error.span), (message.clone(), 5..6));
+        let error = parse("{/x:1,x}").unwrap_err();
+        assert_eq!((error.message, error.span), (message.clone(), 6..7));
+        let error = parse("{?x}{&y,x*}").unwrap_err();
+        assert_eq!((error.message, error.span), (message, 8..10));
+    }
+
+    #[test]
+    fn literal_characters_that_must_be_encoded() {
+        assert_eq!(
+            error("a b"),
+            (
+                "a space is not allowed in a URI template: write it as `%20`".to_owned(),
+                " "
+            )
+        );
+        for (c, encoded) in [
+            ('"', "%22"),
+            ('<', "%3C"),
+            ('>', "%3E"),
+            ('\\', "%5C"),
+            ('^', "%5E"),
+            ('`', "%60"),
+            ('|', "%7C"),
+        ] {
+            let text = format!("x{c}y");
+            assert_eq!(
+                error(&text),
+                (
+                    format!("`{c}` is not allowed in a URI template: write it as `{encoded}`"),
+                    &text[1..2]
+                )
+            );
+        }
+        assert_eq!(
+            error("a\tb"),
+            (
+                "control character U+0009 is not allowed in a URI template: write it as `%09`"
+                    .to_owned(),
+                "\t"
+            )
+        );
+        assert_eq!(
+            error("a\u{7f}").0,
+            "control character U+007F is not allowed in a URI template: write it as `%7F`"
+        );
+        assert_eq!(
+            error("a\u{85}").0,
+            "control character U+0085 is not allowed in a URI template: write it as `%C2%85`"
+        );
+    }
+
+    #[test]
+    fn invalid_percent_encoding_in_literals() {
+        let message = |s: &str| {
+            format!(
+                "invalid percent-encoding `{s}`: `%` starts `%XX` with two hex digits; write `%` itself as `%25`"
+            )
+        };
+        assert_eq!(error("50%"), (message("%"), "%"));
+        assert_eq!(error("a%zzb"), (message("%zz"), "%zz"));
+        assert_eq!(error("a%4"), (message("%4"), "%4"));
+        assert_eq!(error("a%éé"), (message("%éé"), "%éé"));
+    }
+
+    #[test]
+    fn error_spans_are_on_character_boundaries() {
+        for text in [
+            "é{",
+            "é{é é}",
+            "é}",
+            "é%é",
+            "{é:0}",
+            "é é",
+            "{a,é,a}",
+            "{a:é}",
+            "é{}",
+            "é{,}",
+        ] {
+            let error = parse(text).unwrap_err();
+            assert!(
+                text.is_char_boundary(error.span.start) && text.is_char_boundary(error.span.end),
+                "{text}: {error:?}"
+            );
+            assert!(
+                error.span.start < error.span.end && error.span.end <= text.len(),
+                "{text}: {error:?}"
+            );
+        }
     }
 }
