@@ -4,6 +4,7 @@
 mod context;
 mod everything;
 mod fixtures;
+mod http;
 mod lifecycle;
 mod notes;
 mod prompts;

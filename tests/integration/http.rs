@@ -1,0 +1,307 @@
+//! Streamable HTTP over real sockets on 127.0.0.1, with a raw HTTP/1.1 client and bounded waits.
+
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use mcp_runtime::Server;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+use crate::fixtures::*;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A server on a free loopback port; stopped when the test ends.
+async fn start(server: Server) -> String {
+    let service = server.build().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    addr.to_string()
+}
+
+async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    tokio::time::timeout(WAIT, sender.send_request(request))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        builder = builder
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    builder.body(body.to_string()).unwrap()
+}
+
+/// Reads SSE events (their `id` and parsed `data`) until `stop` says so or the body ends.
+async fn events(
+    response: Response<Incoming>,
+    mut stop: impl FnMut(&Value) -> bool,
+) -> Vec<(String, Value)> {
+    let mut body = response.into_body();
+    let mut buffer = String::new();
+    let mut out = Vec::new();
+    while let Ok(Some(Ok(frame))) = tokio::time::timeout(WAIT, body.frame()).await {
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        buffer.push_str(std::str::from_utf8(&data).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let event: String = buffer.drain(..end + 2).collect();
+            let id = event
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .unwrap_or("")
+                .to_owned();
+            let data = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap_or("");
+            let value = if data.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(data).unwrap()
+            };
+            let done = stop(&value);
+            out.push((id, value));
+            if done {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+async fn body_json(response: Response<Incoming>) -> Value {
+    let bytes: Bytes = tokio::time::timeout(WAIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+async fn initialize(addr: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}});
+    let response = send(addr, post(addr, None, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    assert_eq!(
+        body_json(response).await["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    let note = send(
+        addr,
+        post(
+            addr,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ),
+    )
+    .await;
+    assert_eq!(note.status(), StatusCode::ACCEPTED);
+    session
+}
+
+#[tokio::test]
+async fn a_foreign_host_or_origin_is_forbidden() {
+    let addr = start(Server::builder().tool(add)).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
+    let mut evil = post(&addr, None, init.clone());
+    evil.headers_mut()
+        .insert("host", "evil.example.com".parse().unwrap());
+    evil.headers_mut()
+        .insert("origin", "http://evil.example.com".parse().unwrap());
+    assert_eq!(send(&addr, evil).await.status(), StatusCode::FORBIDDEN);
+    let mut origin = post(&addr, None, init.clone());
+    origin
+        .headers_mut()
+        .insert("origin", "http://evil.example.com".parse().unwrap());
+    assert_eq!(send(&addr, origin).await.status(), StatusCode::FORBIDDEN);
+    let mut good = post(&addr, None, init);
+    good.headers_mut()
+        .insert("origin", format!("http://{addr}").parse().unwrap());
+    assert_eq!(send(&addr, good).await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sessions_are_required_and_end_with_delete() {
+    let addr = start(Server::builder().tool(add)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(
+        send(&addr, post(&addr, None, ping.clone())).await.status(),
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        send(&addr, post(&addr, Some("nope"), ping.clone()))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    let session = initialize(&addr).await;
+    let response = send(&addr, post(&addr, Some(&session), ping.clone())).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        body_json(response).await,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
+    );
+    let mut bad_version = post(&addr, Some(&session), ping.clone());
+    bad_version
+        .headers_mut()
+        .insert("mcp-protocol-version", "1999-01-01".parse().unwrap());
+    assert_eq!(
+        send(&addr, bad_version).await.status(),
+        StatusCode::BAD_REQUEST
+    );
+    let mut older = post(&addr, Some(&session), ping.clone());
+    older
+        .headers_mut()
+        .insert("mcp-protocol-version", "2025-03-26".parse().unwrap());
+    assert_eq!(send(&addr, older).await.status(), StatusCode::OK);
+    let delete = Request::delete("/mcp")
+        .header("host", &addr)
+        .header("mcp-session-id", &session)
+        .body(String::new())
+        .unwrap();
+    assert_eq!(send(&addr, delete).await.status(), StatusCode::OK);
+    assert_eq!(
+        send(&addr, post(&addr, Some(&session), ping))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn progress_arrives_on_the_post_stream_before_the_result() {
+    let addr = start(Server::builder().tool(three_steps)).await;
+    let session = initialize(&addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "three_steps", "arguments": {}, "_meta": {"progressToken": 1}}});
+    let response = send(&addr, post(&addr, Some(&session), call)).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let events = events(response, |v| v["id"] == 7).await;
+    // Priming first: an id and no data.
+    assert!(!events[0].0.is_empty() && events[0].1.is_null());
+    let methods: Vec<&str> = events[1..]
+        .iter()
+        .map(|(_, v)| v["method"].as_str().unwrap_or("result"))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/progress",
+            "result"
+        ]
+    );
+    assert!(events.iter().all(|(id, _)| !id.is_empty()));
+}
+
+#[tokio::test]
+async fn a_client_that_drops_the_stream_resumes_with_last_event_id() {
+    let addr = start(Server::builder().tool(slow)).await;
+    let session = initialize(&addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {"millis": 300}}});
+    let response = send(&addr, post(&addr, Some(&session), call)).await;
+    // Read the priming event, then hang up before the result.
+    let first = events(response, |_| true).await;
+    let last_id = first[0].0.clone();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let resume = Request::get("/mcp")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", &last_id)
+        .body(String::new())
+        .unwrap();
+    let response = send(&addr, resume).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let replayed = events(response, |v| v["id"] == 9).await;
+    let result = &replayed.last().unwrap().1;
+    assert_eq!(result["result"]["content"][0]["text"], "done");
+}
+
+#[tokio::test]
+async fn notifications_get_202_and_stateless_mode_has_no_sessions() {
+    let addr = start(Server::builder().tool(add).stateless_http()).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 2}}});
+    let mut request = post(&addr, None, call);
+    request
+        .headers_mut()
+        .insert("accept", "application/json".parse().unwrap());
+    let response = send(&addr, request).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers().get("mcp-session-id").is_none());
+    // Without `MCP-Protocol-Version` the request is 2025-03-26: no structured content.
+    assert_eq!(
+        body_json(response).await["result"],
+        json!({"content": [{"type": "text", "text": "4"}]})
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
+    let mut request = post(&addr, None, call);
+    request
+        .headers_mut()
+        .insert("accept", "application/json".parse().unwrap());
+    request
+        .headers_mut()
+        .insert("mcp-protocol-version", "2025-11-25".parse().unwrap());
+    assert_eq!(
+        body_json(send(&addr, request).await).await["result"]["structuredContent"],
+        json!({"result": 5})
+    );
+    let note = send(
+        &addr,
+        post(
+            &addr,
+            None,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ),
+    )
+    .await;
+    assert_eq!(note.status(), StatusCode::ACCEPTED);
+    let get = Request::get("/mcp")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .body(String::new())
+        .unwrap();
+    assert_eq!(
+        send(&addr, get).await.status(),
+        StatusCode::METHOD_NOT_ALLOWED
+    );
+    let garbage = Request::post("/mcp")
+        .header("host", &addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body("{not json".to_owned())
+        .unwrap();
+    let response = send(&addr, garbage).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(body_json(response).await["error"]["code"], -32700);
+}
