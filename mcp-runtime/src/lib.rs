@@ -47,6 +47,24 @@
 //! as a tool error that names the argument and what was expected. A tool that panics becomes a
 //! tool error too; the server keeps serving and no backtrace reaches the client.
 //!
+//! # Resources, prompts, completion, servers with state
+//!
+//! `#[resource("scheme://{var}")]` makes a static resource or an RFC 6570 template (see
+//! [`mod@resource`]); `#[prompt]` a prompt whose arguments parse with `FromStr` (see [`mod@prompt`]);
+//! `#[arg(complete = f)]` completes a prompt argument or template variable (see [`completion`]).
+//! `#[server]` on an impl block makes its `#[tool]`, `#[resource]` and `#[prompt]` methods one
+//! server sharing `&self` ([`McpServer::into_server`], [`Server::with`]).
+//!
+//! # Context
+//!
+//! A [`Context`] parameter logs to the client, reports progress, notices cancellation, and asks
+//! the client for model completions, form input (`#[derive(Elicit)]`) and roots: see [`context`].
+//!
+//! # Transports
+//!
+//! stdio ([`Server::serve_stdio`]) and Streamable HTTP ([`Server::serve_http`],
+//! [`Service::into_router`]).
+//!
 //! # Protocol revisions
 //!
 //! One program serves every revision from 2024-11-05 to 2025-11-25; what goes on the wire is
@@ -94,8 +112,8 @@ pub use mcp_macros::{Elicit, prompt, resource, server, tool};
 /// Everything a server module needs, in one import.
 pub mod prelude {
     pub use crate::completion::CompletionContext;
+    pub use crate::context::{ClientRequestError, Elicit, Elicitation, SamplingRequest};
     pub use crate::context::{Context, FromContext};
-    pub use crate::context::{Elicit, Elicitation};
     pub use crate::prompt::{GetPromptResult, PromptMessage};
     pub use crate::protocol::{
         Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
