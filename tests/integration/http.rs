@@ -305,3 +305,53 @@ async fn notifications_get_202_and_stateless_mode_has_no_sessions() {
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     assert_eq!(body_json(response).await["error"]["code"], -32700);
 }
+
+#[tokio::test]
+async fn media_types_streams_limits_and_expiry() {
+    let addr = start(
+        Server::builder()
+            .tool(add)
+            .session_idle_timeout(Duration::from_millis(300))
+            .max_message_size(1024),
+    )
+    .await;
+    let session = initialize(&addr).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let mut text = post(&addr, Some(&session), ping.clone());
+    text.headers_mut()
+        .insert("content-type", "text/plain".parse().unwrap());
+    assert_eq!(
+        send(&addr, text).await.status(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    let mut html = post(&addr, Some(&session), ping.clone());
+    html.headers_mut()
+        .insert("accept", "text/html".parse().unwrap());
+    assert_eq!(send(&addr, html).await.status(), StatusCode::NOT_ACCEPTABLE);
+    let big =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "x".repeat(2000)}});
+    assert_eq!(
+        send(&addr, post(&addr, Some(&session), big)).await.status(),
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    let get = || {
+        Request::get("/mcp")
+            .header("host", &addr)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .body(String::new())
+            .unwrap()
+    };
+    let standalone = send(&addr, get()).await;
+    assert_eq!(standalone.status(), StatusCode::OK);
+    assert_eq!(send(&addr, get()).await.status(), StatusCode::CONFLICT);
+    drop(standalone);
+    // Idle past the timeout: the session is gone.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(
+        send(&addr, post(&addr, Some(&session), ping))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+}
