@@ -17,6 +17,81 @@ fn at(location: Option<SourceLocation>) -> String {
     location.map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string())
 }
 
+/// What the tool and prompt registries validate and index alike.
+trait Named {
+    fn name(&self) -> &str;
+    fn location(&self) -> Option<SourceLocation>;
+    fn problems(&self) -> &[String];
+}
+
+impl Named for ToolDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn location(&self) -> Option<SourceLocation> {
+        self.location
+    }
+    fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl Named for PromptDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn location(&self) -> Option<SourceLocation> {
+        self.location
+    }
+    fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+/// Sorts items by name, records every invalid name, definition problem and duplicate (naming
+/// both locations), and indexes the names.
+fn sort_and_index<T: Named>(
+    items: &mut [T],
+    (kind, unique): (&'static str, &'static str),
+    errors: &mut Vec<DefinitionError>,
+) -> (Vec<Arc<str>>, HashMap<Arc<str>, usize>) {
+    items.sort_by(|a, b| a.name().cmp(b.name()));
+    for item in items.iter() {
+        if !is_valid_tool_name(item.name()) {
+            errors.push(DefinitionError::InvalidName {
+                kind,
+                name: item.name().to_owned(),
+                location: at(item.location()),
+            });
+        }
+        for problem in item.problems() {
+            errors.push(DefinitionError::Invalid {
+                kind,
+                name: item.name().to_owned(),
+                location: at(item.location()),
+                problem: problem.clone(),
+            });
+        }
+    }
+    for pair in items.windows(2) {
+        if pair[0].name() == pair[1].name() {
+            errors.push(DefinitionError::Duplicate {
+                kind: unique,
+                name: pair[0].name().to_owned(),
+                first: at(pair[0].location()),
+                second: at(pair[1].location()),
+            });
+        }
+    }
+    let names: Vec<Arc<str>> = items.iter().map(|item| Arc::from(item.name())).collect();
+    let by_name = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
+    (names, by_name)
+}
+
 /// One cache slot per protocol revision.
 type PerVersion<T> = [OnceLock<T>; ProtocolVersion::ALL.len()];
 
@@ -45,40 +120,7 @@ impl ToolRegistry {
         page_size: usize,
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
-        for tool in &tools {
-            if !is_valid_tool_name(&tool.name) {
-                errors.push(DefinitionError::InvalidName {
-                    kind: "tool",
-                    name: tool.name.to_string(),
-                    location: at(tool.location),
-                });
-            }
-            for problem in &tool.problems {
-                errors.push(DefinitionError::Invalid {
-                    kind: "tool",
-                    name: tool.name.to_string(),
-                    location: at(tool.location),
-                    problem: problem.clone(),
-                });
-            }
-        }
-        for pair in tools.windows(2) {
-            if pair[0].name == pair[1].name {
-                errors.push(DefinitionError::Duplicate {
-                    kind: "tool name",
-                    name: pair[0].name.to_string(),
-                    first: at(pair[0].location),
-                    second: at(pair[1].location),
-                });
-            }
-        }
-        let names: Vec<Arc<str>> = tools.iter().map(|t| Arc::from(&*t.name)).collect();
-        let by_name = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i))
-            .collect();
+        let (names, by_name) = sort_and_index(&mut tools, ("tool", "tool name"), errors);
         Self {
             tools,
             names,
@@ -138,40 +180,7 @@ impl PromptRegistry {
         page_size: usize,
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
-        prompts.sort_by(|a, b| a.name.cmp(&b.name));
-        for prompt in &prompts {
-            if !is_valid_tool_name(&prompt.name) {
-                errors.push(DefinitionError::InvalidName {
-                    kind: "prompt",
-                    name: prompt.name.to_string(),
-                    location: at(prompt.location),
-                });
-            }
-            for problem in &prompt.problems {
-                errors.push(DefinitionError::Invalid {
-                    kind: "prompt",
-                    name: prompt.name.to_string(),
-                    location: at(prompt.location),
-                    problem: problem.clone(),
-                });
-            }
-        }
-        for pair in prompts.windows(2) {
-            if pair[0].name == pair[1].name {
-                errors.push(DefinitionError::Duplicate {
-                    kind: "prompt name",
-                    name: pair[0].name.to_string(),
-                    first: at(pair[0].location),
-                    second: at(pair[1].location),
-                });
-            }
-        }
-        let names: Vec<Arc<str>> = prompts.iter().map(|p| Arc::from(&*p.name)).collect();
-        let by_name = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i))
-            .collect();
+        let (names, by_name) = sort_and_index(&mut prompts, ("prompt", "prompt name"), errors);
         Self {
             prompts,
             names,
