@@ -1,11 +1,16 @@
 //! What the expansions of `#[tool]`, `#[resource]` and `#[prompt]` share: the runtime path, the
-//! per-parameter metadata, and how the user's function is called.
+//! per-parameter metadata, how the user's function is called, and the expansion of a free
+//! function with its registration.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::internals::ast::{Function, Param, Receiver};
+use proc_macro2::{Span, TokenTree};
+
+use super::wrap_in_const;
+use crate::internals::ast::{Function, ItemFn, Param, Receiver};
+use crate::internals::ctxt::Ctxt;
 
 /// The path generated code names the runtime by: `::mcp_runtime` unless `crate = ".."` says.
 pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
@@ -138,21 +143,107 @@ pub(crate) fn completer(param: &Param<'_>) -> TokenStream {
     }
 }
 
-/// Registration of a free function's definition with `inventory`.
-pub(crate) fn register(function: &Function<'_>, item: TokenStream) -> TokenStream {
-    let ident = &function.sig.ident;
-    quote! {
-        fn __mcp_type_id() -> ::core::any::TypeId {
-            __mcp::type_id_of(&#ident)
-        }
+/// What a free-function macro generates for a checked item: the runtime path, the kind of
+/// definition (`Tool`, `Resource`, `Prompt`) and the expression that builds it.
+pub(crate) struct Generated {
+    pub(crate) krate: TokenStream,
+    pub(crate) kind: &'static str,
+    pub(crate) build: TokenStream,
+}
 
-        __mcp::inventory::submit! {
-            __mcp::Entry {
-                item: #item,
-                type_id: __mcp_type_id,
-                crate_name: ::core::env!("CARGO_PKG_NAME"),
-                crate_version: ::core::env!("CARGO_PKG_VERSION"),
+/// The expansion every free-function macro shares: parse the function, model and check it with
+/// `model`, then emit the function unchanged beside one anonymous `const` block holding the
+/// definition builder and its `inventory` registration. On error the user's function is kept,
+/// so one mistake does not cascade into "cannot find function" everywhere it is used.
+pub(crate) fn expand_free_fn(
+    attr: &str,
+    input: TokenStream,
+    model: impl FnOnce(&Ctxt, &ItemFn) -> Option<Generated>,
+) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = not_a_function(attr, &input).to_compile_error();
+            return quote! { #error #input };
+        }
+    };
+    let cx = Ctxt::new();
+    let generated = model(&cx, &item);
+    let plain = item.to_plain_tokens();
+    match (cx.check(), generated) {
+        (Ok(()), Some(Generated { krate, kind, build })) => {
+            let ident = &item.sig.ident;
+            let def = format_ident!("{}Def", kind);
+            let variant = format_ident!("{}", kind);
+            let generated = wrap_in_const(quote! {
+                use #krate::__private as __mcp;
+
+                fn __mcp_build() -> __mcp::#def {
+                    #build
+                }
+
+                fn __mcp_type_id() -> ::core::any::TypeId {
+                    __mcp::type_id_of(&#ident)
+                }
+
+                __mcp::inventory::submit! {
+                    __mcp::Entry {
+                        item: __mcp::Item::#variant(__mcp_build),
+                        type_id: __mcp_type_id,
+                        crate_name: ::core::env!("CARGO_PKG_NAME"),
+                        crate_version: ::core::env!("CARGO_PKG_VERSION"),
+                    }
+                }
+            });
+            quote! { #plain #generated }
+        }
+        (result, _) => {
+            let error = result.err().map(|e| e.to_compile_error());
+            quote! { #plain #error }
+        }
+    }
+}
+
+/// The error for `attr` on an item that is not a function, spanned on the item's head
+/// (`struct Lookup`) rather than on the attribute.
+pub(crate) fn not_a_function(attr: &str, input: &TokenStream) -> syn::Error {
+    let head = |stream: syn::parse::ParseStream<'_>| -> syn::Result<TokenStream> {
+        stream.call(syn::Attribute::parse_outer)?;
+        stream.parse::<syn::Visibility>()?;
+        let mut head = TokenStream::new();
+        while let Some(tree) = stream.parse::<Option<TokenTree>>()? {
+            let done = !head.is_empty()
+                && matches!(&tree, TokenTree::Ident(i) if i != "unsafe" && i != "auto" && i != "extern");
+            head.extend([tree]);
+            if done {
+                break;
             }
         }
+        stream.parse::<TokenStream>()?;
+        Ok(head)
+    };
+    let head = syn::parse::Parser::parse2(head, input.clone()).unwrap_or_default();
+    let keyword = head.to_string();
+    let keyword = keyword
+        .split_whitespace()
+        .find(|w| !matches!(*w, "unsafe" | "auto" | "extern"));
+    let kind = match keyword {
+        Some("struct") => "a struct",
+        Some("enum") => "an enum",
+        Some("union") => "a union",
+        Some("trait") => "a trait",
+        Some("impl") => "an `impl` block",
+        Some("mod") => "a module",
+        Some("const") => "a constant",
+        Some("static") => "a static",
+        Some("type") => "a type alias",
+        Some("use") => "a `use` declaration",
+        _ => "this item",
+    };
+    let message = format!("`{attr}` goes on a function, not on {kind}");
+    if head.is_empty() {
+        syn::Error::new(Span::call_site(), message)
+    } else {
+        syn::Error::new_spanned(head, message)
     }
 }

@@ -1,16 +1,15 @@
 //! `#[prompt]`: arguments from parameters (strings on the wire, parsed with `FromStr`), messages
 //! from the return value.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    call_user_fn, completer, handler, icons_and_meta, meta_ident, param_meta, register,
-    runtime_path, value_ident,
+    Generated, call_user_fn, completer, expand_free_fn, handler, icons_and_meta, meta_ident,
+    param_meta, runtime_path, value_ident,
 };
-use super::wrap_in_const;
-use crate::internals::ast::{Function, ItemFn};
+use crate::internals::ast::Function;
 use crate::internals::attr::PromptAttrs;
 use crate::internals::check::{self, Kind};
 use crate::internals::ctxt::Ctxt;
@@ -43,39 +42,15 @@ impl<'a> Prompt<'a> {
 }
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: ItemFn = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let error = syn::Error::new(Span::call_site(), "`#[prompt]` goes on a function")
-                .to_compile_error();
-            return quote! { #error #input };
-        }
-    };
-    let cx = Ctxt::new();
-    let attrs = PromptAttrs::from_args(&cx, args);
-    let prompt = Prompt::from_ast(&cx, attrs, &item.sig, &item.attrs, false);
-    let plain = item.to_plain_tokens();
-    match cx.check() {
-        Err(error) => {
-            let error = error.to_compile_error();
-            quote! { #plain #error }
-        }
-        Ok(()) => {
-            let krate = runtime_path(prompt.attrs.krate.as_ref());
-            let build = build_expr(&prompt);
-            let registration = register(&prompt.function, quote!(__mcp::Item::Prompt(__mcp_build)));
-            let generated = wrap_in_const(quote! {
-                use #krate::__private as __mcp;
-
-                fn __mcp_build() -> __mcp::PromptDef {
-                    #build
-                }
-
-                #registration
-            });
-            quote! { #plain #generated }
-        }
-    }
+    expand_free_fn("#[prompt]", input, |cx, item| {
+        let attrs = PromptAttrs::from_args(cx, args);
+        let prompt = Prompt::from_ast(cx, attrs, &item.sig, &item.attrs, false);
+        Some(Generated {
+            krate: runtime_path(prompt.attrs.krate.as_ref()),
+            kind: "Prompt",
+            build: build_expr(&prompt),
+        })
+    })
 }
 
 /// The expression that builds the prompt's `PromptDef`.

@@ -9,11 +9,10 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    call_user_fn, completer, handler, icons_and_meta, meta_ident, param_meta, register,
-    runtime_path, value_ident,
+    Generated, call_user_fn, completer, expand_free_fn, handler, icons_and_meta, meta_ident,
+    param_meta, runtime_path, value_ident,
 };
-use super::wrap_in_const;
-use crate::internals::ast::{Function, ItemFn, Param, Receiver, last_segment};
+use crate::internals::ast::{Function, Param, Receiver, last_segment};
 use crate::internals::attr::ResourceAttrs;
 use crate::internals::check::{self, Kind};
 use crate::internals::ctxt::Ctxt;
@@ -181,42 +180,15 @@ fn check_template(
 }
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: ItemFn = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let error = syn::Error::new(Span::call_site(), "`#[resource]` goes on a function")
-                .to_compile_error();
-            return quote! { #error #input };
-        }
-    };
-    let cx = Ctxt::new();
-    let attrs = ResourceAttrs::from_args(&cx, args);
-    let resource = Resource::from_ast(&cx, attrs, &item.sig, &item.attrs, false);
-    let plain = item.to_plain_tokens();
-    match (cx.check(), resource) {
-        (Ok(()), Some(resource)) => {
-            let krate = runtime_path(resource.attrs.krate.as_ref());
-            let build = build_expr(&resource);
-            let registration = register(
-                &resource.function,
-                quote!(__mcp::Item::Resource(__mcp_build)),
-            );
-            let generated = wrap_in_const(quote! {
-                use #krate::__private as __mcp;
-
-                fn __mcp_build() -> __mcp::ResourceDef {
-                    #build
-                }
-
-                #registration
-            });
-            quote! { #plain #generated }
-        }
-        (result, _) => {
-            let error = result.err().map(|e| e.to_compile_error());
-            quote! { #plain #error }
-        }
-    }
+    expand_free_fn("#[resource]", input, |cx, item| {
+        let attrs = ResourceAttrs::from_args(cx, args);
+        let resource = Resource::from_ast(cx, attrs, &item.sig, &item.attrs, false)?;
+        Some(Generated {
+            krate: runtime_path(resource.attrs.krate.as_ref()),
+            kind: "Resource",
+            build: build_expr(&resource),
+        })
+    })
 }
 
 fn audience(cx: &Ctxt, expr: &syn::Expr) -> TokenStream {

@@ -7,17 +7,16 @@
 //! type is chosen by trait, through autoref specialization on `__private::Probe<T>`, with every
 //! dispatch spanned at the user's type so a type that fits nowhere gets its error there.
 
-use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::common::{
-    call_user_fn, handler, icons_and_meta, meta_ident, param_meta, register, runtime_path,
-    value_ident,
+    Generated, call_user_fn, expand_free_fn, handler, icons_and_meta, meta_ident, param_meta,
+    runtime_path, value_ident,
 };
-use super::wrap_in_const;
-use crate::internals::ast::{Function, ItemFn};
+use crate::internals::ast::Function;
 use crate::internals::attr::ToolAttrs;
 use crate::internals::check::{self, Kind};
 use crate::internals::ctxt::Ctxt;
@@ -50,40 +49,15 @@ impl<'a> Tool<'a> {
 }
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: ItemFn = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let error = not_a_function("#[tool]", &input).to_compile_error();
-            return quote! { #error #input };
-        }
-    };
-    let cx = Ctxt::new();
-    let attrs = ToolAttrs::from_args(&cx, args);
-    let tool = Tool::from_ast(&cx, attrs, &item.sig, &item.attrs, false);
-    let plain = item.to_plain_tokens();
-    match cx.check() {
-        // Keep the user's function on error: one mistake should not cascade into "cannot find
-        // function" everywhere it is used.
-        Err(error) => {
-            let error = error.to_compile_error();
-            quote! { #plain #error }
-        }
-        Ok(()) => {
-            let krate = runtime_path(tool.attrs.krate.as_ref());
-            let build = build_expr(&tool);
-            let registration = register(&tool.function, quote!(__mcp::Item::Tool(__mcp_build)));
-            let generated = wrap_in_const(quote! {
-                use #krate::__private as __mcp;
-
-                fn __mcp_build() -> __mcp::ToolDef {
-                    #build
-                }
-
-                #registration
-            });
-            quote! { #plain #generated }
-        }
-    }
+    expand_free_fn("#[tool]", input, |cx, item| {
+        let attrs = ToolAttrs::from_args(cx, args);
+        let tool = Tool::from_ast(cx, attrs, &item.sig, &item.attrs, false);
+        Some(Generated {
+            krate: runtime_path(tool.attrs.krate.as_ref()),
+            kind: "Tool",
+            build: build_expr(&tool),
+        })
+    })
 }
 
 /// The expression that builds the tool's `ToolDef`. Needs `__mcp` in scope, and `__this:
@@ -243,49 +217,5 @@ fn result_error_type(ty: &Type) -> Option<&Type> {
     match args.args.last()? {
         GenericArgument::Type(error) => Some(error),
         _ => None,
-    }
-}
-
-/// The error for `attr` on an item that is not a function, spanned on the item's head
-/// (`struct Lookup`) rather than on the attribute.
-pub(crate) fn not_a_function(attr: &str, input: &TokenStream) -> syn::Error {
-    let head = |stream: syn::parse::ParseStream<'_>| -> syn::Result<TokenStream> {
-        stream.call(syn::Attribute::parse_outer)?;
-        stream.parse::<syn::Visibility>()?;
-        let mut head = TokenStream::new();
-        while let Some(tree) = stream.parse::<Option<TokenTree>>()? {
-            let done = !head.is_empty()
-                && matches!(&tree, TokenTree::Ident(i) if i != "unsafe" && i != "auto" && i != "extern");
-            head.extend([tree]);
-            if done {
-                break;
-            }
-        }
-        stream.parse::<TokenStream>()?;
-        Ok(head)
-    };
-    let head = syn::parse::Parser::parse2(head, input.clone()).unwrap_or_default();
-    let keyword = head.to_string();
-    let keyword = keyword
-        .split_whitespace()
-        .find(|w| !matches!(*w, "unsafe" | "auto" | "extern"));
-    let kind = match keyword {
-        Some("struct") => "a struct",
-        Some("enum") => "an enum",
-        Some("union") => "a union",
-        Some("trait") => "a trait",
-        Some("impl") => "an `impl` block",
-        Some("mod") => "a module",
-        Some("const") => "a constant",
-        Some("static") => "a static",
-        Some("type") => "a type alias",
-        Some("use") => "a `use` declaration",
-        _ => "this item",
-    };
-    let message = format!("`{attr}` goes on a function, not on {kind}");
-    if head.is_empty() {
-        syn::Error::new(Span::call_site(), message)
-    } else {
-        syn::Error::new_spanned(head, message)
     }
 }
