@@ -103,7 +103,9 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{Items, McpServer, Server, ServerDefaults, Service};
+pub use crate::server::{
+    CacheHint, CacheScope, Cacheable, Items, McpServer, Server, ServerDefaults, Service,
+};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]

@@ -85,6 +85,8 @@ pub struct ClientBuilder {
     initialize: bool,
     timeout: Duration,
     on_request: Option<RequestHandler>,
+    stateless: bool,
+    log_level: Option<String>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -105,6 +107,8 @@ impl Default for ClientBuilder {
             initialize: true,
             timeout: Duration::from_secs(10),
             on_request: None,
+            stateless: false,
+            log_level: None,
         }
     }
 }
@@ -125,6 +129,24 @@ impl ClientBuilder {
     /// Connects without sending `initialize` (to test what a server does before it).
     pub fn skip_initialize(mut self) -> Self {
         self.initialize = false;
+        self
+    }
+
+    /// Speaks the stateless era (2026-07-28) instead of the handshake: no `initialize`; every
+    /// request carries the `_meta` envelope (version, capabilities, client info); an
+    /// `input_required` result is answered with the [`on_request`](Self::on_request) handler
+    /// and retried with the answers and the echoed `requestState`, as a real client does.
+    pub fn stateless(mut self) -> Self {
+        self.stateless = true;
+        self.initialize = false;
+        self.protocol_version = ProtocolVersion::V2026_07_28.as_str().to_owned();
+        self
+    }
+
+    /// In the stateless era, the `logLevel` every request's envelope asks for (none by default,
+    /// which means no log notifications).
+    pub fn log_level(mut self, level: impl Into<String>) -> Self {
+        self.log_level = Some(level.into());
         self
     }
 
@@ -182,9 +204,20 @@ impl ClientBuilder {
             Arc::clone(&pending),
             inbox_tx,
             outgoing.downgrade(),
-            handler,
+            Arc::clone(&handler),
         ));
         tokio::spawn(write_messages(writer, outbox));
+        let envelope = self.stateless.then(|| {
+            let mut meta = json!({
+                "io.modelcontextprotocol/protocolVersion": self.protocol_version,
+                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+                "io.modelcontextprotocol/clientInfo": self.client_info,
+            });
+            if let Some(level) = &self.log_level {
+                meta["io.modelcontextprotocol/logLevel"] = Value::from(level.as_str());
+            }
+            meta
+        });
         let mut client = Client {
             outgoing,
             pending,
@@ -192,6 +225,8 @@ impl ClientBuilder {
             next_id: AtomicI64::new(1),
             timeout: self.timeout,
             initialize_result: None,
+            envelope,
+            on_request: handler,
         };
         if self.initialize {
             let params = json!({
@@ -217,7 +252,13 @@ pub struct Client {
     next_id: AtomicI64,
     timeout: Duration,
     initialize_result: Option<Value>,
+    /// The stateless era's `_meta` envelope, added to every request.
+    envelope: Option<Value>,
+    on_request: RequestHandler,
 }
+
+/// How many input-required rounds a stateless request may take before the client gives up.
+const MAX_INPUT_ROUNDS: usize = 16;
 
 impl Client {
     /// Builds `server` and connects in-process, initialized at the latest handshake revision.
@@ -243,9 +284,47 @@ impl Client {
     }
 
     /// Sends a request and returns its result, or the server's error as [`ClientError::Rpc`].
+    ///
+    /// In the stateless era an `input_required` result is answered (with the builder's
+    /// [`on_request`](ClientBuilder::on_request) handler) and the request retried with a new id,
+    /// until the server completes it.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
-        self.request_with_id(id, method, params).await
+        let mut result = self.request_with_id(id, method, params.clone()).await?;
+        if self.envelope.is_none() {
+            return Ok(result);
+        }
+        for _ in 0..MAX_INPUT_ROUNDS {
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let mut responses = serde_json::Map::new();
+            if let Some(Value::Object(requests)) = result.get("inputRequests") {
+                for (key, request) in requests {
+                    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+                    let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                    let answer = (self.on_request)(method, &params).map_err(ClientError::Rpc)?;
+                    responses.insert(key.clone(), answer);
+                }
+            }
+            let mut retry = params.clone();
+            if let Value::Object(retry) = &mut retry {
+                retry.insert("inputResponses".into(), Value::Object(responses));
+                if let Some(state) = result.get("requestState") {
+                    retry.insert("requestState".into(), state.clone());
+                }
+            }
+            let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+            result = self.request_with_id(id, method, retry).await?;
+        }
+        Err(ClientError::Decode(format!(
+            "`{method}` still needs input after {MAX_INPUT_ROUNDS} rounds"
+        )))
+    }
+
+    /// Whether this client speaks the stateless era.
+    pub fn is_stateless(&self) -> bool {
+        self.envelope.is_some()
     }
 
     async fn request_with_id(
@@ -277,6 +356,7 @@ impl Client {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id.clone(), tx);
+        let params = self.enveloped(params);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.send_line(message.to_string())?;
         match tokio::time::timeout(self.timeout, rx).await {
@@ -290,6 +370,22 @@ impl Client {
                 Err(ClientError::Timeout(method.to_owned()))
             }
         }
+    }
+
+    /// Adds the stateless envelope to a request's `_meta`, keeping what the caller put there.
+    fn enveloped(&self, mut params: Value) -> Value {
+        let Some(Value::Object(envelope)) = &self.envelope else {
+            return params;
+        };
+        if let Value::Object(params) = &mut params {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                for (key, value) in envelope {
+                    meta.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+        }
+        params
     }
 
     /// Sends a notification.

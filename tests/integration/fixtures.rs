@@ -427,3 +427,23 @@ pub(crate) async fn workspace(ctx: Context) -> Result<String, ToolError> {
             .join(",")
     ))
 }
+
+/// A name, asked for.
+#[derive(Debug, Deserialize, Elicit)]
+pub(crate) struct Name {
+    /// Your name.
+    pub(crate) name: String,
+}
+
+/// Ask a name, then the model, then the roots: three questions, one at a time.
+#[tool]
+pub(crate) async fn interview(ctx: Context) -> Result<String, ToolError> {
+    let name = match ctx.elicit::<Name>("Your name?").await? {
+        Elicitation::Accept(form) => form.name,
+        Elicitation::Decline | Elicitation::Cancel => return Ok("no name".to_owned()),
+    };
+    let request = mcp_runtime::context::SamplingRequest::new(20).user(format!("Greet {name}"));
+    let greeting = ctx.sample(request).await?.text();
+    let roots = ctx.roots().await?;
+    Ok(format!("{greeting} ({} roots)", roots.len()))
+}

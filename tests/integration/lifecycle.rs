@@ -137,11 +137,14 @@ async fn malformed_initialize_params_are_invalid_params() {
 }
 
 #[tokio::test]
-async fn server_discover_gets_an_immediate_error_so_clients_fall_back() {
+async fn a_discover_probe_for_an_unknown_revision_lists_handshake_ones_so_clients_fall_back() {
     let client = raw_client().await;
-    let meta = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}});
+    let meta = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {}}});
     let error = client.request("server/discover", meta).await.unwrap_err();
-    assert_eq!(error.rpc().unwrap().code, -32601);
+    let error = error.rpc().unwrap();
+    assert_eq!(error.code, -32022);
+    let supported = &error.data.as_ref().unwrap()["supported"];
+    assert!(supported.as_array().unwrap().contains(&json!("2025-11-25")));
     client.send_line(INITIALIZE).unwrap();
     assert_eq!(
         client.next_message().await.unwrap()["result"]["protocolVersion"],

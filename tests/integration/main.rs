@@ -10,5 +10,6 @@ mod notes;
 mod prompts;
 mod resources;
 mod snapshots;
+mod stateless;
 mod stdio;
 mod tools;

@@ -18,8 +18,17 @@
 //! - notice cancellation: `notifications/cancelled` for the request stops the handler's future;
 //!   [`Context::is_cancelled`] tells work handed to other tasks;
 //! - ask the client: [`Context::sample`], [`Context::elicit`], [`Context::elicit_url`] and
-//!   [`Context::roots`], each only when the client declared the capability (otherwise a
-//!   [`ClientRequestError::Unsupported`], which `?` turns into a tool error).
+//!   [`Context::roots`], each only when the client declared the capability (otherwise, in the
+//!   handshake era, a [`ClientRequestError::Unsupported`], which `?` turns into a tool error; in
+//!   the stateless era the request ends with -32021 `MissingRequiredClientCapability`).
+//!
+//! The same calls work in both eras. In the handshake era they are requests to the client on the
+//! session. In the stateless era (2026-07-28), where servers send no requests, the handler is
+//! stopped at its first unanswered question and the request answers
+//! `resultType: "input_required"` with the questions and a signed `requestState`; the client's
+//! retry carries the answers, and the handler runs again from the start, this time receiving
+//! them. Work a handler does before it asks therefore runs once per round: keep it idempotent, or
+//! ask first.
 
 pub mod elicit;
 mod requests;
@@ -45,14 +54,23 @@ use crate::tool::BoxFuture;
 pub(crate) trait Peer: Send + Sync {
     /// Queues one encoded JSON-RPC message for the client, on the request's own stream.
     fn send(&self, message: Vec<u8>);
-    /// The least severe level the client wants to hear.
-    fn log_level(&self) -> LoggingLevel;
+    /// The least severe level the client wants to hear; `None` when it wants no logs (a
+    /// stateless request without `logLevel`).
+    fn log_level(&self) -> Option<LoggingLevel>;
     /// Sends a request to the client and waits (with the server's timeout) for its answer.
     fn request(
         &self,
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>>;
+    /// The handler needs a client capability the client did not declare. In the handshake era
+    /// the handler hears [`ClientRequestError::Unsupported`]; in the stateless era the request
+    /// ends with -32021 naming the capability, and the future never completes.
+    fn missing_capability(
+        &self,
+        name: &'static str,
+        capability: Value,
+    ) -> BoxFuture<ClientRequestError>;
     /// The roots the client last listed, if they are still valid.
     fn cached_roots(&self) -> Option<Vec<Root>>;
     /// Remembers the roots until the client says they changed.
@@ -143,7 +161,12 @@ impl Context {
     }
 
     fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if level < self.inner.peer.log_level() {
+        if self
+            .inner
+            .peer
+            .log_level()
+            .is_none_or(|least| level < least)
+        {
             return;
         }
         let data = serde_json::to_value(data).unwrap_or(Value::Null);
@@ -242,12 +265,16 @@ impl Context {
     ) -> Result<SamplingResult, ClientRequestError> {
         let caps = &self.inner.client.capabilities;
         if !caps.sampling() {
-            return Err(ClientRequestError::Unsupported("sampling"));
+            return Err(self.missing("sampling", json!({"sampling": {}})).await);
         }
-        if !request.tools.is_empty()
-            && (!caps.sampling_tools() || self.inner.version < ProtocolVersion::V2025_11_25)
-        {
-            return Err(ClientRequestError::Unsupported("tools in sampling"));
+        if !request.tools.is_empty() {
+            if self.inner.version < ProtocolVersion::V2025_11_25 {
+                return Err(ClientRequestError::Unsupported("tools in sampling"));
+            }
+            if !caps.sampling_tools() {
+                let needed = json!({"sampling": {"tools": {}}});
+                return Err(self.missing("tools in sampling", needed).await);
+            }
         }
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
         let result = self
@@ -266,10 +293,12 @@ impl Context {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, ClientRequestError> {
-        if !self.inner.client.capabilities.elicitation_form()
-            || self.inner.version < ProtocolVersion::V2025_06_18
-        {
+        if self.inner.version < ProtocolVersion::V2025_06_18 {
             return Err(ClientRequestError::Unsupported("elicitation"));
+        }
+        if !self.inner.client.capabilities.elicitation_form() {
+            let needed = json!({"elicitation": {"form": {}}});
+            return Err(self.missing("elicitation", needed).await);
         }
         let mut schema = T::requested_schema();
         if self.inner.version < ProtocolVersion::V2025_11_25 {
@@ -306,17 +335,23 @@ impl Context {
         message: impl Into<String>,
         url: impl Into<String>,
     ) -> Result<UrlElicitation, ClientRequestError> {
-        if !self.inner.client.capabilities.elicitation_url()
-            || self.inner.version < ProtocolVersion::V2025_11_25
-        {
+        if self.inner.version < ProtocolVersion::V2025_11_25 {
             return Err(ClientRequestError::Unsupported("URL elicitation"));
         }
-        let id = format!(
-            "{}-{}",
-            std::process::id(),
-            ELICITATION_IDS.fetch_add(1, Ordering::Relaxed)
-        );
-        let params = json!({"mode": "url", "message": message.into(), "url": url.into(), "elicitationId": id});
+        if !self.inner.client.capabilities.elicitation_url() {
+            let needed = json!({"elicitation": {"url": {}}});
+            return Err(self.missing("URL elicitation", needed).await);
+        }
+        let mut params = json!({"mode": "url", "message": message.into(), "url": url.into()});
+        if self.inner.version.has_handshake() {
+            // 2026-07-28 dropped `elicitationId`: the client's retry signals completion.
+            let id = format!(
+                "{}-{}",
+                std::process::id(),
+                ELICITATION_IDS.fetch_add(1, Ordering::Relaxed)
+            );
+            params["elicitationId"] = Value::from(id);
+        }
         let result = self
             .inner
             .peer
@@ -336,7 +371,7 @@ impl Context {
     /// kept until the client sends `notifications/roots/list_changed`.
     pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
         if !self.inner.client.capabilities.roots() {
-            return Err(ClientRequestError::Unsupported("roots"));
+            return Err(self.missing("roots", json!({"roots": {}})).await);
         }
         if let Some(roots) = self.inner.peer.cached_roots() {
             return Ok(roots);
@@ -351,7 +386,12 @@ impl Context {
         Ok(roots)
     }
 
-    /// Pings the client (`ping`), for keep-alive; `Ok` when it answered.
+    async fn missing(&self, name: &'static str, capability: Value) -> ClientRequestError {
+        self.inner.peer.missing_capability(name, capability).await
+    }
+
+    /// Pings the client (`ping`), for keep-alive; `Ok` when it answered. In the stateless era,
+    /// where servers send no requests, this is [`ClientRequestError::Unsupported`].
     pub async fn ping(&self) -> Result<(), ClientRequestError> {
         self.inner.peer.request("ping", json!({})).await.map(|_| ())
     }

@@ -1,4 +1,9 @@
-//! From a request to its response: the lifecycle gate, then one function per method.
+//! From a request to its response: the era and lifecycle gate, then one function per method.
+//!
+//! Handshake-era requests are served under what `initialize` settled on the session; stateless
+//! requests (2026-07-28) under their own envelope. Both reach the same method functions through a
+//! [`Scope`], and differ only in how the result is shaped and how a handler's questions to the
+//! client travel (a request on the session, or an `input_required` result).
 
 use std::any::Any;
 use std::future::Future;
@@ -12,18 +17,44 @@ use std::sync::atomic::AtomicU64;
 
 use serde_json::{Map, Value, json};
 
+use super::Core;
 use super::pagination;
-use super::session::{Negotiated, RequestPeer, Session, Sink};
+use super::request_state::Binding;
+use super::session::{RequestPeer, Session, Sink};
+use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, Stamp, StatelessPeer};
 use crate::completion::{CompletionContext, Completions};
-use crate::context::{CancelFlag, ClientInfo, Context, Meta, RequestInfo};
+use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
-use crate::prompt::{GetPromptResult, PromptCall};
+use crate::prompt::PromptCall;
 use crate::protocol::{
     ErrorObject, InitializeParams, LoggingLevel, ProtocolVersion, Request, RequestId, encode_error,
     encode_raw_response, encode_response, negotiate_version,
 };
 use crate::resource::{ResourceCall, ResourceError};
 use crate::tool::{CallToolResult, ToolCall};
+
+/// Who a request is served for: the revision, the client, and for stateless requests their own
+/// log level and input bookkeeping.
+pub(crate) struct Scope {
+    version: ProtocolVersion,
+    client: Arc<ClientInfo>,
+    stateless: Option<StatelessScope>,
+}
+
+struct StatelessScope {
+    log_level: Option<LoggingLevel>,
+    inputs: Arc<Inputs>,
+}
+
+/// Where a request came from and where its replies go.
+struct Call<'a> {
+    core: &'a Arc<Core>,
+    /// The handshake session, for handshake-era requests (and stateless ones on stdio).
+    session: Option<&'a Arc<Session>>,
+    scope: Scope,
+    sink: &'a Sink,
+    cancel: Arc<CancelFlag>,
+}
 
 /// `initialize` and `ping`: answered in order, without a task of their own.
 pub(crate) fn handle_sync(session: &Session, request: &Request) -> Vec<u8> {
@@ -51,7 +82,7 @@ fn initialize(session: &Session, request: &Request) -> Result<Value, ErrorObject
     });
     session
         .negotiated
-        .set(Negotiated { version, client })
+        .set(super::session::Negotiated { version, client })
         .map_err(|_| ErrorObject::invalid_request("the session is already initialized"))?;
     let core = &session.core;
     let mut result = Map::new();
@@ -90,6 +121,24 @@ pub(crate) async fn handle_request(
     cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
     let id = request.id.clone();
+    if request.method != "initialize" && stateless::is_stateless(&request.method, &request.params) {
+        let admitted = stateless::read_envelope(&request.params)
+            .and_then(|envelope| envelope.version().map(|_| envelope));
+        return match admitted {
+            Ok(envelope) => {
+                handle_stateless(
+                    &session.core,
+                    Some(session),
+                    envelope,
+                    request,
+                    sink,
+                    cancel,
+                )
+                .await
+            }
+            Err(error) => Some(encode_error(Some(&id), &error)),
+        };
+    }
     match catch_unwind(Box::pin(route(session, request, sink, cancel))).await {
         Ok(reply) => Some(reply),
         Err(panic) => {
@@ -102,6 +151,99 @@ pub(crate) async fn handle_request(
     }
 }
 
+/// A stateless (2026-07-28) request whose envelope was read and whose version is supported; on
+/// HTTP the standard headers were checked too.
+pub(crate) async fn handle_stateless(
+    core: &Arc<Core>,
+    session: Option<&Arc<Session>>,
+    envelope: Envelope,
+    request: Request,
+    sink: &Sink,
+    cancel: Arc<CancelFlag>,
+) -> Option<Vec<u8>> {
+    let id = request.id.clone();
+    let future = Box::pin(route_stateless(
+        core, session, envelope, request, sink, cancel,
+    ));
+    match catch_unwind(future).await {
+        Ok(reply) => Some(reply),
+        Err(panic) => {
+            tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
+            Some(encode_error(
+                Some(&id),
+                &ErrorObject::internal("internal error"),
+            ))
+        }
+    }
+}
+
+async fn route_stateless(
+    core: &Arc<Core>,
+    session: Option<&Arc<Session>>,
+    envelope: Envelope,
+    request: Request,
+    sink: &Sink,
+    cancel: Arc<CancelFlag>,
+) -> Vec<u8> {
+    let id = request.id.clone();
+    let method = request.method.clone();
+    if !stateless::METHODS.contains(&method.as_str()) {
+        return encode_error(Some(&id), &ErrorObject::method_not_found(&method));
+    }
+    let Ok(version) = envelope.version() else {
+        return encode_error(
+            Some(&id),
+            &stateless::unsupported_version(&envelope.requested),
+        );
+    };
+    let call = Call {
+        core,
+        session,
+        scope: Scope {
+            version,
+            client: envelope.client,
+            stateless: Some(StatelessScope {
+                log_level: envelope.log_level,
+                inputs: Arc::default(),
+            }),
+        },
+        sink,
+        cancel,
+    };
+    let outcome = match method.as_str() {
+        "server/discover" => Ok(Reply::Value(stateless::discover(
+            &core.capabilities,
+            core.instructions.as_deref(),
+        ))),
+        "subscriptions/listen" => listen(&call, &request).await,
+        _ => serve(&call, request).await,
+    };
+    let stamp = |method: &str| Stamp::complete(&core.info, &core.options.cache, method);
+    match outcome {
+        Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
+        Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),
+        // Never cached: no hints.
+        Ok(Reply::InputRequired(value)) => encode_response(&id, &stamp("").apply(value)),
+        Err(error) => encode_error(Some(&id), &error),
+    }
+}
+
+/// `subscriptions/listen`: the acknowledgement, then the notifications asked for, until the
+/// client ends it (cancellation, or closing the HTTP stream) or the server shuts down, which
+/// ends it with a final result.
+async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject> {
+    let (listener, honored) = Listener::new(
+        &request.id,
+        &request.params,
+        &call.core.capabilities,
+        call.sink.clone(),
+    )?;
+    let listener = Arc::new(listener);
+    call.core.listeners.add(&listener, honored);
+    call.core.closed(call.session.map(|s| &**s)).await;
+    Ok(Reply::Value(listener.teardown()))
+}
+
 async fn route(
     session: &Arc<Session>,
     request: Request,
@@ -112,8 +254,7 @@ async fn route(
         return handle_sync(session, &request);
     }
     if !HANDSHAKE_METHODS.contains(&request.method.as_str()) {
-        // Unknown here in any state, `server/discover` (the stateless era's opener) included:
-        // an immediate error lets a dual-era client fall back to `initialize`.
+        // Unknown in the handshake era, `subscriptions/listen` included.
         return encode_error(
             Some(&request.id),
             &ErrorObject::method_not_found(&request.method),
@@ -130,19 +271,44 @@ async fn route(
         // Lenient on purpose: on HTTP a request can overtake `notifications/initialized`.
         tracing::trace!(method = %request.method, "request before notifications/initialized");
     }
-    let core = &session.core;
-    let registry = &core.registry;
-    let version = negotiated.version;
     let id = request.id.clone();
-    let outcome: Result<Reply, ErrorObject> = match request.method.as_str() {
+    let call = Call {
+        core: &session.core,
+        session: Some(session),
+        scope: Scope {
+            version: negotiated.version,
+            client: Arc::clone(&negotiated.client),
+            stateless: None,
+        },
+        sink,
+        cancel,
+    };
+    let outcome = match request.method.as_str() {
+        "resources/subscribe" | "resources/unsubscribe"
+            if !session.core.registry.resources.is_empty() =>
+        {
+            subscribe(session, &request).map(Reply::Value)
+        }
+        "logging/setLevel" => set_level(session, &request).map(Reply::Value),
+        _ => serve(&call, request).await,
+    };
+    match outcome {
+        Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
+        Ok(Reply::Value(value) | Reply::InputRequired(value)) => encode_response(&id, &value),
+        Err(error) => encode_error(Some(&id), &error),
+    }
+}
+
+/// The methods both eras share.
+async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
+    let core = call.core;
+    let registry = &core.registry;
+    let version = call.scope.version;
+    match request.method.as_str() {
         "tools/list" if !registry.tools.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.tools.list(version, o))
             .map(Reply::Raw),
-        "tools/call" if !registry.tools.is_empty() => {
-            call_tool(session, negotiated, request, sink, cancel)
-                .await
-                .map(|r| Reply::value(&r))
-        }
+        "tools/call" if !registry.tools.is_empty() => call_tool(call, request).await,
         "resources/list" if !registry.resources.is_empty() => {
             match pagination::offset(&request.params) {
                 Ok(offset) => registry
@@ -158,39 +324,24 @@ async fn route(
                 .and_then(|o| registry.resources.list_templates(version, o))
                 .map(Reply::text)
         }
-        "resources/read" if !registry.resources.is_empty() => {
-            read_resource(session, negotiated, request, sink, cancel)
-                .await
-                .map(Reply::Value)
-        }
-        "resources/subscribe" | "resources/unsubscribe" if !registry.resources.is_empty() => {
-            subscribe(session, &request).map(Reply::Value)
-        }
+        "resources/read" if !registry.resources.is_empty() => read_resource(call, request).await,
         "prompts/list" if !registry.prompts.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.prompts.list(version, o))
             .map(Reply::text),
-        "prompts/get" if !registry.prompts.is_empty() => {
-            get_prompt(session, negotiated, request, sink, cancel)
-                .await
-                .map(|r| Reply::value(&r))
-        }
+        "prompts/get" if !registry.prompts.is_empty() => get_prompt(call, request).await,
         "completion/complete" if core.capabilities.completions.is_some() => {
-            complete(session, &request).map(Reply::Value)
+            complete(core, &request).map(Reply::Value)
         }
-        "logging/setLevel" => set_level(session, &request).map(Reply::Value),
         method => Err(ErrorObject::method_not_found(method)),
-    };
-    match outcome {
-        Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
-        Ok(Reply::Value(value)) => encode_response(&id, &value),
-        Err(error) => encode_error(Some(&id), &error),
     }
 }
 
-/// A result: JSON to serialize, or JSON text already serialized.
+/// A result: JSON to serialize, JSON text already serialized, or (stateless era only) the
+/// questions a handler needs answered before it can finish.
 enum Reply {
     Value(Value),
     Raw(Arc<str>),
+    InputRequired(Value),
 }
 
 impl Reply {
@@ -220,25 +371,33 @@ fn set_level(session: &Session, request: &Request) -> Result<Value, ErrorObject>
     Ok(json!({}))
 }
 
-fn context(
-    session: &Arc<Session>,
-    negotiated: &Negotiated,
-    id: RequestId,
-    meta: Meta,
-    sink: &Sink,
-    cancelled: Arc<CancelFlag>,
-) -> Context {
+fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
+    let scope = &call.scope;
+    let peer: Arc<dyn Peer> = match (&scope.stateless, call.session) {
+        (Some(stateless), _) => Arc::new(StatelessPeer {
+            sink: call.sink.clone(),
+            log_level: stateless.log_level,
+            inputs: Arc::clone(&stateless.inputs),
+        }),
+        (None, Some(session)) => Arc::new(RequestPeer {
+            session: Arc::clone(session),
+            sink: call.sink.clone(),
+        }),
+        // Handshake-era requests always have their session.
+        (None, None) => Arc::new(StatelessPeer {
+            sink: call.sink.clone(),
+            log_level: None,
+            inputs: Arc::default(),
+        }),
+    };
     Context::new(RequestInfo {
         id,
         meta,
-        version: negotiated.version,
-        client: Arc::clone(&negotiated.client),
-        peer: Arc::new(RequestPeer {
-            session: Arc::clone(session),
-            sink: sink.clone(),
-        }),
-        server: ServerHandle::new(Arc::clone(&session.core) as Arc<dyn Broadcast>),
-        cancelled,
+        version: scope.version,
+        client: Arc::clone(&scope.client),
+        peer,
+        server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
+        cancelled: Arc::clone(&call.cancel),
         last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
     })
 }
@@ -274,18 +433,74 @@ fn not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
     .with_data(json!({ "uri": uri }))
 }
 
-async fn read_resource(
-    session: &Arc<Session>,
-    negotiated: &Negotiated,
-    request: Request,
-    sink: &Sink,
-    cancel: Arc<CancelFlag>,
-) -> Result<Value, ErrorObject> {
+/// On a stateless retry, checks the echoed `requestState` and hands its answers and the new
+/// `inputResponses` to the handler's input bookkeeping.
+fn take_inputs(
+    call: &Call<'_>,
+    params: &mut Map<String, Value>,
+    binding: &Binding,
+) -> Result<(), ErrorObject> {
+    let state = params.remove("requestState");
+    let responses = params.remove("inputResponses");
+    let Some(stateless) = &call.scope.stateless else {
+        return Ok(());
+    };
+    match state {
+        None | Some(Value::Null) => {}
+        Some(Value::String(token)) => {
+            let answers = call.core.request_state.open(&token, binding)?;
+            stateless.inputs.answer(answers);
+        }
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "`requestState` must be a string",
+            ));
+        }
+    }
+    match responses {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Object(responses)) => {
+            stateless.inputs.answer(responses);
+            Ok(())
+        }
+        Some(_) => Err(ErrorObject::invalid_params(
+            "`inputResponses` must be an object",
+        )),
+    }
+}
+
+/// What a handler that was stopped for input becomes: the input-required result with a sealed
+/// state, or -32021.
+fn interrupted(
+    call: &Call<'_>,
+    binding: &Binding,
+    interrupt: Interrupt,
+) -> Result<Reply, ErrorObject> {
+    match interrupt {
+        Interrupt::MissingCapability(required) => Err(stateless::missing_capability(required)),
+        Interrupt::InputRequired(requests) => {
+            let answers = call
+                .scope
+                .stateless
+                .as_ref()
+                .map(|s| s.inputs.answers())
+                .unwrap_or_default();
+            let state = call.core.request_state.seal(binding, answers);
+            Ok(Reply::InputRequired(stateless::input_required(
+                requests, state,
+            )))
+        }
+    }
+}
+
+async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let uri = string_param(&mut params, "uri", "resources/read")?;
+    let binding = Binding::new("resources/read", &uri, &Map::new());
+    take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
-    let version = negotiated.version;
-    let Some((def, bindings)) = session.core.registry.resources.resolve(&uri) else {
+    let version = call.scope.version;
+    let Some((def, bindings)) = call.core.registry.resources.resolve(&uri) else {
         return Err(not_found(version, &uri));
     };
     let bindings = match (bindings, &def.template) {
@@ -301,22 +516,23 @@ async fn read_resource(
         }
         _ => HashMap::new(),
     };
-    let call = ResourceCall {
+    let resource_call = ResourceCall {
         uri: uri.clone(),
         bindings,
-        context: context(session, negotiated, id, meta, sink, cancel),
+        context: context(call, id, meta),
         errors: Vec::new(),
         mime_type: def.metadata.mime_type.clone(),
     };
-    let outcome = match catch_unwind((def.handler)(call)).await {
-        Ok(outcome) => outcome,
+    let outcome = match run(&call.scope, (def.handler)(resource_call)).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(interrupt)) => return interrupted(call, &binding, interrupt),
         Err(panic) => {
             tracing::error!(%uri, panic = panic_message(&*panic), "a resource handler panicked");
             Err(ResourceError::Internal("internal error".to_owned()))
         }
     };
     match outcome {
-        Ok(contents) => Ok(json!({ "contents": contents })),
+        Ok(contents) => Ok(Reply::Value(json!({ "contents": contents }))),
         Err(ResourceError::NotFound) => Err(not_found(version, &uri)),
         Err(ResourceError::InvalidParams(message)) => Err(ErrorObject::invalid_params(message)),
         Err(ResourceError::Internal(message)) => Err(ErrorObject::internal(message)),
@@ -342,13 +558,7 @@ fn subscribe(session: &Session, request: &Request) -> Result<Value, ErrorObject>
     Ok(json!({}))
 }
 
-async fn get_prompt(
-    session: &Arc<Session>,
-    negotiated: &Negotiated,
-    request: Request,
-    sink: &Sink,
-    cancel: Arc<CancelFlag>,
-) -> Result<GetPromptResult, ErrorObject> {
+async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let name = string_param(&mut params, "name", "prompts/get")?;
     let arguments = match params.remove("arguments") {
@@ -360,20 +570,25 @@ async fn get_prompt(
             ));
         }
     };
+    let binding = Binding::new("prompts/get", &name, &arguments);
+    take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
-    let Some((prompt, prompt_name)) = session.core.registry.prompts.get(&name) else {
+    let Some((prompt, prompt_name)) = call.core.registry.prompts.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown prompt `{name}`"
         )));
     };
-    let call = PromptCall {
+    let prompt_call = PromptCall {
         prompt: Arc::clone(prompt_name),
         arguments,
-        context: context(session, negotiated, id, meta, sink, cancel),
+        context: context(call, id, meta),
         errors: Vec::new(),
     };
-    match catch_unwind((prompt.handler)(call)).await {
-        Ok(outcome) => outcome.map(|result| result.for_version(negotiated.version)),
+    match run(&call.scope, (prompt.handler)(prompt_call)).await {
+        Ok(Ok(outcome)) => {
+            outcome.map(|result| Reply::value(&result.for_version(call.scope.version)))
+        }
+        Ok(Err(interrupt)) => interrupted(call, &binding, interrupt),
         Err(panic) => {
             tracing::error!(prompt = %name, panic = panic_message(&*panic), "a prompt handler panicked");
             Err(ErrorObject::internal("internal error"))
@@ -381,7 +596,7 @@ async fn get_prompt(
     }
 }
 
-fn complete(session: &Session, request: &Request) -> Result<Value, ErrorObject> {
+fn complete(core: &Core, request: &Request) -> Result<Value, ErrorObject> {
     let params = &request.params;
     let reference = params.get("ref").and_then(Value::as_object);
     let argument = params.get("argument").and_then(Value::as_object);
@@ -406,7 +621,7 @@ fn complete(session: &Session, request: &Request) -> Result<Value, ErrorObject> 
             }
         }
     }
-    let registry = &session.core.registry;
+    let registry = &core.registry;
     let completer = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let prompt = reference
@@ -446,13 +661,7 @@ fn complete(session: &Session, request: &Request) -> Result<Value, ErrorObject> 
     Ok(json!({ "completion": completions }))
 }
 
-async fn call_tool(
-    session: &Arc<Session>,
-    negotiated: &Negotiated,
-    request: Request,
-    sink: &Sink,
-    cancel: Arc<CancelFlag>,
-) -> Result<CallToolResult, ErrorObject> {
+async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let name = match params.remove("name") {
         Some(Value::String(name)) => name,
@@ -468,31 +677,66 @@ async fn call_tool(
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
+    let binding = call
+        .scope
+        .stateless
+        .is_some()
+        .then(|| Binding::new("tools/call", &name, &arguments));
+    if let Some(binding) = &binding {
+        take_inputs(call, &mut params, binding)?;
+    }
     let meta = take_meta(&mut params);
-    let Some((tool, tool_name)) = session.core.registry.tools.get(&name) else {
+    let Some((tool, tool_name)) = call.core.registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown tool `{name}`"
         )));
     };
-    let version = negotiated.version;
-    let context = context(session, negotiated, id, meta, sink, cancel);
-    let call = ToolCall {
+    let version = call.scope.version;
+    let tool_call = ToolCall {
         tool: Arc::clone(tool_name),
         arguments,
-        context,
+        context: context(call, id, meta),
         output: tool.output,
         errors: Vec::new(),
         takes_args_struct: tool.takes_args_struct,
         argument_names: Arc::clone(&tool.argument_names),
     };
-    let result = match catch_unwind((tool.handler)(call)).await {
-        Ok(result) => result,
+    let result = match run(&call.scope, (tool.handler)(tool_call)).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(interrupt)) => {
+            let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
+            return interrupted(call, &binding, interrupt);
+        }
         Err(panic) => {
             tracing::error!(tool = %name, panic = panic_message(&*panic), "a tool panicked");
             CallToolResult::error(format!("tool `{name}` failed unexpectedly"))
         }
     };
-    Ok(result.for_version(version))
+    Ok(Reply::value(&result.for_version(version)))
+}
+
+/// Runs a handler, turning a panic inside it into an `Err` instead of a dead task. A stateless
+/// handler that asks the client for something it has no answer to yet is stopped there, with
+/// what it asked.
+async fn run<'a, T>(
+    scope: &Scope,
+    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>,
+) -> Result<Result<T, Interrupt>, Box<dyn Any + Send>> {
+    let inputs = scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs));
+    std::future::poll_fn(move |cx| {
+        if let Some(inputs) = &inputs {
+            inputs.watch(cx.waker());
+        }
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(Ok(value))),
+            Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
+                Some(interrupt) => Poll::Ready(Ok(Err(interrupt))),
+                None => Poll::Pending,
+            },
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    })
+    .await
 }
 
 /// Runs a future, turning a panic inside it into an `Err` instead of a dead task.

@@ -7,7 +7,9 @@
 mod dispatch;
 mod pagination;
 mod registry;
+mod request_state;
 mod session;
+mod stateless;
 
 use std::any::TypeId;
 use std::sync::atomic::Ordering;
@@ -30,8 +32,13 @@ use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 use crate::transport::http::{HostPolicy, HttpOptions};
 
+pub(crate) use self::dispatch::handle_stateless;
 use self::registry::{PromptRegistry, Registry, ResourceRegistry, ToolRegistry};
+use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
+pub use self::stateless::{CacheHint, CacheScope, Cacheable};
+use self::stateless::{CacheHints, Listeners};
+pub(crate) use self::stateless::{Envelope, is_stateless, read_envelope};
 
 /// Limits and behaviours a server can tune. Every field has a documented default.
 #[derive(Debug, Clone)]
@@ -48,6 +55,12 @@ pub(crate) struct Options {
     pub(crate) request_timeout: Duration,
     /// The Streamable HTTP settings.
     pub(crate) http: HttpOptions,
+    /// The cache hints of stateless results. Default: `ttlMs: 0`, `private`, everywhere.
+    pub(crate) cache: CacheHints,
+    /// The secret `requestState` is signed with. Default: random per process.
+    pub(crate) request_state_secret: Option<Vec<u8>>,
+    /// How long a `requestState` stays valid. Default: 10 minutes.
+    pub(crate) request_state_ttl: Duration,
 }
 
 impl Default for Options {
@@ -59,6 +72,9 @@ impl Default for Options {
             page_size: 100,
             request_timeout: Duration::from_secs(60),
             http: HttpOptions::default(),
+            cache: CacheHints::default(),
+            request_state_secret: None,
+            request_state_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -381,6 +397,36 @@ impl Server {
         self
     }
 
+    /// The cache hints (`ttlMs`, `cacheScope`) a stateless (2026-07-28) result carries: by
+    /// default `ttlMs: 0` and `private` on `server/discover`, every list and `resources/read`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::{CacheHint, Cacheable, Server};
+    ///
+    /// let server = Server::new("demo", "1.0.0")
+    ///     .cache_hint(Cacheable::Tools, CacheHint::public(Duration::from_secs(300)));
+    /// ```
+    pub fn cache_hint(mut self, result: Cacheable, hint: CacheHint) -> Self {
+        self.options.cache.set(result, hint);
+        self
+    }
+
+    /// The secret that signs `requestState` in stateless input-required round trips. By default
+    /// each process draws a random key, so a retry must reach the same process; give every
+    /// replica behind a load balancer the same secret (at least 32 random bytes) instead.
+    pub fn request_state_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.options.request_state_secret = Some(secret.as_ref().to_vec());
+        self
+    }
+
+    /// How long a client may take to answer an input-required result (10 minutes by default);
+    /// a retry with an older `requestState` is refused with -32602.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.options.request_state_ttl = ttl;
+        self
+    }
+
     /// Builds the server and serves Streamable HTTP on `addr` until Ctrl-C.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
         self.build()?.serve_http(addr).await
@@ -459,6 +505,10 @@ impl Server {
             logging: Some(serde_json::Map::new()),
             ..ServerCapabilities::default()
         };
+        let request_state = match &self.options.request_state_secret {
+            Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
+            None => RequestStateKey::random(self.options.request_state_ttl),
+        };
         Ok(Service {
             core: Arc::new(Core {
                 info,
@@ -467,6 +517,9 @@ impl Server {
                 capabilities,
                 options: self.options,
                 sessions: Mutex::new(Vec::new()),
+                listeners: Listeners::default(),
+                request_state,
+                closing: tokio::sync::watch::channel(false).0,
             }),
         })
     }
@@ -522,6 +575,12 @@ pub(crate) struct Core {
     pub(crate) options: Options,
     /// The live sessions, for announcements; a session that ended is dropped from here lazily.
     sessions: Mutex<Vec<Weak<Session>>>,
+    /// The open `subscriptions/listen` requests.
+    pub(crate) listeners: Listeners,
+    /// Signs the `requestState` of input-required results.
+    pub(crate) request_state: RequestStateKey,
+    /// Set when the server shuts down: open listens end with their final result.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl Core {
@@ -529,6 +588,29 @@ impl Core {
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|s| s.strong_count() > 0);
         sessions.push(Arc::downgrade(session));
+    }
+
+    /// Ends every open `subscriptions/listen` with its final result.
+    pub(crate) fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Completes when the server, or `session` when given, is shutting down.
+    pub(crate) async fn closed(&self, session: Option<&Session>) {
+        let mut server = self.closing.subscribe();
+        let server = async move {
+            let _ = server.wait_for(|closing| *closing).await;
+        };
+        match session {
+            Some(session) => {
+                let mut ending = session.closing.subscribe();
+                tokio::select! {
+                    () = server => {}
+                    _ = ending.wait_for(|closing| *closing) => {}
+                }
+            }
+            None => server.await,
+        }
     }
 
     fn live_sessions(&self) -> Vec<Arc<Session>> {
@@ -546,6 +628,7 @@ impl Broadcast for Core {
             "notifications/resources/updated",
             Some(&json!({ "uri": uri })),
         );
+        self.listeners.resource_updated(uri);
         for session in self.live_sessions() {
             let subscribed = session
                 .subscriptions
@@ -576,6 +659,7 @@ impl Broadcast for Core {
         if !advertised {
             return;
         }
+        self.listeners.list_changed(kind, method);
         let message = encode_notification::<()>(method, None);
         for session in self.live_sessions() {
             if session.initialized.load(Ordering::Acquire) {
@@ -627,8 +711,21 @@ impl Service {
             options.hosts = HostPolicy::Any;
         }
         let router = crate::transport::http::router(Arc::clone(&self.core), options);
+        let core = Arc::clone(&self.core);
+        let shutdown = async move {
+            shutdown.await;
+            // Open listen streams end with their final result, so the server can drain.
+            core.close();
+        };
         crate::transport::http::serve(router, listener, shutdown).await?;
         Ok(())
+    }
+
+    /// Ends every open `subscriptions/listen` stream with its final result, as a graceful
+    /// shutdown should. [`Service::serve_http`] does this itself; call it before shutting down
+    /// a server mounted with [`Service::into_router`].
+    pub fn close_subscriptions(&self) {
+        self.core.close();
     }
 
     /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing

@@ -39,8 +39,14 @@ impl Peer for RequestPeer {
         let _ = self.sink.send(message);
     }
 
-    fn log_level(&self) -> LoggingLevel {
-        LoggingLevel::from_index(self.session.log_level.load(Ordering::Relaxed))
+    fn log_level(&self) -> Option<LoggingLevel> {
+        Some(LoggingLevel::from_index(
+            self.session.log_level.load(Ordering::Relaxed),
+        ))
+    }
+
+    fn missing_capability(&self, name: &'static str, _: Value) -> BoxFuture<ClientRequestError> {
+        Box::pin(std::future::ready(ClientRequestError::Unsupported(name)))
     }
 
     fn request(
@@ -88,6 +94,8 @@ pub(crate) struct Session {
     next_request_id: AtomicI64,
     /// The client's roots, until it says they changed.
     roots: Mutex<Option<Vec<Root>>>,
+    /// Set when the connection ends: its open listens finish.
+    pub(crate) closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl Session {
@@ -105,6 +113,7 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             next_request_id: AtomicI64::new(1),
             roots: Mutex::new(None),
+            closing: tokio::sync::watch::channel(false).0,
         });
         core.register_session(&session);
         session
@@ -236,7 +245,10 @@ impl Session {
     fn start_request(self: &Arc<Self>, request: Request, sink: &Sink) {
         // `initialize` and `ping` are answered in order, right here: the handshake must be
         // settled before anything read after it is handled.
-        if request.method == "initialize" || request.method == "ping" {
+        if request.method == "initialize"
+            || (request.method == "ping"
+                && !super::stateless::is_stateless(&request.method, &request.params))
+        {
             let reply = super::dispatch::handle_sync(self, &request);
             let _ = sink.send(reply);
             return;
@@ -302,6 +314,7 @@ impl Session {
 
     /// Waits for in-flight requests to finish, up to `grace`, then stops the rest.
     pub(crate) async fn shutdown(&self, grace: Duration) {
+        self.closing.send_replace(true);
         let deadline = tokio::time::Instant::now() + grace;
         loop {
             let empty = self

@@ -18,11 +18,16 @@
 //!   address drops the check unless hosts were configured.
 //! - **Stateless mode** (`Server::stateless_http`): no sessions; every POST is served on its own,
 //!   GET and DELETE are 405. For deployments behind load balancers; no server-to-client requests.
+//! - **The stateless era (2026-07-28)** shares the endpoint: a POST whose body is an enveloped
+//!   request (or `server/discover`) is served by [`modern`], without a session; GET and DELETE
+//!   with `MCP-Protocol-Version: 2026-07-28` are 405; a POST with that header but no envelope is
+//!   400 + -32602.
 
 // Early returns of a ready `Response` read best as `Result<_, Response>`; the error path is
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod modern;
 mod stream;
 
 use std::collections::{HashMap, HashSet};
@@ -43,7 +48,7 @@ use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, encode_error};
-use crate::server::{Core, Session, Sink};
+use crate::server::{Core, Session, Sink, is_stateless};
 
 /// Which `Host` (and `Origin`) values the endpoint accepts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,7 +194,7 @@ fn error_response(status: StatusCode, message: &str) -> Response {
     )
 }
 
-fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
         [(
@@ -289,17 +294,38 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
     (json, sse)
 }
 
+/// The `MCP-Protocol-Version` of a handshake-era request: absent, or a revision this server
+/// supports (else 400). `2026-07-28` without an envelope is 400 + -32602.
 fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
     match headers.get("mcp-protocol-version") {
         None => Ok(None),
         Some(value) => match value.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(version) if version.has_handshake() => Ok(Some(version)),
-            _ => Err(error_response(
+            Some(_) => Err(json_response(
+                StatusCode::BAD_REQUEST,
+                encode_error(
+                    None,
+                    &ErrorObject::invalid_params(
+                        "a 2026-07-28 request needs the `_meta` envelope \
+                         (`io.modelcontextprotocol/protocolVersion`)",
+                    ),
+                ),
+            )),
+            None => Err(error_response(
                 StatusCode::BAD_REQUEST,
                 "unsupported `MCP-Protocol-Version`",
             )),
         },
     }
+}
+
+/// Whether a GET or DELETE is on the stateless path, which has neither.
+fn is_stateless_era(headers: &HeaderMap) -> bool {
+    headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| !v.has_handshake())
 }
 
 fn session_id() -> String {
@@ -370,10 +396,6 @@ async fn handle_post(
             "`Accept` must list `application/json` or `text/event-stream`",
         );
     }
-    let version = match header_version(&headers) {
-        Ok(version) => version,
-        Err(response) => return response,
-    };
     if body.len() > state.core.options.max_message_size {
         return error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -388,6 +410,24 @@ async fn handle_post(
                 encode_error(None, &ErrorObject::parse_error(error)),
             );
         }
+    };
+    // The stateless era: one enveloped request (or `server/discover`), served on its own.
+    if let Value::Object(message) = &value
+        && let Some(Value::String(method)) = message.get("method")
+        && method != "initialize"
+    {
+        let empty = serde_json::Map::new();
+        let params = message
+            .get("params")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        if is_stateless(method, params) {
+            return modern::handle(&state, &headers, value, accepts_sse).await;
+        }
+    }
+    let version = match header_version(&headers) {
+        Ok(version) => version,
+        Err(response) => return response,
     };
     let messages: Vec<&Value> = match &value {
         Value::Array(items) => items.iter().collect(),
@@ -567,8 +607,8 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
     if let Err(response) = check_host(state.options(), &headers) {
         return response;
     }
-    if state.options().stateless {
-        return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "POST")]).into_response();
+    if state.options().stateless || is_stateless_era(&headers) {
+        return modern::method_not_allowed();
     }
     if !accepts(&headers).1 {
         return error_response(
@@ -605,8 +645,8 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) 
     if let Err(response) = check_host(state.options(), &headers) {
         return response;
     }
-    if state.options().stateless {
-        return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "POST")]).into_response();
+    if state.options().stateless || is_stateless_era(&headers) {
+        return modern::method_not_allowed();
     }
     let session = match state.session(&headers) {
         Ok(session) => session,

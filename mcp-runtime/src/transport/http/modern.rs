@@ -1,0 +1,332 @@
+//! Streamable HTTP for the stateless era (2026-07-28): one POST, one message, no session.
+//!
+//! A POST whose body is an enveloped request (or `server/discover`) comes here. It is admitted
+//! in the checklist's order: the envelope (400 + -32602 naming a missing key), the standard
+//! headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, decoded from the `=?base64?…?=`
+//! form when so sent; 400 + -32020 on a mismatch), the version (400 + -32022). Then:
+//!
+//! - the reply is JSON when the handler answers before sending anything else (with 400 for
+//!   -32700/-32600/-32602/-32020/-32021/-32022, 404 for -32601, else 200), and an SSE stream
+//!   otherwise: the request's own progress and log notifications, then its response, which ends
+//!   it. A handler still running after a few seconds switches to SSE too, with keep-alive
+//!   comments, so a client that goes away is noticed;
+//! - `subscriptions/listen` is always a stream: the acknowledgement, the notifications, and the
+//!   final result when the server shuts down;
+//! - closing the response cancels the request: its handler is stopped and nothing more is sent.
+//!
+//! `Mcp-Session-Id` and `Last-Event-ID` are ignored; events carry no ids.
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::{HttpState, json_response};
+use crate::context::CancelFlag;
+use crate::protocol::{ErrorObject, Message, Request, RequestId, encode_error, error_codes};
+use crate::server::{Envelope, Sink, handle_stateless, read_envelope};
+
+/// How long a request may run silently before its reply turns into an SSE stream.
+const JSON_WINDOW: Duration = Duration::from_secs(5);
+/// How often an idle SSE stream gets a keep-alive comment.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The HTTP status of a JSON reply, from its JSON-RPC error code.
+fn status_of(reply: &[u8]) -> StatusCode {
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    let code = serde_json::from_slice::<Reply>(reply)
+        .ok()
+        .and_then(|r| r.error)
+        .map(|e| e.code);
+    match code {
+        Some(
+            error_codes::PARSE_ERROR
+            | error_codes::INVALID_REQUEST
+            | error_codes::INVALID_PARAMS
+            | error_codes::HEADER_MISMATCH
+            | error_codes::MISSING_CLIENT_CAPABILITY
+            | error_codes::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        Some(error_codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+fn refuse(id: Option<&RequestId>, error: &ErrorObject) -> Response {
+    let reply = encode_error(id, error);
+    json_response(status_of(&reply), reply)
+}
+
+fn mismatch(message: String) -> ErrorObject {
+    ErrorObject::new(error_codes::HEADER_MISMATCH, message)
+}
+
+/// A standard header's value: absent, or its one value decoded from the base64 sentinel form.
+fn header_value(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+    let mut values = headers.get_all(name).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(mismatch(format!("the `{name}` header is repeated")));
+    }
+    let text = value
+        .to_str()
+        .map_err(|_| mismatch(format!("the `{name}` header is not visible ASCII")))?;
+    if let Some(encoded) = text
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .map_err(|_| mismatch(format!("the `{name}` header is not valid base64")))?;
+        return String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| mismatch(format!("the `{name}` header is not UTF-8")));
+    }
+    Ok(Some(text.to_owned()))
+}
+
+/// The standard headers must agree with the body (SEP-2243).
+fn check_headers(
+    headers: &HeaderMap,
+    request: &Request,
+    envelope: &Envelope,
+) -> Result<(), ErrorObject> {
+    let expect = |name: &str, wanted: &str| -> Result<(), ErrorObject> {
+        match header_value(headers, name)? {
+            Some(value) if value == wanted => Ok(()),
+            Some(value) => Err(mismatch(format!(
+                "the `{name}` header says `{value}` but the body says `{wanted}`"
+            ))),
+            None => Err(mismatch(format!("the `{name}` header is missing"))),
+        }
+    };
+    expect("mcp-protocol-version", &envelope.requested)?;
+    expect("mcp-method", &request.method)?;
+    let name_key = match request.method.as_str() {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = name_key
+        && let Some(Value::String(name)) = request.params.get(key)
+    {
+        expect("mcp-name", name)?;
+    }
+    Ok(())
+}
+
+/// Stops the request's handler when its response is dropped: the client closed the stream.
+struct CancelOnDrop {
+    task: AbortHandle,
+    flag: Arc<CancelFlag>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.task.is_finished() {
+            self.flag.cancel();
+            self.task.abort();
+        }
+    }
+}
+
+/// Serves one stateless POST whose body is `value`.
+pub(super) async fn handle(
+    state: &Arc<HttpState>,
+    headers: &HeaderMap,
+    value: Value,
+    accepts_sse: bool,
+) -> Response {
+    let request = match Message::from_value(value) {
+        Ok(Message::Request(request)) => request,
+        // Notifications (only `notifications/cancelled` exists, and HTTP cancels by closing the
+        // stream) are accepted and have no effect.
+        Ok(Message::Notification(_)) => return StatusCode::ACCEPTED.into_response(),
+        Ok(Message::Response(_)) => {
+            return refuse(
+                None,
+                &ErrorObject::invalid_request("servers send no requests in 2026-07-28"),
+            );
+        }
+        Err(invalid) => return refuse(invalid.id.as_ref(), &invalid.error),
+    };
+    let id = request.id.clone();
+    let envelope = match read_envelope(&request.params) {
+        Ok(envelope) => envelope,
+        Err(error) => return refuse(Some(&id), &error),
+    };
+    if let Err(error) = check_headers(headers, &request, &envelope) {
+        return refuse(Some(&id), &error);
+    }
+    if let Err(error) = envelope.version() {
+        return refuse(Some(&id), &error);
+    }
+    let listen = request.method == "subscriptions/listen";
+    if listen && !accepts_sse {
+        return refuse(
+            Some(&id),
+            &ErrorObject::invalid_request(
+                "`subscriptions/listen` needs `Accept: text/event-stream`",
+            ),
+        );
+    }
+
+    let (sink, mut replies): (Sink, _) = mpsc::unbounded_channel();
+    let flag = Arc::new(CancelFlag::default());
+    let core = Arc::clone(&state.core);
+    let cancel = Arc::clone(&flag);
+    let task = tokio::spawn(async move {
+        let reply = handle_stateless(&core, None, envelope, request, &sink, cancel).await;
+        if let Some(reply) = reply {
+            let _ = sink.send(reply);
+        }
+    });
+    let guard = CancelOnDrop {
+        task: task.abort_handle(),
+        flag,
+    };
+
+    let ids = HashSet::from([id]);
+    let first = if listen {
+        None
+    } else {
+        match tokio::time::timeout(JSON_WINDOW, replies.recv()).await {
+            Ok(Some(first)) if super::answers(&first, &ids).is_some() => {
+                drop(guard);
+                return json_response(status_of(&first), first);
+            }
+            Ok(Some(first)) => Some(first),
+            Ok(None) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            Err(_) => None,
+        }
+    };
+    if !accepts_sse {
+        // No stream allowed: notifications are dropped, and the response is all there is.
+        let mut pending = first;
+        loop {
+            if let Some(message) = pending.take()
+                && super::answers(&message, &ids).is_some()
+            {
+                drop(guard);
+                return json_response(status_of(&message), message);
+            }
+            match replies.recv().await {
+                Some(message) => pending = Some(message),
+                None => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            }
+        }
+    }
+    sse(first, replies, ids, guard)
+}
+
+fn frame(message: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(message.len() + 22);
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(message);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// The request's stream: what the handler sends, until its response, with keep-alives.
+fn sse(
+    first: Option<Vec<u8>>,
+    replies: mpsc::UnboundedReceiver<Vec<u8>>,
+    ids: HashSet<RequestId>,
+    guard: CancelOnDrop,
+) -> Response {
+    struct Stream {
+        first: Option<Vec<u8>>,
+        replies: mpsc::UnboundedReceiver<Vec<u8>>,
+        ids: HashSet<RequestId>,
+        done: bool,
+        _guard: CancelOnDrop,
+    }
+    let stream = Stream {
+        first,
+        replies,
+        ids,
+        done: false,
+        _guard: guard,
+    };
+    let body = futures_util::stream::unfold(stream, |mut s| async move {
+        if s.done {
+            return None;
+        }
+        let message = match s.first.take() {
+            Some(message) => message,
+            None => loop {
+                match tokio::time::timeout(KEEP_ALIVE, s.replies.recv()).await {
+                    Ok(Some(message)) if message.is_empty() => continue,
+                    Ok(Some(message)) => break message,
+                    Ok(None) => return None,
+                    Err(_) => return Some((Ok::<_, Infallible>(Bytes::from_static(b":\n\n")), s)),
+                }
+            },
+        };
+        s.done = super::answers(&message, &s.ids).is_some();
+        Some((Ok(frame(&message)), s))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header("x-accel-buffering", "no")
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// 405 for GET and DELETE on the stateless path.
+pub(super) fn method_not_allowed() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, HeaderValue::from_static("POST"))],
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_follow_the_error_code() {
+        let error = |code: i64| encode_error(None, &ErrorObject::new(code, "x"));
+        assert_eq!(status_of(&error(-32602)), StatusCode::BAD_REQUEST);
+        assert_eq!(status_of(&error(-32020)), StatusCode::BAD_REQUEST);
+        assert_eq!(status_of(&error(-32601)), StatusCode::NOT_FOUND);
+        assert_eq!(status_of(&error(-32603)), StatusCode::OK);
+        assert_eq!(
+            status_of(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            StatusCode::OK
+        );
+    }
+
+    #[test]
+    fn header_values_decode_the_base64_form() {
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-name", HeaderValue::from_static("=?base64?w6lk?="));
+        assert_eq!(
+            header_value(&headers, "mcp-name").unwrap().as_deref(),
+            Some("éd")
+        );
+        headers.append("mcp-name", HeaderValue::from_static("x"));
+        assert_eq!(header_value(&headers, "mcp-name").unwrap_err().code, -32020);
+    }
+}
