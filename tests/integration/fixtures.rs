@@ -447,3 +447,15 @@ pub(crate) async fn interview(ctx: Context) -> Result<String, ToolError> {
     let roots = ctx.roots().await?;
     Ok(format!("{greeting} ({} roots)", roots.len()))
 }
+
+/// Set when `lingering` ran to the end.
+pub(crate) static LINGERING_FINISHED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Wait a while, then record that the work finished (for cancellation by closing the stream).
+#[tool]
+pub(crate) async fn lingering(millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    LINGERING_FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
+    "finished".to_owned()
+}

@@ -5,6 +5,7 @@ mod context;
 mod everything;
 mod fixtures;
 mod http;
+mod http_stateless;
 mod lifecycle;
 mod notes;
 mod prompts;
