@@ -52,6 +52,9 @@ fn request(addr: &str, id: u32, method: &str, params: Value) -> Request<String> 
     builder.body(body.to_string()).unwrap()
 }
 
+/// A change that makes a request's headers disagree with its body.
+type Spoil = Box<dyn Fn(&mut Request<String>)>;
+
 fn with_envelope(mut params: Value) -> Value {
     params["_meta"] = envelope(json!({}));
     params
@@ -95,7 +98,7 @@ async fn a_stateless_post_is_answered_with_json_and_no_session() {
 async fn standard_headers_must_agree_with_the_body() {
     let addr = start(server()).await;
     let call = || with_envelope(json!({"name": "add", "arguments": {"a": 1, "b": 2}}));
-    let cases: Vec<(&str, Box<dyn Fn(&mut Request<String>)>)> = vec![
+    let cases: Vec<(&str, Spoil)> = vec![
         (
             "missing version",
             Box::new(|r| {
