@@ -67,9 +67,14 @@
 //!
 //! # Protocol revisions
 //!
-//! One program serves every revision from 2024-11-05 to 2025-11-25; what goes on the wire is
-//! shaped by the revision the session negotiated (no `structuredContent`, `outputSchema` or
-//! `title` before 2025-06-18, no `icons` before 2025-11-25). See [`ProtocolVersion`].
+//! One program serves every revision from 2024-11-05 to 2026-07-28, both eras at once, on every
+//! transport. `initialize` opens a handshake session, and what goes on the wire is shaped by the
+//! revision it negotiated (no `structuredContent`, `outputSchema` or `title` before 2025-06-18,
+//! no `icons` before 2025-11-25). A request carrying the 2026-07-28 `_meta` envelope is served on
+//! its own, statelessly: `server/discover`, `resultType` and cache hints ([`CacheHint`]) on
+//! results, `subscriptions/listen`, and the handler's questions to the client
+//! ([`Context::elicit`] and friends, unchanged) turned into `input_required` results with a
+//! signed `requestState` (see [`context`]). See [`ProtocolVersion`].
 //!
 //! # Testing
 //!
