@@ -218,7 +218,7 @@ async fn route_stateless(
         "subscriptions/listen" => listen(&call, &request).await,
         _ => serve(&call, request).await,
     };
-    let stamp = |method: &str| Stamp::complete(&core.info, &core.options.cache, method);
+    let stamp = |method: &str| Stamp::complete(&core.stamp_info, &core.options.cache, method);
     match outcome {
         Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),

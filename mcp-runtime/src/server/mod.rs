@@ -24,8 +24,8 @@ use crate::error::{DefinitionError, Error, Result};
 use crate::handle::{Broadcast, ListKind, ServerHandle};
 use crate::prompt::PromptDef;
 use crate::protocol::{
-    Icon, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
-    encode_notification,
+    Icon, Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability,
+    ServerCapabilities, encode_notification,
 };
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
@@ -509,8 +509,10 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
+        let stamp_info = info.for_version(ProtocolVersion::V2026_07_28);
         Ok(Service {
             core: Arc::new(Core {
+                stamp_info,
                 info,
                 instructions: self.instructions,
                 registry,
@@ -569,6 +571,8 @@ fn default_identity(entries: &[&Entry]) -> (String, String) {
 /// What a built server shares across all its sessions.
 pub(crate) struct Core {
     pub(crate) info: Implementation,
+    /// `info` as stateless results carry it in `_meta`, serialized once.
+    pub(crate) stamp_info: serde_json::Value,
     pub(crate) instructions: Option<String>,
     pub(crate) registry: Registry,
     pub(crate) capabilities: ServerCapabilities,

@@ -276,7 +276,8 @@ pub(crate) struct Stamp {
 }
 
 impl Stamp {
-    pub(crate) fn complete(info: &Implementation, hints: &CacheHints, method: &str) -> Self {
+    /// `info` is the server's `Implementation` as 2026-07-28 shapes it.
+    pub(crate) fn complete(info: &Value, hints: &CacheHints, method: &str) -> Self {
         let mut fields = Map::new();
         fields.insert("resultType".into(), Value::from("complete"));
         if let Some(hint) = hints.for_method(method) {
@@ -286,7 +287,7 @@ impl Stamp {
         }
         Self {
             fields,
-            server_info: info.for_version(ProtocolVersion::V2026_07_28),
+            server_info: info.clone(),
         }
     }
 
@@ -699,7 +700,7 @@ mod tests {
 
     #[test]
     fn stamps_go_on_values_and_raw_pages_alike() {
-        let info = Implementation::new("demo", "1.0.0");
+        let info = Implementation::new("demo", "1.0.0").for_version(ProtocolVersion::V2026_07_28);
         let hints = CacheHints::default();
         let stamped = Stamp::complete(&info, &hints, "tools/list").apply_raw(r#"{"tools":[]}"#);
         let stamped: Value = serde_json::from_str(&stamped).unwrap();
