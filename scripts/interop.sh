@@ -4,7 +4,7 @@
 # stateless 2026-07-28 era (the client's auto mode). The tests live in tests/python.
 #
 # The client is installed into a local virtual environment (.cache/py, or $INTEROP_VENV); nothing
-# is installed globally. Needs python3 (3.10+) with venv and pip.
+# is installed globally. Needs python3 with venv and pip (tested with CPython 3.11).
 #
 #   scripts/interop.sh                    # build the example, run every test
 #   scripts/interop.sh -k stateless       # extra arguments go to pytest
@@ -13,13 +13,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv="${INTEROP_VENV:-$PWD/.cache/py}"
-requirements=(mcp==2.3.0 pytest==9.2.0 pytest-timeout==2.4.0)
+requirements=tests/python/requirements.txt  # mcp==2.3.0, pytest, pytest-timeout and their pinned deps
 stamp="$venv/.interop-requirements"
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${requirements[*]}" ]; then
-    echo "== installing ${requirements[*]} into $venv"
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
+    echo "== installing $requirements into $venv"
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${requirements[@]}"
-    echo "${requirements[*]}" >"$stamp"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$stamp"
 fi
 echo "== $("$venv/bin/python" --version), mcp $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 
