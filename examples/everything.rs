@@ -278,6 +278,39 @@ async fn test_reconnection(ctx: Context) -> &'static str {
     "Reconnection test completed successfully"
 }
 
+/// What `test_structured_content` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Forecast {
+    /// The city reported on.
+    city: String,
+    /// Degrees Celsius.
+    temperature: f64,
+    /// The sky, in a word or two.
+    conditions: String,
+}
+
+/// Answers with structured content that validates against the tool's `outputSchema`.
+#[tool]
+async fn test_structured_content(
+    /// The city to report on.
+    city: String,
+) -> Forecast {
+    Forecast {
+        city,
+        temperature: 21.5,
+        conditions: "sunny".to_owned(),
+    }
+}
+
+/// Announces that `test://watched-resource` changed (`notifications/resources/updated`, to
+/// subscribers) and that the resource list changed.
+#[tool]
+async fn test_trigger_resource_update(ctx: Context) -> &'static str {
+    ctx.server().resource_updated("test://watched-resource");
+    ctx.server().resources_list_changed();
+    "Announced an update of test://watched-resource and a resource list change"
+}
+
 /// A tool whose input schema is raw JSON Schema 2020-12, sent exactly as written.
 fn json_schema_2020_12_tool() -> mcp_runtime::tool::ToolDef {
     use mcp_runtime::tool::{ToolBuilder, ToolCall};

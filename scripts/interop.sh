@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Interop tests: the official MCP Python SDK client (mcp 2.3.0 from PyPI) against the `everything`
+# example, over stdio and Streamable HTTP (127.0.0.1 only), in the handshake era (forced) and the
+# stateless 2026-07-28 era (the client's auto mode). The tests live in tests/python.
+#
+# The client is installed into a local virtual environment (.cache/py, or $INTEROP_VENV); nothing
+# is installed globally. Needs python3 with venv and pip (tested with CPython 3.11).
+#
+#   scripts/interop.sh                    # build the example, run every test
+#   scripts/interop.sh -k stateless       # extra arguments go to pytest
+#   MCP_EVERYTHING_BIN=path/to/everything scripts/interop.sh   # use that binary, build nothing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv="${INTEROP_VENV:-$PWD/.cache/py}"
+requirements=tests/python/requirements.txt  # mcp==2.3.0, pytest, pytest-timeout and their pinned deps
+stamp="$venv/.interop-requirements"
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
+    echo "== installing $requirements into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$stamp"
+fi
+echo "== $("$venv/bin/python" --version), mcp $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+
+if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
+    echo "== building the everything example"
+    cargo build -p mcp-examples --example everything --locked --quiet
+    target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+    MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
+fi
+export MCP_EVERYTHING_BIN
+echo "== pytest tests/python against $MCP_EVERYTHING_BIN"
+
+# Per-test timeout as a backstop; every wait inside the tests has its own, shorter bound.
+exec "$venv/bin/python" -m pytest tests/python -p no:cacheprovider --timeout 120 -q -rfE "$@"
