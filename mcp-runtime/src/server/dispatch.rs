@@ -13,6 +13,7 @@ use std::sync::atomic::AtomicU64;
 use serde_json::{Map, Value, json};
 
 use super::pagination;
+use super::registry::Registry;
 use super::session::{Negotiated, RequestPeer, Session, Sink};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, RequestInfo};
@@ -131,7 +132,9 @@ async fn route(
         tracing::trace!(method = %request.method, "request before notifications/initialized");
     }
     let core = &session.core;
-    let registry = &core.registry;
+    // One snapshot for the whole request: changes made meanwhile do not reach it.
+    let registry = core.registry();
+    let registry = &*registry;
     let version = negotiated.version;
     let id = request.id.clone();
     let outcome: Result<Reply, ErrorObject> = match request.method.as_str() {
@@ -139,7 +142,7 @@ async fn route(
             .and_then(|o| registry.tools.list(version, o))
             .map(Reply::Raw),
         "tools/call" if !registry.tools.is_empty() => {
-            call_tool(session, negotiated, request, sink, cancel)
+            call_tool(session, registry, negotiated, request, sink, cancel)
                 .await
                 .map(|r| Reply::value(&r))
         }
@@ -159,7 +162,7 @@ async fn route(
                 .map(Reply::text)
         }
         "resources/read" if !registry.resources.is_empty() => {
-            read_resource(session, negotiated, request, sink, cancel)
+            read_resource(session, registry, negotiated, request, sink, cancel)
                 .await
                 .map(Reply::Value)
         }
@@ -170,12 +173,12 @@ async fn route(
             .and_then(|o| registry.prompts.list(version, o))
             .map(Reply::text),
         "prompts/get" if !registry.prompts.is_empty() => {
-            get_prompt(session, negotiated, request, sink, cancel)
+            get_prompt(session, registry, negotiated, request, sink, cancel)
                 .await
                 .map(|r| Reply::value(&r))
         }
         "completion/complete" if core.capabilities.completions.is_some() => {
-            complete(session, &request).map(Reply::Value)
+            complete(registry, &request).map(Reply::Value)
         }
         "logging/setLevel" => set_level(session, &request).map(Reply::Value),
         method => Err(ErrorObject::method_not_found(method)),
@@ -276,6 +279,7 @@ fn not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
 
 async fn read_resource(
     session: &Arc<Session>,
+    registry: &Registry,
     negotiated: &Negotiated,
     request: Request,
     sink: &Sink,
@@ -285,7 +289,7 @@ async fn read_resource(
     let uri = string_param(&mut params, "uri", "resources/read")?;
     let meta = take_meta(&mut params);
     let version = negotiated.version;
-    let Some((def, bindings)) = session.core.registry.resources.resolve(&uri) else {
+    let Some((def, bindings)) = registry.resources.resolve(&uri) else {
         return Err(not_found(version, &uri));
     };
     let bindings = match (bindings, &def.template) {
@@ -344,6 +348,7 @@ fn subscribe(session: &Session, request: &Request) -> Result<Value, ErrorObject>
 
 async fn get_prompt(
     session: &Arc<Session>,
+    registry: &Registry,
     negotiated: &Negotiated,
     request: Request,
     sink: &Sink,
@@ -361,7 +366,7 @@ async fn get_prompt(
         }
     };
     let meta = take_meta(&mut params);
-    let Some((prompt, prompt_name)) = session.core.registry.prompts.get(&name) else {
+    let Some((prompt, prompt_name)) = registry.prompts.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown prompt `{name}`"
         )));
@@ -381,7 +386,7 @@ async fn get_prompt(
     }
 }
 
-fn complete(session: &Session, request: &Request) -> Result<Value, ErrorObject> {
+fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject> {
     let params = &request.params;
     let reference = params.get("ref").and_then(Value::as_object);
     let argument = params.get("argument").and_then(Value::as_object);
@@ -406,7 +411,6 @@ fn complete(session: &Session, request: &Request) -> Result<Value, ErrorObject> 
             }
         }
     }
-    let registry = &session.core.registry;
     let completer = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let prompt = reference
@@ -448,6 +452,7 @@ fn complete(session: &Session, request: &Request) -> Result<Value, ErrorObject> 
 
 async fn call_tool(
     session: &Arc<Session>,
+    registry: &Registry,
     negotiated: &Negotiated,
     request: Request,
     sink: &Sink,
@@ -469,7 +474,7 @@ async fn call_tool(
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
     let meta = take_meta(&mut params);
-    let Some((tool, tool_name)) = session.core.registry.tools.get(&name) else {
+    let Some((tool, tool_name)) = registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown tool `{name}`"
         )));
