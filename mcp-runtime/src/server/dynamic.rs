@@ -144,12 +144,10 @@ impl Core {
                 changed.push(kind);
             }
         }
-        if !errors.is_empty() {
-            return Err(Error::Definition(errors));
-        }
-        if changed.is_empty() {
+        if errors.is_empty() && changed.is_empty() {
             return Ok(changed);
         }
+        // Validated even after a bad edit, so the caller hears of every problem at once.
         let catalogue = Catalogue { items, disabled };
         let next = Registry::new(catalogue, settings, current.generation() + 1, &mut errors);
         if !errors.is_empty() {
