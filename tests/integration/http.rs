@@ -26,7 +26,7 @@ async fn start(server: Server) -> String {
     addr.to_string()
 }
 
-async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
+pub(crate) async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
@@ -39,7 +39,7 @@ async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
         .unwrap()
 }
 
-fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
+pub(crate) fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
     let mut builder = Request::post("/mcp")
         .header("host", addr)
         .header("content-type", "application/json")
@@ -53,7 +53,7 @@ fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
 }
 
 /// Reads SSE events (their `id` and parsed `data`) until `stop` says so or the body ends.
-async fn events(
+pub(crate) async fn events(
     response: Response<Incoming>,
     mut stop: impl FnMut(&Value) -> bool,
 ) -> Vec<(String, Value)> {
@@ -91,7 +91,7 @@ async fn events(
     out
 }
 
-async fn body_json(response: Response<Incoming>) -> Value {
+pub(crate) async fn body_json(response: Response<Incoming>) -> Value {
     let bytes: Bytes = tokio::time::timeout(WAIT, response.into_body().collect())
         .await
         .unwrap()
@@ -100,7 +100,7 @@ async fn body_json(response: Response<Incoming>) -> Value {
     serde_json::from_slice(&bytes).unwrap()
 }
 
-async fn initialize(addr: &str) -> String {
+pub(crate) async fn initialize(addr: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}});
     let response = send(addr, post(addr, None, init)).await;
