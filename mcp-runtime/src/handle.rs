@@ -4,46 +4,8 @@
 //! [`Context::server`](crate::Context::server) and application code through
 //! [`Service::handle`](crate::Service::handle), without either importing the server.
 //!
-//! # Changing what a server serves
-//!
-//! [`ServerHandle`] adds, removes, enables and disables tools, resources (static ones and
-//! templates) and prompts while the server runs, and tells every connected client with the
-//! matching `notifications/{tools,resources,prompts}/list_changed`.
-//!
-//! - **Snapshots.** What a server serves is one immutable snapshot. A change builds the next
-//!   snapshot, validated like a server being built, swaps it in whole, and only then notifies:
-//!   a client that lists after the notification sees the change. A request works on the
-//!   snapshot it took when it started, so a `tools/list` or a tool call already running when a
-//!   change lands completes exactly as it began.
-//! - **All or nothing.** A change that would make the server invalid (a duplicate name, an
-//!   ambiguous template, a definition with problems, a name that is not there) is refused with
-//!   [`Error::Definition`](crate::Error::Definition) listing every problem; nothing changes and
-//!   nobody is notified. Several changes made as one [`Changes`] apply together and send one
-//!   notification per list they changed.
-//! - **Disabled items** are hidden, not gone: out of their list, and calling one is the same
-//!   error as calling an unknown one (`tools/call` → -32602 `unknown tool`), until it is enabled
-//!   again. Their names stay taken, so a disabled tool's name cannot be reused by `add_tool`.
-//! - **Capabilities are fixed at `initialize`.** A server advertises `tools`, `resources` and
-//!   `prompts` (each with `listChanged: true`) when it was built with items of that kind, or when
-//!   it opted in with [`Server::dynamic_tools`](crate::Server::dynamic_tools),
-//!   [`dynamic_resources`](crate::Server::dynamic_resources) or
-//!   [`dynamic_prompts`](crate::Server::dynamic_prompts). Adding an item of a kind the server
-//!   does not advertise is refused with
-//!   [`DefinitionError::NotAdvertised`](crate::DefinitionError::NotAdvertised), and so is adding
-//!   a prompt or template that completes its arguments to a server that advertised no
-//!   `completions`. A kind that was advertised stays advertised when its last item goes:
-//!   its list is then empty.
-//! - **Cursors, completion, subscriptions.** A `nextCursor` from an older snapshot still works;
-//!   one that points past the end of the now shorter list gets an empty last page. A completion
-//!   request for a prompt or template that is gone is -32602, as for one that never existed.
-//!   Resource subscriptions are by URI and outlive changes: subscribers of a URI that is removed
-//!   and added again keep hearing `notifications/resources/updated` for it.
-//!
-//! A `#[tool]`, `#[resource]` or `#[prompt]` function's definition comes from
-//! [`ToolDef::of`](crate::tool::ToolDef::of) (and `ResourceDef::of`, `PromptDef::of`); a
-//! closure's from [`ToolBuilder`](crate::tool::ToolBuilder),
-//! [`ResourceBuilder`](crate::resource::ResourceBuilder) or
-//! [`PromptBuilder`](crate::prompt::PromptBuilder).
+//! [`ServerHandle`] documents how changes to what a server serves meet requests in flight,
+//! capabilities, cursors and subscriptions.
 
 use std::fmt;
 use std::sync::Arc;
@@ -274,8 +236,46 @@ impl fmt::Debug for Changes {
 /// # }
 /// ```
 ///
-/// The module documentation of [`handle`](self) says how changes meet requests in flight,
-/// capabilities, cursors and subscriptions.
+/// # Changing what a server serves
+///
+/// A handle adds, removes, enables and disables tools, resources (static ones and templates)
+/// and prompts while the server runs, and tells every connected client with the matching
+/// `notifications/{tools,resources,prompts}/list_changed`.
+///
+/// - **Snapshots.** What a server serves is one immutable snapshot. A change builds the next
+///   snapshot, validated like a server being built, swaps it in whole, and only then notifies:
+///   a client that lists after the notification sees the change. A request works on the
+///   snapshot it took when it started, so a `tools/list` or a tool call already running when a
+///   change lands completes exactly as it began.
+/// - **All or nothing.** A change that would make the server invalid (a duplicate name, an
+///   ambiguous template, a definition with problems, a name that is not there) is refused with
+///   [`Error::Definition`](crate::Error::Definition) listing every problem; nothing changes and
+///   nobody is notified. Several changes made as one [`Changes`] apply together and send one
+///   notification per list they changed.
+/// - **Disabled items** are hidden, not gone: out of their list, and calling one is the same
+///   error as calling an unknown one (`tools/call` → -32602 `unknown tool`), until it is enabled
+///   again. Their names stay taken, so a disabled tool's name cannot be reused by `add_tool`.
+/// - **Capabilities are fixed at `initialize`.** A server advertises `tools`, `resources` and
+///   `prompts` (each with `listChanged: true`) when it was built with items of that kind, or when
+///   it opted in with [`Server::dynamic_tools`](crate::Server::dynamic_tools),
+///   [`dynamic_resources`](crate::Server::dynamic_resources) or
+///   [`dynamic_prompts`](crate::Server::dynamic_prompts). Adding an item of a kind the server
+///   does not advertise is refused with
+///   [`DefinitionError::NotAdvertised`](crate::DefinitionError::NotAdvertised), and so is adding
+///   a prompt or template that completes its arguments to a server that advertised no
+///   `completions`. A kind that was advertised stays advertised when its last item goes:
+///   its list is then empty.
+/// - **Cursors, completion, subscriptions.** A `nextCursor` from an older snapshot still works;
+///   one that points past the end of the now shorter list gets an empty last page. A completion
+///   request for a prompt or template that is gone is -32602, as for one that never existed.
+///   Resource subscriptions are by URI and outlive changes: subscribers of a URI that is removed
+///   and added again keep hearing `notifications/resources/updated` for it.
+///
+/// A `#[tool]`, `#[resource]` or `#[prompt]` function's definition comes from
+/// [`ToolDef::of`](crate::tool::ToolDef::of) (and `ResourceDef::of`, `PromptDef::of`); a
+/// closure's from [`ToolBuilder`](crate::tool::ToolBuilder),
+/// [`ResourceBuilder`](crate::resource::ResourceBuilder) or
+/// [`PromptBuilder`](crate::prompt::PromptBuilder).
 #[derive(Clone)]
 pub struct ServerHandle {
     inner: Arc<dyn Broadcast>,

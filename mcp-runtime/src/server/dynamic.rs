@@ -10,7 +10,7 @@
 //! cache-line traffic on reads, which a request, costing a parse and a handler, does not miss.
 //!
 //! The policy on capabilities, cursors and subscriptions is documented on
-//! [`ServerHandle`](crate::ServerHandle)'s module, where users read it.
+//! [`ServerHandle`](crate::ServerHandle), where users read it.
 
 use std::collections::HashSet;
 use std::sync::Arc;

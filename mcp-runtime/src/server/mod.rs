@@ -460,7 +460,7 @@ impl Server {
         info.website_url = self.website_url;
         info.icons = (!self.icons.is_empty()).then_some(self.icons);
         let listed = ListChangedCapability { list_changed: true };
-        // Fixed here for the server's life: see "Capabilities are fixed" in `handle`.
+        // Fixed here for the server's life: see "Capabilities are fixed" on `ServerHandle`.
         let capabilities = ServerCapabilities {
             tools: served.tools.then_some(listed),
             resources: served.resources.then_some(ResourcesCapability {
