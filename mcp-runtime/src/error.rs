@@ -6,8 +6,9 @@ use std::fmt;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The registered tools (or other items) do not make a valid server. Every problem found is
-    /// listed, each naming the source locations involved.
+    /// The registered tools (or other items) do not make a valid server, when it is built or
+    /// when a change at run time would break it. Every problem found is listed, each naming the
+    /// source locations involved.
     #[error("the server definition is invalid:\n{}", DisplayList(.0))]
     Definition(Vec<DefinitionError>),
     /// Reading from or writing to the transport failed.
@@ -76,6 +77,34 @@ pub enum DefinitionError {
         /// The function's path.
         name: String,
     },
+    /// A change at run time ([`ServerHandle`](crate::ServerHandle)) needs a capability the
+    /// server did not advertise: clients were told at `initialize` what the server may do, so an
+    /// item of a kind they were not told about would never be seen.
+    #[error(
+        "{what} cannot be added while serving: the server did not advertise the `{capability}` capability; {fix}"
+    )]
+    NotAdvertised {
+        /// What was being added, for example "tool `add`".
+        what: String,
+        /// The capability missing, for example "tools".
+        capability: &'static str,
+        /// How to advertise it.
+        fix: &'static str,
+    },
+    /// A change at run time names an item the server does not have.
+    #[error("no {kind} `{name}` is registered")]
+    Unknown {
+        /// "tool", "resource" or "prompt".
+        kind: &'static str,
+        /// The name, URI or URI template given.
+        name: String,
+    },
+}
+
+impl From<DefinitionError> for Error {
+    fn from(error: DefinitionError) -> Self {
+        Self::Definition(vec![error])
+    }
 }
 
 struct DisplayList<'a>(&'a [DefinitionError]);

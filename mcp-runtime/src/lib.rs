@@ -60,6 +60,14 @@
 //! A [`Context`] parameter logs to the client, reports progress, notices cancellation, and asks
 //! the client for model completions, form input (`#[derive(Elicit)]`) and roots: see [`context`].
 //!
+//! # Changing what a server serves
+//!
+//! [`ServerHandle`] ([`Service::handle`], [`Context::server`]) adds, removes, enables and
+//! disables tools, resources and prompts while the server runs, and tells connected clients
+//! with `notifications/*/list_changed`; requests in flight keep the snapshot they started with.
+//! A server that starts without tools (resources, prompts) and adds them later says so with
+//! [`Server::dynamic_tools`] (`dynamic_resources`, `dynamic_prompts`).
+//!
 //! # Transports
 //!
 //! stdio ([`Server::serve_stdio`]) and Streamable HTTP ([`Server::serve_http`],
@@ -100,7 +108,7 @@ mod transport;
 
 pub use crate::context::{Context, Elicit};
 pub use crate::error::{DefinitionError, Error, Result, is_valid_tool_name};
-pub use crate::handle::ServerHandle;
+pub use crate::handle::{Changes, ServerHandle};
 pub use crate::prompt::{GetPromptResult, PromptMessage};
 pub use crate::protocol::{
     Annotations, Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,

@@ -100,7 +100,7 @@ pub(crate) async fn body_json(response: Response<Incoming>) -> Value {
     serde_json::from_slice(&bytes).unwrap()
 }
 
-async fn initialize(addr: &str) -> String {
+pub(crate) async fn initialize(addr: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}});
     let response = send(addr, post(addr, None, init)).await;

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::Core;
 use super::pagination;
+use super::registry::Registry;
 use super::request_state::Binding;
 use super::session::{RequestPeer, Session, Sink};
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, Stamp, StatelessPeer};
@@ -49,6 +50,9 @@ struct StatelessScope {
 /// Where a request came from and where its replies go.
 struct Call<'a> {
     core: &'a Arc<Core>,
+    /// One snapshot of what is served, for the whole request: changes made meanwhile do not
+    /// reach it.
+    registry: Arc<Registry>,
     /// The handshake session, for handshake-era requests (and stateless ones on stdio).
     session: Option<&'a Arc<Session>>,
     scope: Scope,
@@ -198,6 +202,7 @@ async fn route_stateless(
     };
     let call = Call {
         core,
+        registry: core.registry(),
         session,
         scope: Scope {
             version,
@@ -274,6 +279,7 @@ async fn route(
     let id = request.id.clone();
     let call = Call {
         core: &session.core,
+        registry: session.core.registry(),
         session: Some(session),
         scope: Scope {
             version: negotiated.version,
@@ -284,9 +290,7 @@ async fn route(
         cancel,
     };
     let outcome = match request.method.as_str() {
-        "resources/subscribe" | "resources/unsubscribe"
-            if !session.core.registry.resources.is_empty() =>
-        {
+        "resources/subscribe" | "resources/unsubscribe" if !call.registry.resources.is_empty() => {
             subscribe(session, &request).map(Reply::Value)
         }
         "logging/setLevel" => set_level(session, &request).map(Reply::Value),
@@ -302,7 +306,7 @@ async fn route(
 /// The methods both eras share.
 async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let core = call.core;
-    let registry = &core.registry;
+    let registry = &*call.registry;
     let version = call.scope.version;
     match request.method.as_str() {
         "tools/list" if !registry.tools.is_empty() => pagination::offset(&request.params)
@@ -330,7 +334,7 @@ async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> 
             .map(Reply::text),
         "prompts/get" if !registry.prompts.is_empty() => get_prompt(call, request).await,
         "completion/complete" if core.capabilities.completions.is_some() => {
-            complete(core, &request).map(Reply::Value)
+            complete(registry, &request).map(Reply::Value)
         }
         method => Err(ErrorObject::method_not_found(method)),
     }
@@ -500,7 +504,7 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let version = call.scope.version;
-    let Some((def, bindings)) = call.core.registry.resources.resolve(&uri) else {
+    let Some((def, bindings)) = call.registry.resources.resolve(&uri) else {
         return Err(not_found(version, &uri));
     };
     let bindings = match (bindings, &def.template) {
@@ -573,7 +577,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     let binding = Binding::new("prompts/get", &name, &arguments);
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
-    let Some((prompt, prompt_name)) = call.core.registry.prompts.get(&name) else {
+    let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown prompt `{name}`"
         )));
@@ -596,7 +600,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     }
 }
 
-fn complete(core: &Core, request: &Request) -> Result<Value, ErrorObject> {
+fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject> {
     let params = &request.params;
     let reference = params.get("ref").and_then(Value::as_object);
     let argument = params.get("argument").and_then(Value::as_object);
@@ -621,7 +625,6 @@ fn complete(core: &Core, request: &Request) -> Result<Value, ErrorObject> {
             }
         }
     }
-    let registry = &core.registry;
     let completer = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let prompt = reference
@@ -686,7 +689,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         take_inputs(call, &mut params, binding)?;
     }
     let meta = take_meta(&mut params);
-    let Some((tool, tool_name)) = call.core.registry.tools.get(&name) else {
+    let Some((tool, tool_name)) = call.registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown tool `{name}`"
         )));

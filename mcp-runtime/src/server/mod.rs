@@ -3,9 +3,13 @@
 //! [`Server`] collects what to serve (every `#[tool]` in the binary, or an explicit selection)
 //! and how; [`Server::build`] validates it into a [`Service`], where the dispatch table, the
 //! schemas and the capabilities are fixed once. Transports then open sessions on the service.
+//! What it serves can change while it runs, one whole registry snapshot at a time
+//! ([`ServerHandle`], `dynamic.rs`).
 
 mod dispatch;
+mod dynamic;
 mod pagination;
+mod registered;
 mod registry;
 mod request_state;
 mod session;
@@ -13,7 +17,7 @@ mod stateless;
 
 use std::any::TypeId;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::json;
@@ -21,7 +25,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::__private::{Entry, Item};
 use crate::error::{DefinitionError, Error, Result};
-use crate::handle::{Broadcast, ListKind, ServerHandle};
+use crate::handle::{Broadcast, Changes, ListKind, ServerHandle};
 use crate::prompt::PromptDef;
 use crate::protocol::{
     Icon, Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability,
@@ -33,7 +37,8 @@ use crate::tool::ToolDef;
 use crate::transport::http::{HostPolicy, HttpOptions};
 
 pub(crate) use self::dispatch::handle_stateless;
-use self::registry::{PromptRegistry, Registry, ResourceRegistry, ToolRegistry};
+use self::dynamic::OptIn;
+use self::registry::{Catalogue, Registry, Served, Settings};
 use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
@@ -180,6 +185,8 @@ pub struct Server {
     instructions: Option<String>,
     selection: Selection,
     extra: Items,
+    /// Kinds that may be added while serving though none is registered at build.
+    dynamic: OptIn,
     options: Options,
 }
 
@@ -211,6 +218,7 @@ impl Server {
             instructions: None,
             selection,
             extra: Items::default(),
+            dynamic: OptIn::default(),
             options: Options::default(),
         }
     }
@@ -439,16 +447,12 @@ impl Server {
     /// a function named with [`Server::tool`] that is not a `#[tool]`.
     pub fn build(self) -> Result<Service> {
         let mut errors = Vec::new();
-        let registered: Vec<&Entry> = inventory::iter::<Entry>.into_iter().collect();
         let selected: Vec<&Entry> = match &self.selection {
-            Selection::All => registered.clone(),
+            Selection::All => inventory::iter::<Entry>.into_iter().collect(),
             Selection::Explicit(wanted) => {
                 let mut out: Vec<&Entry> = Vec::new();
                 for want in wanted {
-                    let found = registered
-                        .iter()
-                        .find(|e| (e.type_id)() == want.type_id && e.item.kind() == want.kind);
-                    match found {
+                    match registered::find(want.type_id, want.kind) {
                         Some(entry) if !out.iter().any(|e| (e.type_id)() == want.type_id) => {
                             out.push(entry);
                         }
@@ -471,17 +475,25 @@ impl Server {
                 Item::Prompt(build) => items.prompts.push(build()),
             }
         }
-        let page_size = self.options.page_size;
-        let registry = Registry {
-            tools: ToolRegistry::new(
-                items.tools,
-                self.options.schema_style,
-                page_size,
-                &mut errors,
-            ),
-            resources: ResourceRegistry::new(items.resources, page_size, &mut errors),
-            prompts: PromptRegistry::new(items.prompts, page_size, &mut errors),
+        let dynamic = self.dynamic;
+        let completes = items.prompts.iter().any(|p| !p.completers.is_empty())
+            || items.resources.iter().any(|r| !r.completers.is_empty());
+        let served = Served {
+            tools: !items.tools.is_empty() || dynamic.tools,
+            resources: !items.resources.is_empty() || dynamic.resources,
+            prompts: !items.prompts.is_empty() || dynamic.prompts,
+            completions: completes || dynamic.resources || dynamic.prompts,
         };
+        let settings = Settings {
+            style: self.options.schema_style,
+            page_size: self.options.page_size,
+            served,
+        };
+        let catalogue = Catalogue {
+            items,
+            disabled: Default::default(),
+        };
+        let registry = Registry::new(catalogue, settings, 0, &mut errors);
         if !errors.is_empty() {
             return Err(Error::Definition(errors));
         }
@@ -494,14 +506,15 @@ impl Server {
         info.website_url = self.website_url;
         info.icons = (!self.icons.is_empty()).then_some(self.icons);
         let listed = ListChangedCapability { list_changed: true };
+        // Fixed here for the server's life: see "Capabilities are fixed" on `ServerHandle`.
         let capabilities = ServerCapabilities {
-            tools: (!registry.tools.is_empty()).then_some(listed),
-            resources: (!registry.resources.is_empty()).then_some(ResourcesCapability {
+            tools: served.tools.then_some(listed),
+            resources: served.resources.then_some(ResourcesCapability {
                 subscribe: true,
                 list_changed: true,
             }),
-            prompts: (!registry.prompts.is_empty()).then_some(listed),
-            completions: registry.has_completions().then(serde_json::Map::new),
+            prompts: served.prompts.then_some(listed),
+            completions: served.completions.then(serde_json::Map::new),
             logging: Some(serde_json::Map::new()),
             ..ServerCapabilities::default()
         };
@@ -515,7 +528,8 @@ impl Server {
                 stamp_info,
                 info,
                 instructions: self.instructions,
-                registry,
+                registry: RwLock::new(Arc::new(registry)),
+                changing: Mutex::new(()),
                 capabilities,
                 options: self.options,
                 sessions: Mutex::new(Vec::new()),
@@ -574,7 +588,10 @@ pub(crate) struct Core {
     /// `info` as stateless results carry it in `_meta`, serialized once.
     pub(crate) stamp_info: serde_json::Value,
     pub(crate) instructions: Option<String>,
-    pub(crate) registry: Registry,
+    /// What is served now; [`Core::registry`] takes a snapshot of it.
+    registry: RwLock<Arc<Registry>>,
+    /// Held while a change builds the next snapshot: changes apply one after another.
+    changing: Mutex<()>,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) options: Options,
     /// The live sessions, for announcements; a session that ended is dropped from here lazily.
@@ -671,6 +688,15 @@ impl Broadcast for Core {
             }
         }
     }
+
+    fn apply(&self, changes: Changes) -> Result<bool> {
+        let changed = self.apply_changes(changes)?;
+        // After the swap: a client that lists on hearing this sees the change.
+        for &kind in &changed {
+            self.list_changed(kind);
+        }
+        Ok(!changed.is_empty())
+    }
 }
 
 /// A validated server, ready to serve: cheap to clone, and every clone serves the same tools.
@@ -690,7 +716,8 @@ impl Service {
         &self.core.capabilities
     }
 
-    /// A handle to announce changes to the clients: resource updates, list changes.
+    /// A handle to change what the server serves while it runs (tools, resources, prompts)
+    /// and to announce changes to the clients: resource updates, list changes.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
     }

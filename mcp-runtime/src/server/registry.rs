@@ -1,7 +1,14 @@
 //! What a server serves: tools, resources and prompts, collected once, validated, sorted, and
 //! indexed. List results are serialized once per protocol revision, on first use, and shared.
+//!
+//! A [`Registry`] is one immutable snapshot. Changes at run time never edit it: they build the
+//! next snapshot from its [`Catalogue`] and swap it in whole (see `dynamic.rs`), so a request,
+//! which works on the snapshot it took when it started, sees one consistent set of items.
+//!
+//! A disabled item stays in its registry, validated with the rest (its name stays taken), but
+//! is out of every index and list: nothing can reach it until it is enabled again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use super::pagination;
@@ -11,6 +18,7 @@ use crate::prompt::PromptDef;
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::resource::{ResourceDef, ResourceInfo, UriTemplate};
 use crate::schema::SchemaStyle;
+use crate::server::Items;
 use crate::tool::{SourceLocation, ToolDef};
 
 fn at(location: Option<SourceLocation>) -> String {
@@ -104,118 +112,145 @@ fn slot(version: ProtocolVersion) -> usize {
 
 /// The tools of a built server.
 pub(crate) struct ToolRegistry {
+    /// Every tool, enabled or not, sorted by name.
     tools: Vec<ToolDef>,
     names: Vec<Arc<str>>,
+    /// The enabled tools only.
     by_name: HashMap<Arc<str>, usize>,
+    disabled: HashSet<String>,
+    served: bool,
     style: SchemaStyle,
     page_size: usize,
+    generation: u64,
     items: PerVersion<Vec<String>>,
     first_page: PerVersion<Arc<str>>,
 }
 
 impl ToolRegistry {
-    pub(crate) fn new(
+    fn new(
         mut tools: Vec<ToolDef>,
-        style: SchemaStyle,
-        page_size: usize,
+        disabled: HashSet<String>,
+        settings: &Settings,
+        generation: u64,
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
-        let (names, by_name) = sort_and_index(&mut tools, ("tool", "tool name"), errors);
+        let (names, mut by_name) = sort_and_index(&mut tools, ("tool", "tool name"), errors);
+        by_name.retain(|name, _| !disabled.contains(&**name));
         Self {
             tools,
             names,
             by_name,
-            style,
-            page_size,
+            disabled,
+            served: settings.served.tools,
+            style: settings.style,
+            page_size: settings.page_size,
+            generation,
             items: Default::default(),
             first_page: Default::default(),
         }
     }
 
+    /// Whether `tools/*` are unknown methods on this server: it was built with no tools and
+    /// without [`Server::dynamic_tools`](crate::Server::dynamic_tools), so it never advertised
+    /// them. A server that did stays a tool server even when every tool is removed or disabled:
+    /// `tools/list` is then an empty list.
     pub(crate) fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        !self.served
     }
 
-    /// The tool called `name`, with its shared name.
+    /// The enabled tool called `name`, with its shared name.
     pub(crate) fn get(&self, name: &str) -> Option<(&ToolDef, &Arc<str>)> {
         self.by_name
             .get(name)
             .map(|&i| (&self.tools[i], &self.names[i]))
     }
 
-    /// The serialized `tools/list` result page at `offset` for `version`.
+    /// The serialized `tools/list` result page at `from` for `version`.
     pub(crate) fn list(
         &self,
         version: ProtocolVersion,
-        offset: usize,
+        from: pagination::Position,
     ) -> Result<Arc<str>, ErrorObject> {
         let items = self.items[slot(version)].get_or_init(|| {
             self.tools
                 .iter()
+                .filter(|t| !self.disabled.contains(&*t.name))
                 .map(|t| t.to_wire(version, self.style).to_string())
                 .collect()
         });
-        if offset == 0 {
+        let (page_size, generation) = (self.page_size, self.generation);
+        if from.offset == 0 {
             let page = self.first_page[slot(version)].get_or_init(|| {
-                Arc::from(pagination::page("tools", items, 0, self.page_size).unwrap_or_default())
+                let first = pagination::page("tools", items, from, page_size, generation);
+                Arc::from(first.unwrap_or_default())
             });
             return Ok(Arc::clone(page));
         }
-        pagination::page("tools", items, offset, self.page_size).map(Arc::from)
+        pagination::page("tools", items, from, page_size, generation).map(Arc::from)
     }
 }
 
 /// The prompts of a built server.
 pub(crate) struct PromptRegistry {
+    /// Every prompt, enabled or not, sorted by name.
     prompts: Vec<PromptDef>,
     names: Vec<Arc<str>>,
+    /// The enabled prompts only.
     by_name: HashMap<Arc<str>, usize>,
+    disabled: HashSet<String>,
+    served: bool,
     page_size: usize,
+    generation: u64,
     items: PerVersion<Vec<String>>,
 }
 
 impl PromptRegistry {
-    pub(crate) fn new(
+    fn new(
         mut prompts: Vec<PromptDef>,
-        page_size: usize,
+        disabled: HashSet<String>,
+        settings: &Settings,
+        generation: u64,
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
-        let (names, by_name) = sort_and_index(&mut prompts, ("prompt", "prompt name"), errors);
+        let (names, mut by_name) = sort_and_index(&mut prompts, ("prompt", "prompt name"), errors);
+        by_name.retain(|name, _| !disabled.contains(&**name));
         Self {
             prompts,
             names,
             by_name,
-            page_size,
+            disabled,
+            served: settings.served.prompts,
+            page_size: settings.page_size,
+            generation,
             items: Default::default(),
         }
     }
 
+    /// Whether `prompts/*` are unknown methods on this server; see [`ToolRegistry::is_empty`].
     pub(crate) fn is_empty(&self) -> bool {
-        self.prompts.is_empty()
+        !self.served
     }
 
+    /// The enabled prompt called `name`, with its shared name.
     pub(crate) fn get(&self, name: &str) -> Option<(&PromptDef, &Arc<str>)> {
         self.by_name
             .get(name)
             .map(|&i| (&self.prompts[i], &self.names[i]))
     }
 
-    pub(crate) fn has_completions(&self) -> bool {
-        self.prompts.iter().any(|p| !p.completers.is_empty())
-    }
-
     pub(crate) fn list(
         &self,
         version: ProtocolVersion,
-        offset: usize,
+        from: pagination::Position,
     ) -> Result<String, ErrorObject> {
         let items = self.items[slot(version)].get_or_init(|| {
             self.prompts
                 .iter()
+                .filter(|p| !self.disabled.contains(&*p.name))
                 .map(|p| p.to_wire(version).to_string())
                 .collect()
         });
-        pagination::page("prompts", items, offset, self.page_size)
+        pagination::page("prompts", items, from, self.page_size, self.generation)
     }
 
     /// The completer for argument `argument` of prompt `name`.
@@ -237,19 +272,29 @@ impl PromptRegistry {
 
 /// The resources and resource templates of a built server.
 pub(crate) struct ResourceRegistry {
+    /// Every static resource, enabled or not, sorted by URI.
     statics: Vec<ResourceDef>,
+    /// The enabled static resources only.
     by_uri: HashMap<String, usize>,
-    /// Templates, most specific first: the first that matches a URI reads it.
+    /// Templates, enabled or not, most specific first: the first enabled one that matches a
+    /// URI reads it.
     templates: Vec<ResourceDef>,
+    /// The URIs and URI templates of the disabled ones (a template always has a `{`, a URI
+    /// never, so one set holds both).
+    disabled: HashSet<String>,
+    served: bool,
     page_size: usize,
+    generation: u64,
     static_items: PerVersion<Vec<String>>,
     template_items: PerVersion<Vec<String>>,
 }
 
 impl ResourceRegistry {
-    pub(crate) fn new(
+    fn new(
         defs: Vec<ResourceDef>,
-        page_size: usize,
+        disabled: HashSet<String>,
+        settings: &Settings,
+        generation: u64,
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
         let (mut templates, mut statics): (Vec<_>, Vec<_>) =
@@ -296,24 +341,32 @@ impl ResourceRegistry {
         let by_uri = statics
             .iter()
             .enumerate()
+            .filter(|(_, d)| !disabled.contains(&*d.uri))
             .map(|(i, d)| (d.uri.to_string(), i))
             .collect();
         Self {
             statics,
             by_uri,
             templates,
-            page_size,
+            disabled,
+            served: settings.served.resources,
+            page_size: settings.page_size,
+            generation,
             static_items: Default::default(),
             template_items: Default::default(),
         }
     }
 
+    /// Whether `resources/*` are unknown methods on this server; see [`ToolRegistry::is_empty`].
     pub(crate) fn is_empty(&self) -> bool {
-        self.statics.is_empty() && self.templates.is_empty()
+        !self.served
     }
 
-    pub(crate) fn has_completions(&self) -> bool {
-        self.templates.iter().any(|t| !t.completers.is_empty())
+    /// The enabled templates, most specific first.
+    fn enabled_templates(&self) -> impl Iterator<Item = &ResourceDef> {
+        self.templates
+            .iter()
+            .filter(|t| !self.disabled.contains(&*t.uri))
     }
 
     /// The resource that reads `uri`: a static one by exact URI, else the first (most specific)
@@ -325,7 +378,7 @@ impl ResourceRegistry {
         if let Some(&i) = self.by_uri.get(uri) {
             return Some((&self.statics[i], None));
         }
-        self.templates.iter().find_map(|def| {
+        self.enabled_templates().find_map(|def| {
             let bindings = def.template.as_ref()?.match_uri(uri)?;
             Some((def, Some(bindings)))
         })
@@ -335,43 +388,44 @@ impl ResourceRegistry {
     pub(crate) async fn list(
         &self,
         version: ProtocolVersion,
-        offset: usize,
+        from: pagination::Position,
     ) -> Result<String, ErrorObject> {
         let statics = self.static_items[slot(version)].get_or_init(|| {
             self.statics
                 .iter()
+                .filter(|d| !self.disabled.contains(&*d.uri))
                 .map(|d| d.info().for_version(version).to_string())
                 .collect()
         });
+        let (page_size, generation) = (self.page_size, self.generation);
         let listers: Vec<_> = self
-            .templates
-            .iter()
+            .enabled_templates()
             .filter_map(|t| t.list.clone())
             .collect();
         if listers.is_empty() {
-            return pagination::page("resources", statics, offset, self.page_size);
+            return pagination::page("resources", statics, from, page_size, generation);
         }
         let mut items = statics.clone();
         for list in listers {
             let instances: Vec<ResourceInfo> = list().await;
             items.extend(instances.iter().map(|i| i.for_version(version).to_string()));
         }
-        pagination::page("resources", &items, offset, self.page_size)
+        pagination::page("resources", &items, from, page_size, generation)
     }
 
     /// `resources/templates/list`.
     pub(crate) fn list_templates(
         &self,
         version: ProtocolVersion,
-        offset: usize,
+        from: pagination::Position,
     ) -> Result<String, ErrorObject> {
         let items = self.template_items[slot(version)].get_or_init(|| {
-            self.templates
-                .iter()
+            self.enabled_templates()
                 .map(|t| t.template_to_wire(version).to_string())
                 .collect()
         });
-        pagination::page("resourceTemplates", items, offset, self.page_size)
+        let (page_size, generation) = (self.page_size, self.generation);
+        pagination::page("resourceTemplates", items, from, page_size, generation)
     }
 
     /// The completer for variable `variable` of the template written `template`.
@@ -381,8 +435,7 @@ impl ResourceRegistry {
         variable: &str,
     ) -> Result<Option<&Completer>, ErrorObject> {
         let def = self
-            .templates
-            .iter()
+            .enabled_templates()
             .find(|t| t.uri == template)
             .ok_or_else(|| {
                 ErrorObject::invalid_params(format!("unknown resource template `{template}`"))
@@ -395,15 +448,106 @@ impl ResourceRegistry {
     }
 }
 
-/// Everything a built server serves.
+/// Which kinds of item a server serves: the ones its capabilities advertise. Fixed when the
+/// server is built, since clients learn them once, at `initialize`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Served {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    /// `completion/complete`.
+    pub(crate) completions: bool,
+}
+
+/// What every snapshot of a server's registry is built with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    pub(crate) style: SchemaStyle,
+    pub(crate) page_size: usize,
+    pub(crate) served: Served,
+}
+
+/// The names of disabled items: tool names, prompt names, resource URIs and URI templates.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Disabled {
+    pub(crate) tools: HashSet<String>,
+    pub(crate) resources: HashSet<String>,
+    pub(crate) prompts: HashSet<String>,
+}
+
+/// Every definition of a snapshot, enabled or not: what a change edits to build the next one.
+pub(crate) struct Catalogue {
+    pub(crate) items: Items,
+    pub(crate) disabled: Disabled,
+}
+
+/// Everything a built server serves at one moment: an immutable snapshot.
 pub(crate) struct Registry {
     pub(crate) tools: ToolRegistry,
     pub(crate) resources: ResourceRegistry,
     pub(crate) prompts: PromptRegistry,
+    settings: Settings,
+    /// Counts the snapshots of one server, from 0 at build; cursors carry it.
+    generation: u64,
 }
 
 impl Registry {
-    pub(crate) fn has_completions(&self) -> bool {
-        self.prompts.has_completions() || self.resources.has_completions()
+    /// Validates and indexes `catalogue`, recording every problem in `errors`.
+    pub(crate) fn new(
+        catalogue: Catalogue,
+        settings: Settings,
+        generation: u64,
+        errors: &mut Vec<DefinitionError>,
+    ) -> Self {
+        let Catalogue { items, disabled } = catalogue;
+        Self {
+            tools: ToolRegistry::new(items.tools, disabled.tools, &settings, generation, errors),
+            resources: ResourceRegistry::new(
+                items.resources,
+                disabled.resources,
+                &settings,
+                generation,
+                errors,
+            ),
+            prompts: PromptRegistry::new(
+                items.prompts,
+                disabled.prompts,
+                &settings,
+                generation,
+                errors,
+            ),
+            settings,
+            generation,
+        }
+    }
+
+    pub(crate) fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// A copy of every definition (handlers are shared, not copied), to edit.
+    pub(crate) fn catalogue(&self) -> Catalogue {
+        Catalogue {
+            items: Items {
+                tools: self.tools.tools.clone(),
+                resources: self
+                    .resources
+                    .statics
+                    .iter()
+                    .chain(&self.resources.templates)
+                    .cloned()
+                    .collect(),
+                prompts: self.prompts.prompts.clone(),
+            },
+            disabled: Disabled {
+                tools: self.tools.disabled.clone(),
+                resources: self.resources.disabled.clone(),
+                prompts: self.prompts.disabled.clone(),
+            },
+        }
     }
 }
