@@ -299,6 +299,34 @@ impl fmt::Debug for ToolDef {
 }
 
 impl ToolDef {
+    /// The arguments mirrored in `Mcp-Param-*` headers: each header name with the path of its
+    /// property, reached through `properties` only (SEP-2243).
+    pub(crate) fn header_params(&self) -> Vec<(String, Vec<String>)> {
+        fn walk(
+            schema: &Map<String, Value>,
+            path: &mut Vec<String>,
+            out: &mut Vec<(String, Vec<String>)>,
+        ) {
+            let Some(Value::Object(properties)) = schema.get("properties") else {
+                return;
+            };
+            for (key, property) in properties {
+                let Value::Object(property) = property else {
+                    continue;
+                };
+                path.push(key.clone());
+                if let Some(Value::String(header)) = property.get(X_MCP_HEADER) {
+                    out.push((header.clone(), path.clone()));
+                }
+                walk(property, path, out);
+                path.pop();
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.input_schema, &mut Vec::new(), &mut out);
+        out
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -444,6 +472,9 @@ pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
     format!("{head}expected {word}")
 }
 
+/// The schema keyword that mirrors an argument in an `Mcp-Param-*` header (SEP-2243).
+pub(crate) const X_MCP_HEADER: &str = "x-mcp-header";
+
 /// How one argument parameter is declared: its wire name and what `#[arg(..)]` and `///` said.
 pub struct ParamMeta<T> {
     /// The name in the arguments object.
@@ -456,6 +487,9 @@ pub struct ParamMeta<T> {
     pub default_json: Option<fn() -> Value>,
     /// `examples` for the schema.
     pub examples: Option<fn() -> Vec<Value>>,
+    /// The HTTP header that mirrors this argument (`Mcp-Param-{header}`, 2026-07-28), declared
+    /// in the schema as `x-mcp-header`. Only string, integer and boolean arguments qualify.
+    pub header: Option<&'static str>,
 }
 
 impl<T> ParamMeta<T> {
@@ -467,6 +501,7 @@ impl<T> ParamMeta<T> {
             default: None,
             default_json: None,
             examples: None,
+            header: None,
         }
     }
 }
@@ -570,6 +605,17 @@ impl ToolBuilder {
         }
         if let Some(examples) = meta.examples {
             property.insert("examples".into(), Value::Array(examples()));
+        }
+        if let Some(header) = meta.header {
+            let kind = property.get("type").and_then(Value::as_str);
+            if !matches!(kind, Some("string" | "integer" | "boolean")) {
+                self.def.problems.push(format!(
+                    "argument `{}` has `header = \"{header}\"`, but only string, integer and \
+                     boolean arguments can travel in a header",
+                    meta.name
+                ));
+            }
+            property.insert(X_MCP_HEADER.into(), Value::from(header));
         }
         if self
             .properties

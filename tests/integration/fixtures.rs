@@ -459,3 +459,16 @@ pub(crate) async fn lingering(millis: u64) -> String {
     LINGERING_FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
     "finished".to_owned()
 }
+
+/// The forecast for a region, some days ahead.
+#[tool]
+pub(crate) async fn forecast(
+    /// Where.
+    #[arg(header = "Region")]
+    region: String,
+    /// How many days ahead.
+    #[arg(header = "Days")]
+    days: Option<u32>,
+) -> String {
+    format!("{region} in {} days: sunny", days.unwrap_or(1))
+}

@@ -406,3 +406,74 @@ async fn closing_the_stream_cancels_the_request() {
         "the handler was stopped when the client closed the stream"
     );
 }
+
+#[tokio::test]
+async fn arguments_marked_as_headers_must_be_mirrored_in_mcp_param_headers() {
+    let addr = start(Server::builder().tool(forecast)).await;
+    let list = send(
+        &addr,
+        request(&addr, 1, "tools/list", with_envelope(json!({}))),
+    )
+    .await;
+    let tools = body_json(list).await;
+    let properties = &tools["result"]["tools"][0]["inputSchema"]["properties"];
+    assert_eq!(properties["region"]["x-mcp-header"], "Region");
+    assert_eq!(properties["days"]["x-mcp-header"], "Days");
+
+    let call = |id: u32, arguments: Value, params: &[(&'static str, &str)]| {
+        let mut request = request(
+            &addr,
+            id,
+            "tools/call",
+            with_envelope(json!({"name": "forecast", "arguments": arguments})),
+        );
+        for (name, value) in params {
+            request.headers_mut().insert(*name, value.parse().unwrap());
+        }
+        request
+    };
+    let ok = [
+        (
+            json!({"region": "Nord"}),
+            vec![("mcp-param-region", "Nord")],
+        ),
+        // Numbers compare as numbers; an absent or null argument needs no header.
+        (
+            json!({"region": "Nord", "days": 3}),
+            vec![("mcp-param-region", "Nord"), ("mcp-param-days", "03")],
+        ),
+        (
+            json!({"region": "Nord", "days": null}),
+            vec![("Mcp-Param-Region", "Nord")],
+        ),
+        (
+            json!({"region": "Zürich"}),
+            vec![("mcp-param-region", "=?base64?WsO8cmljaA==?=")],
+        ),
+    ];
+    for (i, (arguments, params)) in ok.into_iter().enumerate() {
+        let response = send(&addr, call(10 + i as u32, arguments.clone(), &params)).await;
+        assert_eq!(response.status(), StatusCode::OK, "{arguments}");
+    }
+    let bad = [
+        (json!({"region": "Nord"}), vec![]),
+        (json!({"region": "Nord"}), vec![("mcp-param-region", "Sud")]),
+        (
+            json!({"region": "Nord"}),
+            vec![("mcp-param-region", "Nord"), ("mcp-param-days", "2")],
+        ),
+        (
+            json!({"region": "Nord", "days": 2}),
+            vec![("mcp-param-region", "Nord")],
+        ),
+    ];
+    for (i, (arguments, params)) in bad.into_iter().enumerate() {
+        let response = send(&addr, call(20 + i as u32, arguments.clone(), &params)).await;
+        assert_eq!(
+            response.status(),
+            StatusCode::BAD_REQUEST,
+            "{arguments} {params:?}"
+        );
+        assert_eq!(body_json(response).await["error"]["code"], -32020);
+    }
+}

@@ -503,3 +503,24 @@ fn a_tool_may_be_selected_twice() {
     let service = Server::builder().tool(add).tool(add).build().unwrap();
     assert!(service.capabilities().tools.is_some());
 }
+
+#[test]
+fn only_scalar_arguments_can_travel_in_headers() {
+    use mcp_runtime::tool::{ParamMeta, ToolBuilder};
+    let mut builder = ToolBuilder::new("tagged", |_| {
+        Box::pin(async { mcp_runtime::CallToolResult::success(["ok"]) })
+    });
+    builder.argument(&ParamMeta::<Vec<String>> {
+        header: Some("Tags"),
+        ..ParamMeta::new("tags")
+    });
+    let error = Server::builder()
+        .tool_def(builder.build())
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("only string, integer and boolean arguments can travel in a header"),
+        "{error}"
+    );
+}

@@ -54,6 +54,10 @@ pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
         let examples = &param.attrs.examples;
         quote!(__mcp::Option::Some(|| __mcp::Vec::from([#(__mcp::example_json(&#examples)),*])))
     };
+    let header = match &param.attrs.header {
+        Some(header) => quote!(__mcp::Option::Some(#header)),
+        None => quote!(__mcp::Option::None),
+    };
     quote! {
         const #ident: __mcp::ParamMeta<#ty> = __mcp::ParamMeta {
             name: #wire,
@@ -61,6 +65,7 @@ pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
             default: #default,
             default_json: #default_json,
             examples: #examples,
+            header: #header,
         };
     }
 }

@@ -38,6 +38,8 @@ pub(crate) struct ArgAttrs {
     pub(crate) complete: Option<Expr>,
     /// The `complete` key itself, to point at when it is not allowed.
     pub(crate) complete_key: Option<syn::Path>,
+    /// `header = "Name"`: the tool argument is mirrored in the `Mcp-Param-Name` HTTP header.
+    pub(crate) header: Option<LitStr>,
 }
 
 /// What `#[resource("uri", ..)]` said.
@@ -367,6 +369,7 @@ impl ArgAttrs {
                     "description" => out.description = string(cx, expr, &key),
                     "default" => out.default = Some(expr),
                     "complete" => out.complete = Some(expr),
+                    "header" => out.header = string(cx, expr, &key),
                     _ => out.examples.push(expr),
                 }
                 Ok(())

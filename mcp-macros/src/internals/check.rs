@@ -136,7 +136,11 @@ fn check_params(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
         }
     }
     let mut names = BTreeSet::new();
+    let mut headers = BTreeSet::new();
     for param in &function.params {
+        if let Some(header) = &param.attrs.header {
+            check_header(cx, kind, header, &mut headers);
+        }
         let plain = matches!(param.pat, Pat::Ident(_));
         let args = kind == Kind::Tool && is_args_pattern(param.pat);
         if !plain && param.attrs.rename.is_none() && !args {
@@ -164,6 +168,37 @@ fn check_params(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
                     "`complete` is for `#[prompt]` arguments and `#[resource]` template variables; tool arguments are not completed",
                 );
         }
+    }
+}
+
+/// `#[arg(header = "Name")]`: a tool argument only, named by an HTTP token (RFC 9110), unique
+/// without regard to case.
+fn check_header(cx: &Ctxt, kind: Kind, header: &syn::LitStr, seen: &mut BTreeSet<String>) {
+    if kind != Kind::Tool {
+        cx.error_spanned_by(
+            header,
+            "`header` is for `#[tool]` arguments: it mirrors one in an `Mcp-Param-*` HTTP header",
+        );
+        return;
+    }
+    let name = header.value();
+    let token = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+    if name.is_empty() {
+        cx.error_spanned_by(header, "a header name cannot be empty");
+    } else if !token {
+        cx.error_spanned_by(
+            header,
+            format!(
+                "`{name}` is not an HTTP header name: use letters, digits and ``!#$%&'*+-.^_`|~``"
+            ),
+        );
+    } else if !seen.insert(name.to_ascii_lowercase()) {
+        cx.error_spanned_by(
+            header,
+            format!("two arguments use the header `Mcp-Param-{name}`"),
+        );
     }
 }
 

@@ -42,7 +42,14 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     "crate",
 ];
 
-pub(crate) const ARG_KEYS: &[&str] = &["rename", "description", "default", "example", "complete"];
+pub(crate) const ARG_KEYS: &[&str] = &[
+    "rename",
+    "description",
+    "default",
+    "example",
+    "complete",
+    "header",
+];
 
 /// "`a`, `b` or `c`"
 pub(crate) fn list(keys: &[&str]) -> String {

@@ -56,6 +56,16 @@ async fn search(
     vec![query; limit.min(tags.len() as u32) as usize]
 }
 
+/// Arguments mirrored in `Mcp-Param-*` HTTP headers.
+#[tool]
+async fn forecast(
+    #[arg(header = "Region")] region: String,
+    #[arg(header = "X-Days_2", default = 3)] days: u32,
+    #[arg(header = "metric")] metric: Option<bool>,
+) -> String {
+    format!("{region} {days} {metric:?}")
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct Point {
     /// Horizontal.

@@ -3,7 +3,9 @@
 //! A POST whose body is an enveloped request (or `server/discover`) comes here. It is admitted
 //! in the checklist's order: the envelope (400 + -32602 naming a missing key), the standard
 //! headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, decoded from the `=?base64?…?=`
-//! form when so sent; 400 + -32020 on a mismatch), the version (400 + -32022). Then:
+//! form when so sent; 400 + -32020 on a mismatch), the `Mcp-Param-*` headers of the arguments a
+//! tool's schema marks with `x-mcp-header` (`#[arg(header = "Name")]`), the version (400 +
+//! -32022). Then:
 //!
 //! - the reply is JSON when the handler answers before sending anything else (with 400 for
 //!   -32700/-32600/-32602/-32020/-32021/-32022, 404 for -32601, else 200), and an SSE stream
@@ -132,6 +134,71 @@ fn check_headers(
     Ok(())
 }
 
+/// `Mcp-Param-*` headers must mirror the arguments the tool's schema marks with `x-mcp-header`:
+/// present exactly when the argument is (and not null), equal to it (numbers compared as
+/// numbers).
+fn check_param_headers(
+    headers: &HeaderMap,
+    request: &Request,
+    core: &crate::server::Core,
+) -> Result<(), ErrorObject> {
+    if request.method != "tools/call" {
+        return Ok(());
+    }
+    let Some(Value::String(name)) = request.params.get("name") else {
+        return Ok(());
+    };
+    let registry = core.registry();
+    let Some((tool, _)) = registry.tools.get(name) else {
+        return Ok(());
+    };
+    let arguments = request.params.get("arguments").and_then(Value::as_object);
+    for (header, path) in tool.header_params() {
+        let mut value = arguments.map(|a| a as &serde_json::Map<String, Value>);
+        let mut found = None;
+        for (i, key) in path.iter().enumerate() {
+            let next = value.and_then(|v| v.get(key));
+            if i + 1 == path.len() {
+                found = next.filter(|v| !v.is_null());
+            } else {
+                value = next.and_then(Value::as_object);
+            }
+        }
+        let field = format!("mcp-param-{}", header.to_ascii_lowercase());
+        let sent = header_value(headers, &field)?;
+        match (found, sent) {
+            (None, None) => {}
+            (Some(value), Some(sent)) if agrees(value, &sent) => {}
+            (Some(_), None) => {
+                return Err(mismatch(format!(
+                    "the `Mcp-Param-{header}` header is missing"
+                )));
+            }
+            (_, Some(sent)) => {
+                return Err(mismatch(format!(
+                    "the `Mcp-Param-{header}` header says `{sent}`, which the arguments do not"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn agrees(value: &Value, sent: &str) -> bool {
+    match value {
+        Value::String(text) => text == sent,
+        Value::Bool(flag) => sent == if *flag { "true" } else { "false" },
+        Value::Number(number) => match (number.as_i64(), sent.parse::<i64>()) {
+            (Some(a), Ok(b)) => a == b,
+            _ => number
+                .as_f64()
+                .zip(sent.parse::<f64>().ok())
+                .is_some_and(|(a, b)| a == b),
+        },
+        _ => false,
+    }
+}
+
 /// Stops the request's handler when its response is dropped: the client closed the stream.
 struct CancelOnDrop {
     task: AbortHandle,
@@ -172,7 +239,9 @@ pub(super) async fn handle(
         Ok(envelope) => envelope,
         Err(error) => return refuse(Some(&id), &error),
     };
-    if let Err(error) = check_headers(headers, &request, &envelope) {
+    if let Err(error) = check_headers(headers, &request, &envelope)
+        .and_then(|()| check_param_headers(headers, &request, &state.core))
+    {
         return refuse(Some(&id), &error);
     }
     if let Err(error) = envelope.version() {
