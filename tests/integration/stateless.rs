@@ -584,3 +584,47 @@ async fn listen_is_unknown_in_the_handshake_era() {
         .unwrap_err();
     assert_eq!(error.rpc().unwrap().code, -32601);
 }
+
+#[tokio::test]
+async fn a_tool_added_while_listening_is_announced_on_the_listen_and_then_listed() {
+    let service = server().dynamic_tools().build().unwrap();
+    let client = Client::builder()
+        .stateless()
+        .timeout(Duration::from_millis(300))
+        .connect_service(&service)
+        .await
+        .unwrap();
+    let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+        "params": {"_meta": envelope(), "notifications": {"toolsListChanged": true}}});
+    let ack = client
+        .send_line_and_receive(listen.to_string())
+        .await
+        .unwrap();
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    service
+        .handle()
+        .add_tool(mcp_runtime::tool::ToolDef::of(greet).unwrap())
+        .unwrap();
+    let changed = client.next_message().await.unwrap();
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(changed["params"]["_meta"][SUBSCRIPTION_KEY], "l");
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    assert!(
+        tools["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "greet")
+    );
+    assert_eq!(
+        client
+            .call_tool("greet", json!({"name": "Ada"}))
+            .await
+            .unwrap()
+            .text(),
+        "Hello, Ada!"
+    );
+}
