@@ -3,6 +3,7 @@
 
 mod context;
 mod everything;
+mod examples;
 mod fixtures;
 mod http;
 mod http_stateless;
