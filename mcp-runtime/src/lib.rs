@@ -1,5 +1,23 @@
 //! Write [Model Context Protocol](https://modelcontextprotocol.io) servers in Rust by annotating
-//! plain functions.
+//! plain functions. The signature is the schema, the doc comments are the descriptions, and the
+//! compiler checks what other SDKs check at run time.
+//!
+//! This page is the guide, from a first tool to a deployed HTTP server. Each section's example
+//! compiles and, apart from the ones that serve forever, runs as a test.
+//!
+//! - [A first tool](#a-first-tool)
+//! - [Arguments and schemas](#arguments-and-schemas)
+//! - [Structured output and errors](#structured-output-and-errors)
+//! - [Resources and templates](#resources-and-templates)
+//! - [Prompts](#prompts)
+//! - [Completion](#completion)
+//! - [Servers with state: `#[server]`](#servers-with-state-server)
+//! - [Context: logging, progress, cancellation, questions to the client](#context-logging-progress-cancellation-questions-to-the-client)
+//! - [Both protocol eras](#both-protocol-eras)
+//! - [Streamable HTTP](#streamable-http)
+//! - [Testing](#testing)
+//!
+//! # A first tool
 //!
 //! ```no_run
 //! use mcp_runtime::prelude::*;
@@ -21,72 +39,581 @@
 //! }
 //! ```
 //!
-//! What the signature says becomes the tool on the wire:
+//! `#[tool]` registers the function at link time, and [`Server::new`] serves every `#[tool]`,
+//! `#[resource]` and `#[prompt]` in the binary; [`Server::builder`]`().tool(add)` serves an
+//! explicit selection instead. The name is the function's (`name = "..."` overrides it), checked
+//! at compile time (1 to 64 characters of `A-Z a-z 0-9 _ - .`); the doc comment is the
+//! `description`; `title = ".."`, `read_only`, `destructive`, `idempotent`, `open_world` (each
+//! `= false` to say the opposite explicitly), `icons = [..]` and `meta = ..` fill in the rest of
+//! the `Tool` (every key: [`macro@tool`]). Over stdio, stdout carries protocol only: log to
+//! stderr.
 //!
-//! - the function's name is the tool's `name` (checked at compile time: 1 to 64 characters of
-//!   `A-Z a-z 0-9 _ - .`), `name = "..."` overrides it;
-//! - `///` on the function is the `description`, `///` on a parameter the description of its
-//!   property in `inputSchema`;
-//! - every parameter whose type implements `Deserialize` and `JsonSchema` is an argument;
-//!   `Option<T>` and `#[arg(default = expr)]` arguments are not `required`;
-//!   `#[arg(rename = "..")]` sets the wire name and `#[arg(example = ..)]` adds `examples`;
-//! - a parameter whose type implements [`FromContext`](context::FromContext), such as
-//!   [`Context`], is injected and never in the schema;
-//! - `Args(x): Args<T>` takes the whole arguments object as one `T`;
-//! - a return type that implements `Serialize` and `JsonSchema` gives the tool an `outputSchema`
-//!   and each result a `structuredContent` (objects as they are, anything else wrapped as
-//!   `{"result": ...}`) plus the same JSON as text; `String` and content blocks
-//!   ([`Content`], [`Image`], [`Audio`], [`ResourceLink`], [`EmbeddedResource`],
-//!   `Vec<Content>`, [`CallToolResult`]) are sent as they are;
-//! - `Result<T, E>` reports `Err(e)` as a tool error: `isError: true` with `e`'s message, for the
-//!   model to read and correct itself;
-//! - `title = ".."`, `read_only`, `destructive`, `idempotent`, `open_world` (each `= false` to
-//!   say the opposite explicitly), `icons = [..]` and `meta = ..` fill in the rest of the `Tool`.
+//! One trap: a library crate whose items the binary never names is not linked, and its tools are
+//! silently missing. Name it once: `use my_tools as _;`.
 //!
-//! Arguments that do not match (missing, wrong type, unknown enum value, unknown name) come back
-//! as a tool error that names the argument and what was expected. A tool that panics becomes a
-//! tool error too; the server keeps serving and no backtrace reaches the client.
+//! # Arguments and schemas
 //!
-//! # Resources, prompts, completion, servers with state
+//! Every parameter whose type implements `Deserialize` and `JsonSchema` is an argument: a
+//! property of `inputSchema` (JSON Schema 2020-12 from schemars, made portable: see
+//! [`SchemaStyle`]), described by the `///` on the parameter.
 //!
-//! `#[resource("scheme://{var}")]` makes a static resource or an RFC 6570 template (see
-//! [`mod@resource`]); `#[prompt]` a prompt whose arguments parse with `FromStr` (see [`mod@prompt`]);
-//! `#[arg(complete = f)]` completes a prompt argument or template variable (see [`completion`]).
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! #[serde(rename_all = "lowercase")]
+//! enum Unit {
+//!     Celsius,
+//!     Fahrenheit,
+//! }
+//!
+//! /// Convert a temperature.
+//! #[tool]
+//! fn convert(
+//!     /// The temperature to convert.
+//!     #[arg(example = 21.5)]
+//!     value: f64,
+//!     /// The unit to convert to.
+//!     to: Unit,
+//!     /// Decimal places.
+//!     #[arg(default = 1)]
+//!     precision: u8,
+//!     /// Who asks; optional.
+//!     #[arg(rename = "askedBy")]
+//!     asked_by: Option<String>,
+//! ) -> String {
+//!     let converted = match to {
+//!         Unit::Celsius => (value - 32.0) / 1.8,
+//!         Unit::Fahrenheit => value * 1.8 + 32.0,
+//!     };
+//!     let greeting = asked_by.map(|who| format!("{who}: ")).unwrap_or_default();
+//!     format!("{greeting}{converted:.*}", usize::from(precision))
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(Server::builder().tool(convert)).await?;
+//! # let tool = &client.list_tools().await?[0];
+//! # assert_eq!(tool["inputSchema"]["required"], json!(["value", "to"]));
+//! # assert_eq!(tool["inputSchema"]["properties"]["precision"]["default"], 1);
+//! # assert_eq!(tool["inputSchema"]["properties"]["to"]["enum"], json!(["celsius", "fahrenheit"]));
+//! # assert!(tool["inputSchema"]["properties"]["askedBy"].is_object());
+//! # let result = client.call_tool("convert", json!({"value": 100, "to": "celsius"})).await?;
+//! # assert_eq!(result.text(), "37.8");
+//! # let result = client.call_tool("convert", json!({"value": 100, "to": "kelvin"})).await?;
+//! # assert!(result.is_error);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! - `Option<T>` and `#[arg(default = expr)]` arguments are not `required`; the default is in
+//!   the schema and applied when the argument is absent.
+//! - `#[arg(rename = "..")]` sets the wire name, `#[arg(example = ..)]` adds to `examples`.
+//! - `Args(x): Args<T>` takes the whole arguments object as one `T` ([`Args`]).
+//! - A parameter whose type implements [`FromContext`](context::FromContext), such as
+//!   [`Context`], is injected and never in the schema.
+//! - Arguments are strict: an argument that is missing, of the wrong type or unknown comes back
+//!   as a tool error (`isError: true`) naming it and what was expected, so the model can correct
+//!   itself.
+//!
+//! # Structured output and errors
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// A forecast.
+//! #[derive(Serialize, JsonSchema)]
+//! struct Forecast {
+//!     /// The city.
+//!     city: String,
+//!     /// Degrees Celsius.
+//!     temp_c: f64,
+//! }
+//!
+//! /// Tomorrow's weather in a city.
+//! #[tool]
+//! async fn forecast(city: String) -> Result<Forecast, ToolError> {
+//!     if city.is_empty() {
+//!         return Err(ToolError::new("name a city, for example `Paris`"));
+//!     }
+//!     Ok(Forecast { city, temp_c: 21.5 })
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(Server::builder().tool(forecast)).await?;
+//! # assert_eq!(client.list_tools().await?[0]["outputSchema"]["type"], "object");
+//! # let ok = client.call_tool("forecast", json!({"city": "Paris"})).await?;
+//! # assert_eq!(ok.structured_content, Some(json!({"city": "Paris", "temp_c": 21.5})));
+//! # let err = client.call_tool("forecast", json!({"city": ""})).await?;
+//! # assert!(err.is_error);
+//! # assert_eq!(err.text(), "name a city, for example `Paris`");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! - A return type that implements `Serialize` and `JsonSchema` gives the tool an
+//!   `outputSchema` and each result a `structuredContent`, plus the same JSON as a text block.
+//!   Objects are sent as they are; scalars, lists and enums are wrapped as `{"result": ...}`.
+//! - `String` and `&'static str` are one text block; content blocks ([`Content`], [`Image`],
+//!   [`Audio`], [`ResourceLink`], [`EmbeddedResource`], `Vec<Content>`, [`CallToolResult`]) are
+//!   sent as they are.
+//! - `Result<T, E>` (`E: Display`, for example [`ToolError`]) sends `Err(e)` as a tool error:
+//!   `isError: true` with `e`'s message, for the model to read.
+//! - A tool that panics answers a tool error too; the panic message stays on stderr and the server
+//!   keeps serving.
+//!
+//! # Resources and templates
+//!
+//! `#[resource("uri")]` with no `{}` in the URI is a static resource (in `resources/list`); with
+//! RFC 6570 expressions (levels 1-4) it is a template (in `resources/templates/list`), matched on
+//! every `resources/read` (see [`mod@resource`]).
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// The application's settings.
+//! #[resource("config://app", mime_type = "application/json")]
+//! async fn settings() -> serde_json::Value {
+//!     serde_json::json!({"theme": "dark"})
+//! }
+//!
+//! /// One day of the application log.
+//! #[resource("logs://{day}{?level}", mime_type = "text/plain", list = known_days)]
+//! async fn day_log(day: u32, level: Option<String>) -> Result<String, ResourceError> {
+//!     if day == 0 || day > 31 {
+//!         return Err(ResourceError::NotFound);
+//!     }
+//!     Ok(format!("log of day {day} at level {}", level.as_deref().unwrap_or("info")))
+//! }
+//!
+//! /// The concrete log resources, for `resources/list`.
+//! fn known_days() -> Vec<ResourceInfo> {
+//!     vec![ResourceInfo::new("logs://1", "day-1")]
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(Server::builder().resource(settings).resource(day_log)).await?;
+//! # let read = client.request("resources/read", json!({"uri": "logs://3?level=debug"})).await?;
+//! # assert_eq!(read["contents"][0]["text"], "log of day 3 at level debug");
+//! # assert_eq!(read["contents"][0]["mimeType"], "text/plain");
+//! # let missing = client.request("resources/read", json!({"uri": "logs://40"})).await.unwrap_err();
+//! # assert_eq!(missing.rpc().unwrap().code, -32002);
+//! # let list = client.request("resources/list", json!({})).await?;
+//! # assert_eq!(list["resources"].as_array().unwrap().len(), 2);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! - Variable values are percent-decoded and parsed with `FromStr`; a value that does not parse
+//!   is -32602 naming the variable. A value that would escape a root (`..`, an absolute path,
+//!   NUL) is refused unless the resource says `allow_traversal`.
+//! - The template and the function are checked against each other at compile time: every
+//!   variable a parameter, every argument parameter a variable, `{?q}` variables `Option` or
+//!   defaulted, exploded variables (`{/path*}`) a `Vec`. When several templates match a URI the
+//!   most specific wins ([`resource::UriTemplate`]).
+//! - Return `String` (text), `Vec<u8>` or [`Blob`] (base64), any other `T: Serialize` (JSON
+//!   text), or [`ResourceContents`]. `Err(ResourceError::NotFound)` is the revision's not-found
+//!   error with `data.uri`.
+//! - `list = f` adds a template's instances to `resources/list`. Every key: [`macro@resource`].
+//! - `ctx.server().resource_updated(uri)` tells subscribed clients ([`ServerHandle`]).
+//!
+//! # Prompts
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Review a piece of code.
+//! #[prompt(title = "Code review")]
+//! fn code_review(
+//!     /// The code to review.
+//!     code: String,
+//!     /// How many issues to list at most.
+//!     #[arg(default = 3)]
+//!     issues: u32,
+//! ) -> Vec<PromptMessage> {
+//!     vec![
+//!         PromptMessage::user(format!("Review this code:\n{code}")),
+//!         PromptMessage::user(format!("List at most {issues} issues.")),
+//!     ]
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(Server::builder().prompt(code_review)).await?;
+//! # let got = client.request("prompts/get", json!({"name": "code_review", "arguments": {"code": "x", "issues": "2"}})).await?;
+//! # assert_eq!(got["messages"][1]["content"]["text"], "List at most 2 issues.");
+//! # let bad = client.request("prompts/get", json!({"name": "code_review", "arguments": {"code": "x", "issues": "many"}})).await.unwrap_err();
+//! # assert_eq!(bad.rpc().unwrap().code, -32602);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Prompt arguments are strings on the wire: a parameter of any `FromStr` type is parsed, and a
+//! failure is -32602 naming the argument. Return `String` (one user message), [`PromptMessage`],
+//! `Vec<PromptMessage>` or [`GetPromptResult`] (see [`mod@prompt`], every key:
+//! [`macro@prompt`]).
+//!
+//! # Completion
+//!
+//! `#[arg(complete = f)]` on a prompt argument or a template variable answers
+//! `completion/complete` for it, with `f(prefix: &str, context: &CompletionContext) -> impl
+//! IntoCompletions` ([`completion`]). An argument whose type is an enum completes from its values
+//! with no code. The `completions` capability is advertised only when something completes.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! fn cities(prefix: &str, _: &CompletionContext) -> Vec<String> {
+//!     ["Paris", "Porto", "Prague", "Oslo"]
+//!         .into_iter()
+//!         .filter(|city| city.starts_with(prefix))
+//!         .map(str::to_owned)
+//!         .collect()
+//! }
+//!
+//! /// Plan a trip.
+//! #[prompt]
+//! fn plan_trip(#[arg(complete = cities)] city: String) -> String {
+//!     format!("Plan three days in {city}.")
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(Server::builder().prompt(plan_trip)).await?;
+//! # let done = client.request("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "plan_trip"}, "argument": {"name": "city", "value": "P"}})).await?;
+//! # assert_eq!(done["completion"]["values"], json!(["Paris", "Porto", "Prague"]));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Servers with state: `#[server]`
+//!
 //! `#[server]` on an impl block makes its `#[tool]`, `#[resource]` and `#[prompt]` methods one
-//! server sharing `&self` ([`McpServer::into_server`], [`Server::with`]).
+//! server that shares `&self`. The type implements [`McpServer`]: [`McpServer::into_server`]
+//! makes a [`Server`] described by the attribute, and [`Server::with`] adds the items to another
+//! server. Every key: [`macro@server`].
 //!
-//! # Context
+//! ```
+//! use std::sync::Mutex;
+//! use mcp_runtime::prelude::*;
 //!
-//! A [`Context`] parameter logs to the client, reports progress, notices cancellation, and asks
-//! the client for model completions, form input (`#[derive(Elicit)]`) and roots: see [`context`].
+//! #[derive(Default)]
+//! struct Todo {
+//!     items: Mutex<Vec<String>>,
+//! }
+//!
+//! #[server(name = "todo", instructions = "A to-do list: `add` items, read `todo://items`.")]
+//! impl Todo {
+//!     /// Add an item; returns how many there are.
+//!     #[tool]
+//!     async fn add(&self, item: String, ctx: Context) -> usize {
+//!         let count = {
+//!             let mut items = self.items.lock().unwrap();
+//!             items.push(item);
+//!             items.len()
+//!         };
+//!         ctx.server().resource_updated("todo://items");
+//!         count
+//!     }
+//!
+//!     /// Every item, one per line.
+//!     #[resource("todo://items", mime_type = "text/plain")]
+//!     fn list(&self) -> String {
+//!         self.items.lock().unwrap().join("\n")
+//!     }
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! // Todo::default().into_server().serve_stdio().await
+//! let client = Client::connect(Todo::default().into_server()).await?;
+//! # assert_eq!(client.initialize_result().unwrap()["serverInfo"]["name"], "todo");
+//! client.call_tool("add", json!({"item": "milk"})).await?;
+//! let read = client.request("resources/read", json!({"uri": "todo://items"})).await?;
+//! assert_eq!(read["contents"][0]["text"], "milk");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Context: logging, progress, cancellation, questions to the client
+//!
+//! A [`Context`] parameter (or a smaller extractor: [`context::RequestId`](protocol::RequestId),
+//! [`ProtocolVersion`], [`context::Meta`], [`context::ClientInfo`], [`ServerHandle`], any
+//! [`FromContext`](context::FromContext)) gives a handler the request it serves and the client
+//! behind it (see [`context`]):
+//!
+//! - [`Context::info`] and friends send `notifications/message` at or above the level the client
+//!   set (`info` until it sets one);
+//! - [`Context::progress`] sends `notifications/progress`, only when the request carried a
+//!   `progressToken` and only for increasing values;
+//! - cancellation (`notifications/cancelled`, or a stateless HTTP request's closed response)
+//!   stops the handler's future at its next `.await`; [`Context::is_cancelled`] tells work handed to other tasks;
+//! - [`Context::elicit`] asks the user to fill in a form (`#[derive(Elicit)]`, [`macro@Elicit`]),
+//!   [`Context::sample`] asks the client's model, [`Context::roots`] lists the client's roots,
+//!   [`Context::elicit_url`] sends the user to a URL. Each needs the client's capability;
+//!   without it the call is [`ClientRequestError::Unsupported`](context::ClientRequestError),
+//!   which `?` turns into a tool error.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! #[derive(Deserialize, Elicit)]
+//! struct Contact {
+//!     /// Your name.
+//!     #[elicit(min_length = 1)]
+//!     name: String,
+//! }
+//!
+//! /// Book a table.
+//! #[tool]
+//! async fn book(guests: u8, ctx: Context) -> Result<String, ToolError> {
+//!     ctx.info("looking for a table").await;
+//!     ctx.progress(1.0, 2.0, "found one").await;
+//!     let Elicitation::Accept(who) = ctx.elicit::<Contact>("Who is booking?").await? else {
+//!         return Err(ToolError::new("booking cancelled"));
+//!     };
+//!     let dish = ctx.sample(SamplingRequest::new(50).user("Suggest a dish")).await?;
+//!     let roots = ctx.roots().await?;
+//!     Ok(format!("{guests} for {}: try {} ({} roots)", who.name, dish.text(), roots.len()))
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_runtime::testing::Client;
+//! use serde_json::json;
+//!
+//! let client = Client::builder()
+//!     .capabilities(json!({"elicitation": {}, "sampling": {}, "roots": {}}))
+//!     .on_request(|method, _params| match method {
+//!         "elicitation/create" => Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
+//!         "sampling/createMessage" => Ok(json!({
+//!             "role": "assistant", "model": "m", "content": {"type": "text", "text": "soup"}
+//!         })),
+//!         _ => Ok(json!({"roots": [{"uri": "file:///work"}]})),
+//!     })
+//!     .connect(Server::builder().tool(book))
+//!     .await?;
+//! let call = json!({"name": "book", "arguments": {"guests": 2}, "_meta": {"progressToken": 1}});
+//! let result = client.request("tools/call", call).await?;
+//! assert_eq!(result["content"][0]["text"], "2 for Ada: try soup (1 roots)");
+//! assert_eq!(client.next_message().await?["method"], "notifications/message");
+//! assert_eq!(client.next_message().await?["method"], "notifications/progress");
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! # Changing what a server serves
 //!
 //! [`ServerHandle`] ([`Service::handle`], [`Context::server`]) adds, removes, enables and
 //! disables tools, resources and prompts while the server runs, and tells connected clients
-//! with `notifications/*/list_changed`; requests in flight keep the snapshot they started with.
-//! A server that starts without tools (resources, prompts) and adds them later says so with
-//! [`Server::dynamic_tools`] (`dynamic_resources`, `dynamic_prompts`).
+//! with `notifications/*/list_changed` (on stateless `subscriptions/listen` streams too);
+//! requests in flight keep the snapshot they started with. A server that starts without tools
+//! (resources, prompts) and adds them later says so with [`Server::dynamic_tools`]
+//! (`dynamic_resources`, `dynamic_prompts`); [`Changes`] applies several at once.
 //!
-//! # Transports
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::tool::ToolDef;
 //!
-//! stdio ([`Server::serve_stdio`]) and Streamable HTTP ([`Server::serve_http`],
-//! [`Service::into_router`]).
+//! /// Say hello.
+//! #[tool]
+//! fn hello(name: String) -> String {
+//!     format!("Hello, {name}!")
+//! }
 //!
-//! # Protocol revisions
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! let service = Server::builder().dynamic_tools().build()?;
+//! # let client = Client::builder().connect_service(&service).await?;
+//! # client.request("ping", json!({})).await?;
+//! service.handle().add_tool(ToolDef::of(hello)?)?;
+//! # assert_eq!(client.next_message().await?["method"], "notifications/tools/list_changed");
+//! # assert_eq!(client.call_tool("hello", json!({"name": "Ada"})).await?.text(), "Hello, Ada!");
+//! service.handle().disable_tool("hello");
+//! # assert!(client.list_tools().await?.is_empty());
+//! # Ok(())
+//! # }
+//! ```
 //!
-//! One program serves every revision from 2024-11-05 to 2026-07-28, both eras at once, on every
-//! transport. `initialize` opens a handshake session, and what goes on the wire is shaped by the
-//! revision it negotiated (no `structuredContent`, `outputSchema` or `title` before 2025-06-18,
-//! no `icons` before 2025-11-25). A request carrying the 2026-07-28 `_meta` envelope is served on
-//! its own, statelessly: `server/discover`, `resultType` and cache hints ([`CacheHint`]) on
-//! results, `subscriptions/listen`, and the handler's questions to the client
-//! ([`Context::elicit`] and friends, unchanged) turned into `input_required` results with a
-//! signed `requestState` (see [`context`]). See [`ProtocolVersion`].
+//! # Both protocol eras
+//!
+//! One program serves every revision from 2024-11-05 to 2026-07-28, on every transport, and
+//! nothing locks a connection into an era: each message is classified on arrival.
+//!
+//! - **The handshake era** (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25): `initialize` opens a
+//!   session, and what goes on the wire is shaped by the revision it negotiated (no `title`,
+//!   `outputSchema` or `structuredContent` before 2025-06-18, no `icons` before 2025-11-25).
+//!   `ctx.elicit`, `ctx.sample` and `ctx.roots` are JSON-RPC requests to the client.
+//! - **The stateless era** (2026-07-28): a request whose `params._meta` carries the envelope
+//!   (`io.modelcontextprotocol/protocolVersion`, `clientCapabilities`, optionally `clientInfo` and
+//!   `logLevel`), and `server/discover` always, is served on its own. Results carry `resultType`,
+//!   the server's info in `_meta`, and cache hints ([`Server::cache_hint`]); a missing resource
+//!   is -32602.
+//! - **Questions to the client in the stateless era**, where servers send no requests: the
+//!   handler is stopped at its first unanswered question and the request answers
+//!   `resultType: "input_required"` with the questions (`elicit-1`, `sample-2`, ...) and a signed
+//!   `requestState`. The client retries with the answers, and the handler runs again from the
+//!   start, this time receiving them: work done before a question runs once per round. The
+//!   handler's code is the same in both eras.
+//! - **`subscriptions/listen`** replaces per-session notifications in the stateless era: it
+//!   acknowledges the honoured subset of the requested list-changed and resource subscriptions,
+//!   then streams only those notifications until the client cancels or the server shuts down
+//!   ([`Service::close_subscriptions`]).
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! #[derive(Deserialize, Elicit)]
+//! struct Confirm {
+//!     /// Really delete?
+//!     sure: bool,
+//! }
+//!
+//! /// Delete everything, after asking.
+//! #[tool(destructive)]
+//! async fn wipe(ctx: Context) -> Result<&'static str, ToolError> {
+//!     match ctx.elicit::<Confirm>("Delete everything?").await? {
+//!         Elicitation::Accept(Confirm { sure: true }) => Ok("wiped"),
+//!         _ => Ok("kept"),
+//!     }
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_runtime::testing::Client;
+//! use serde_json::json;
+//!
+//! let service = Server::builder().tool(wipe).build()?;
+//! let yes = |_: &str, _: &serde_json::Value| Ok(json!({"action": "accept", "content": {"sure": true}}));
+//! // The handshake era: `initialize`, then an `elicitation/create` request to the client.
+//! let handshake = Client::builder()
+//!     .capabilities(json!({"elicitation": {}}))
+//!     .on_request(yes)
+//!     .connect_service(&service)
+//!     .await?;
+//! assert_eq!(handshake.call_tool("wipe", json!({})).await?.text(), "wiped");
+//!
+//! // The stateless era: an `input_required` result, answered and retried by the client.
+//! let stateless = Client::builder()
+//!     .stateless()
+//!     .capabilities(json!({"elicitation": {}}))
+//!     .on_request(yes)
+//!     .connect_service(&service)
+//!     .await?;
+//! let first = stateless.request_raw("tools/call", json!({"name": "wipe", "arguments": {}})).await?;
+//! assert_eq!(first["result"]["resultType"], "input_required");
+//! assert!(first["result"]["inputRequests"]["elicit-1"].is_object());
+//! assert_eq!(stateless.call_tool("wipe", json!({})).await?.text(), "wiped");
+//! let discover = stateless.request("server/discover", json!({})).await?;
+//! assert_eq!(discover["supportedVersions"], json!(["2026-07-28"]));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Streamable HTTP
+//!
+//! [`Server::serve_http`] serves the `/mcp` endpoint ([`Server::http_path`]) on an address until
+//! Ctrl-C or SIGTERM, then lets requests in flight finish. Both eras share the endpoint:
+//! handshake clients get sessions (`Mcp-Session-Id`), SSE streams with resumable event ids, GET
+//! and DELETE; an enveloped 2026-07-28 POST is served without a session.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::{CacheHint, Cacheable};
+//!
+//! /// Add two integers.
+//! #[tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> mcp_runtime::Result<()> {
+//!     let secret = std::env::var("MCP_STATE_SECRET").expect("32+ random bytes, shared by replicas");
+//!     Server::new("adder", env!("CARGO_PKG_VERSION"))
+//!         // Behind a proxy, accept the public host name (loopback only by default).
+//!         .allowed_hosts(["mcp.example.com"])
+//!         // Every replica verifies the others' input-required `requestState`.
+//!         .request_state_secret(secret)
+//!         // Stateless clients may cache `tools/list` for five minutes.
+//!         .cache_hint(Cacheable::Tools, CacheHint::public(Duration::from_secs(300)))
+//!         .serve_http("0.0.0.0:8000")
+//!         .await
+//! }
+//! ```
+//!
+//! - `Host` and `Origin` must name a loopback host unless [`Server::allowed_hosts`] or
+//!   [`Server::allow_any_host`] says otherwise (against DNS rebinding). `serve_http` on a
+//!   non-loopback address with no hosts configured turns the check off; a router from
+//!   [`Service::into_router`] keeps it.
+//! - [`Server::stateless_http`] serves handshake-era clients without sessions (GET and DELETE
+//!   405), for load-balanced deployments that need no server-to-client requests. The stateless
+//!   era needs nothing: it never uses sessions.
+//! - In the stateless era, a question to the client comes back in a retry that a load balancer
+//!   may send to another replica: give them all the same [`Server::request_state_secret`].
+//! - [`Server::cache_hint`] sets the `ttlMs`/`cacheScope` of stateless results (0 and
+//!   `private` by default).
+//! - TCP_NODELAY is set on accepted sockets.
+//!
+//! To serve next to other routes, mount [`Service::into_router`] in an axum app:
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! # #[tool]
+//! # async fn add(a: i64, b: i64) -> i64 { a + b }
+//! #[tokio::main]
+//! async fn main() -> mcp_runtime::Result<()> {
+//!     let service = Server::new("adder", "1.0.0").build()?;
+//!     let app = axum::Router::new()
+//!         .route("/health", axum::routing::get(|| async { "ok" }))
+//!         .merge(service.into_router());
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//!     axum::serve(listener, app).await?;
+//!     Ok(())
+//! }
+//! ```
 //!
 //! # Testing
 //!
-//! [`testing::Client`] drives a server in-process, exactly as a client on stdio would.
+//! [`testing::Client`] drives a server in-process through the real stdio transport, so a test
+//! sees what a client would. [`ClientBuilder`](testing::ClientBuilder) picks the revision and
+//! capabilities, `on_request` scripts the answers to sampling, elicitation and roots,
+//! `stateless()` speaks 2026-07-28 (answering input-required results and retrying), and
+//! `connect_io` talks to a child process instead.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::testing::Client;
+//! use serde_json::json;
+//!
+//! /// Add two integers.
+//! #[tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! for client in [
+//!     Client::connect(Server::builder().tool(add)).await?,
+//!     Client::builder().stateless().connect(Server::builder().tool(add)).await?,
+//! ] {
+//!     let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
+//!     assert_eq!(result.structured_content, Some(json!({"result": 5})));
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

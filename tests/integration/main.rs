@@ -4,6 +4,7 @@
 mod context;
 mod dynamic;
 mod everything;
+mod examples;
 mod fixtures;
 mod http;
 mod http_stateless;
