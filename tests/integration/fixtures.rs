@@ -472,3 +472,17 @@ pub(crate) async fn forecast(
 ) -> String {
     format!("{region} in {} days: sunny", days.unwrap_or(1))
 }
+
+/// A shelf whose tool is named like `McpServer::items`.
+pub(crate) struct Shelf {
+    pub(crate) books: Vec<String>,
+}
+
+#[server(name = "shelf")]
+impl Shelf {
+    /// The books on the shelf.
+    #[tool]
+    fn items(&self) -> Vec<String> {
+        self.books.clone()
+    }
+}

@@ -175,3 +175,15 @@ async fn notes_serves_tools_resources_and_prompts_from_one_impl() {
         .unwrap();
     assert!(again.is_error);
 }
+
+#[tokio::test]
+async fn a_server_method_named_like_the_trait_s_own_is_the_user_s() {
+    let shelf = crate::fixtures::Shelf {
+        books: vec!["Dune".to_owned()],
+    };
+    let client = Client::connect(mcp_runtime::McpServer::into_server(shelf))
+        .await
+        .unwrap();
+    let result = client.call_tool("items", json!({})).await.unwrap();
+    assert_eq!(result.structured_content, Some(json!({"result": ["Dune"]})));
+}

@@ -71,21 +71,22 @@ pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
 }
 
 /// The call of the user's function with the converted parameter values, awaited when it is
-/// `async`: `add(__mcp_arg_0, ..)`, `Self::add(..)` or `__this.add(..)`.
+/// `async`: `add(__mcp_arg_0, ..)`, `Self::add(..)` or `Self::add(&*__this, ..)`.
 pub(crate) fn call_user_fn(function: &Function<'_>) -> TokenStream {
     let ident = &function.sig.ident;
     let values = (0..function.params.len()).map(value_ident);
-    let callee = match function.receiver {
-        Receiver::None => quote!(#ident),
-        Receiver::Associated => quote!(Self::#ident),
-        Receiver::Ref => quote!(__this.#ident),
-    };
     let await_call = if function.is_async {
         quote!(.await)
     } else {
         quote!()
     };
-    quote!(#callee(#(#values),*) #await_call)
+    match function.receiver {
+        Receiver::None => quote!(#ident(#(#values),*) #await_call),
+        Receiver::Associated => quote!(Self::#ident(#(#values),*) #await_call),
+        // A path call, not a method call: `__this` is an `Arc<Self>`, and a method named like
+        // one of `McpServer`'s (`items`) must still be the user's inherent one.
+        Receiver::Ref => quote!(Self::#ident(&*__this, #(#values),*) #await_call),
+    }
 }
 
 /// Wraps a handler body into the closure a builder takes. Free functions get a closure that

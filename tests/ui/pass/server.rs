@@ -35,6 +35,12 @@ impl Counter {
         "Explain counting.".to_owned()
     }
 
+    /// A method named like `McpServer`'s own: the inherent one is called.
+    #[tool]
+    fn items(&self) -> u64 {
+        self.count.load(Ordering::SeqCst)
+    }
+
     /// Not an item: left alone.
     fn helper(&self) -> u64 {
         self.count.load(Ordering::SeqCst)
