@@ -433,7 +433,7 @@ impl std::fmt::Debug for Context {
 
 static ELICITATION_IDS: AtomicU64 = AtomicU64::new(1);
 
-/// A progress message: a `&str`, a `String`, or `None`.
+/// A progress message: a `&str`, a `String`, or an `Option` of either (`None::<&str>` for none).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProgressMessage(Option<String>);
 
