@@ -90,7 +90,36 @@ pub(crate) async fn handle_request(
     cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
     let id = request.id.clone();
-    match catch_unwind(Box::pin(route(session, request, sink, cancel))).await {
+    // What a timeout answer needs, taken before the request moves into its handler.
+    let timeout = session.core.options.handler_timeout.map(|limit| {
+        let tool = match (request.method.as_str(), request.params.get("name")) {
+            ("tools/call", Some(Value::String(name))) => Some(name.clone()),
+            _ => None,
+        };
+        (limit, tool)
+    });
+    let routed = catch_unwind(Box::pin(route(session, request, sink, Arc::clone(&cancel))));
+    let outcome = match timeout {
+        None => routed.await,
+        Some((limit, tool)) => match tokio::time::timeout(limit, routed).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // Dropping the future stopped the handler; work it handed to other tasks sees
+                // the flag.
+                cancel.cancel();
+                tracing::warn!(request_id = %id, ?limit, "a request handler timed out");
+                let message = format!("timed out after {limit:?}");
+                return Some(match tool {
+                    Some(tool) => encode_response(
+                        &id,
+                        &CallToolResult::error(format!("tool `{tool}` {message}")),
+                    ),
+                    None => encode_error(Some(&id), &ErrorObject::internal(message)),
+                });
+            }
+        },
+    };
+    match outcome {
         Ok(reply) => Some(reply),
         Err(panic) => {
             tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
