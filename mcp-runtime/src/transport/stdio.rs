@@ -3,20 +3,28 @@
 //! Reading and writing run apart: the reader hands each line to the session, which answers on
 //! its own tasks, and one writer task drains every reply into the output, flushing when nothing
 //! more is queued, so a burst of replies costs one flush. A line longer than the configured limit
-//! is skipped (with an error to the client) without ever being held in memory whole. At the end
-//! of input, requests still running get the grace period to finish.
+//! is skipped (with an error to the client) without ever being held in memory whole; nesting
+//! deeper than the limit is refused before parsing. At the end of input, or when the output is
+//! gone (the client stopped reading), requests still running get the grace period to finish.
+//!
+//! Requests run in a bounded window: each takes a slot and gets a reply channel of its own, which
+//! is drained into the output. The slot is free again when the last sender of that channel is
+//! dropped, that is when the request's task has ended, however it ended (answered, cancelled,
+//! timed out, panicked). A request that finds the window full is answered at once with an error.
 
 use std::io;
 use std::sync::Arc;
 
+use serde_json::Value;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
 };
-use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TryRecvError;
+use tokio::sync::{Semaphore, mpsc};
 
 use crate::error::Result;
-use crate::protocol::{ErrorObject, encode_error};
-use crate::server::{Core, Session};
+use crate::protocol::{ErrorObject, RequestId, decode, encode_error, error_codes};
+use crate::server::{Core, Session, Sink};
 
 pub(crate) async fn serve<R, W>(core: Arc<Core>, reader: R, writer: W) -> Result<()>
 where
@@ -27,15 +35,21 @@ where
     let writer = tokio::spawn(write_lines(writer, outbox));
     let max = core.options.max_message_size;
     let grace = core.options.shutdown_grace;
+    let window = Window::new(core.options.max_in_flight, core.options.max_nesting_depth);
     let session = Session::new(core, sink.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {
-        match read_line(&mut reader, &mut line, max).await {
+        let read = tokio::select! {
+            read = read_line(&mut reader, &mut line, max) => read,
+            // The writer stopped (the client closed our output): nobody hears answers any more.
+            () = sink.closed() => break Ok(()),
+        };
+        match read {
             Ok(Line::End) => break Ok(()),
             Ok(Line::Complete) => {
                 if !line.iter().all(u8::is_ascii_whitespace) {
-                    session.receive_bytes(&line, &sink);
+                    window.receive(&session, &line, &sink);
                 }
             }
             Ok(Line::TooLong(length)) => {
@@ -56,6 +70,83 @@ where
     match write_result {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error.into()),
         _ => Ok(()),
+    }
+}
+
+/// The requests of one connection that are still running, and the limits a line must meet.
+struct Window {
+    slots: Arc<Semaphore>,
+    size: usize,
+    max_depth: usize,
+}
+
+impl Window {
+    fn new(size: usize, max_depth: usize) -> Self {
+        Self {
+            slots: Arc::new(Semaphore::new(size)),
+            size,
+            max_depth,
+        }
+    }
+
+    /// Parses one line and hands it to the session; a request runs in a slot of the window.
+    fn receive(&self, session: &Arc<Session>, line: &[u8], sink: &Sink) {
+        let value = match decode(line, self.max_depth) {
+            Ok(value) => value,
+            Err(error) => {
+                let _ = sink.send(encode_error(None, &error));
+                return;
+            }
+        };
+        let runs = match &value {
+            // A batch runs its requests one after another, on one task.
+            Value::Array(_) => true,
+            // `initialize` and `ping` are answered on the spot, so a full window never blocks
+            // them; notifications and responses never wait for anything.
+            Value::Object(object) => {
+                object.contains_key("id")
+                    && object
+                        .get("method")
+                        .is_some_and(|m| m != "ping" && m != "initialize")
+            }
+            _ => false,
+        };
+        if !runs {
+            session.receive_value(value, sink);
+            return;
+        }
+        let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
+            let id = value.get("id").and_then(RequestId::from_json);
+            let error = ErrorObject::new(
+                error_codes::SERVER_ERROR,
+                format!(
+                    "too many requests in flight (at most {}): wait for an answer before sending more",
+                    self.size
+                ),
+            );
+            let _ = sink.send(encode_error(id.as_ref(), &error));
+            return;
+        };
+        let (request_sink, mut replies) = mpsc::unbounded_channel();
+        session.receive_value(value, &request_sink);
+        drop(request_sink);
+        // Answered on the spot (an invalid request, a duplicate id): no task needed.
+        loop {
+            match replies.try_recv() {
+                Ok(reply) => {
+                    let _ = sink.send(reply);
+                }
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        let sink = sink.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            while let Some(reply) = replies.recv().await {
+                let _ = sink.send(reply);
+            }
+        });
     }
 }
 
