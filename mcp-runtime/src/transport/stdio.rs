@@ -15,15 +15,15 @@
 use std::io;
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
 };
+use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TryRecvError;
-use tokio::sync::{Semaphore, mpsc};
 
+use super::window::Window;
 use crate::error::Result;
-use crate::protocol::{ErrorObject, RequestId, decode, encode_error, error_codes};
+use crate::protocol::{ErrorObject, RequestId, decode, encode_error};
 use crate::server::{Core, Session, Sink};
 
 pub(crate) async fn serve<R, W>(core: Arc<Core>, reader: R, writer: W) -> Result<()>
@@ -35,7 +35,10 @@ where
     let writer = tokio::spawn(write_lines(writer, outbox));
     let max = core.options.max_message_size;
     let grace = core.options.shutdown_grace;
-    let window = Window::new(core.options.max_in_flight, core.options.max_nesting_depth);
+    let inbox = Inbox {
+        window: Window::new(core.options.max_in_flight),
+        max_depth: core.options.max_nesting_depth,
+    };
     let session = Session::new(core, sink.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
@@ -49,7 +52,7 @@ where
             Ok(Line::End) => break Ok(()),
             Ok(Line::Complete) => {
                 if !line.iter().all(u8::is_ascii_whitespace) {
-                    window.receive(&session, &line, &sink);
+                    inbox.receive(&session, &line, &sink);
                 }
             }
             Ok(Line::TooLong(length)) => {
@@ -73,22 +76,13 @@ where
     }
 }
 
-/// The requests of one connection that are still running, and the limits a line must meet.
-struct Window {
-    slots: Arc<Semaphore>,
-    size: usize,
+/// What happens to a line: the depth limit, then the session, requests in a slot of the window.
+struct Inbox {
+    window: Arc<Window>,
     max_depth: usize,
 }
 
-impl Window {
-    fn new(size: usize, max_depth: usize) -> Self {
-        Self {
-            slots: Arc::new(Semaphore::new(size)),
-            size,
-            max_depth,
-        }
-    }
-
+impl Inbox {
     /// Parses one line and hands it to the session; a request runs in a slot of the window.
     fn receive(&self, session: &Arc<Session>, line: &[u8], sink: &Sink) {
         let value = match decode(line, self.max_depth) {
@@ -98,34 +92,18 @@ impl Window {
                 return;
             }
         };
-        let runs = match &value {
-            // A batch runs its requests one after another, on one task.
-            Value::Array(_) => true,
-            // `initialize` and `ping` are answered on the spot, so a full window never blocks
-            // them; notifications and responses never wait for anything.
-            Value::Object(object) => {
-                object.contains_key("id")
-                    && object
-                        .get("method")
-                        .is_some_and(|m| m != "ping" && m != "initialize")
-            }
-            _ => false,
-        };
-        if !runs {
+        if !Window::needs_slot(&value) {
+            self.window.observe(&value);
             session.receive_value(value, sink);
             return;
         }
-        let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
-            let id = value.get("id").and_then(RequestId::from_json);
-            let error = ErrorObject::new(
-                error_codes::SERVER_ERROR,
-                format!(
-                    "too many requests in flight (at most {}): wait for an answer before sending more",
-                    self.size
-                ),
-            );
-            let _ = sink.send(encode_error(id.as_ref(), &error));
-            return;
+        let id = value.get("id").and_then(RequestId::from_json);
+        let running = match self.window.enter(id.clone()) {
+            Ok(running) => running,
+            Err(error) => {
+                let _ = sink.send(encode_error(id.as_ref(), &error));
+                return;
+            }
         };
         let (request_sink, mut replies) = mpsc::unbounded_channel();
         session.receive_value(value, &request_sink);
@@ -142,7 +120,7 @@ impl Window {
         }
         let sink = sink.clone();
         tokio::spawn(async move {
-            let _slot = slot;
+            let _running = running;
             while let Some(reply) = replies.recv().await {
                 let _ = sink.send(reply);
             }

@@ -46,10 +46,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, decode, encode_error, error_codes};
+use super::window::{Running, Window};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, decode, encode_error};
 use crate::server::{Core, Session, Sink};
 
 /// Which `Host` (and `Origin`) values the endpoint accepts.
@@ -98,8 +99,8 @@ struct HttpSession {
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
-    /// One slot per request (or batch) running.
-    window: Arc<Semaphore>,
+    /// The requests running.
+    window: Arc<Window>,
 }
 
 impl HttpSession {
@@ -397,8 +398,10 @@ async fn handle_post(
         Value::Array(items) => items.iter().collect(),
         single => vec![single],
     };
+    // `initialize` within a live session goes to that session, which refuses it.
     let is_initialize = messages.len() == 1
-        && messages[0].get("method").and_then(Value::as_str) == Some("initialize");
+        && messages[0].get("method").and_then(Value::as_str) == Some("initialize")
+        && (options.stateless || !headers.contains_key("mcp-session-id"));
     let ids = request_ids(&messages);
 
     // `initialize` opens a session (or, stateless, is answered on its own).
@@ -428,7 +431,7 @@ async fn handle_post(
                 standalone: Arc::clone(&standalone),
                 next_stream: AtomicU64::new(1),
                 last_seen: Mutex::new(Instant::now()),
-                window: Arc::new(Semaphore::new(state.core.options.max_in_flight)),
+                window: Window::new(state.core.options.max_in_flight),
             });
             sessions.insert(id.clone(), http_session);
             tokio::spawn(pump(notifications, standalone, HashSet::new()));
@@ -456,6 +459,11 @@ async fn handle_post(
     // Notifications and responses: accepted, no body. Anything else without a readable id (an
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
+        if let Some(http_session) = &http_session {
+            for message in &messages {
+                http_session.window.observe(message);
+            }
+        }
         let (sink, mut replies) = mpsc::unbounded_channel();
         session.receive_value(value, &sink);
         drop(sink);
@@ -472,16 +480,14 @@ async fn handle_post(
     }
 
     // A request that runs takes a slot of the session's window, a batch one for all.
-    let runs = messages.iter().any(|m| {
-        m.get("id").is_some()
-            && m.get("method")
-                .is_some_and(|method| method != "ping" && method != "initialize")
-    });
     let slot = match &http_session {
-        Some(http_session) if runs => match Arc::clone(&http_session.window).try_acquire_owned() {
-            Ok(slot) => Some(slot),
-            Err(_) => return window_full(&ids, value.is_array(), limits.max_in_flight),
-        },
+        Some(http_session) if Window::needs_slot(&value) => {
+            let id = (!value.is_array()).then(|| ids[0].clone());
+            match http_session.window.enter(id) {
+                Ok(running) => Some(running),
+                Err(error) => return window_full(&ids, value.is_array(), &error),
+            }
+        }
         _ => None,
     };
 
@@ -577,14 +583,8 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
 }
 
 /// The answer to a POST whose requests find the session's window full.
-fn window_full(ids: &[RequestId], batch: bool, size: usize) -> Response {
-    let error = ErrorObject::new(
-        error_codes::SERVER_ERROR,
-        format!(
-            "too many requests in flight (at most {size}): wait for an answer before sending more"
-        ),
-    );
-    let mut errors = ids.iter().map(|id| encode_error(Some(id), &error));
+fn window_full(ids: &[RequestId], batch: bool, error: &ErrorObject) -> Response {
+    let mut errors = ids.iter().map(|id| encode_error(Some(id), error));
     let body = if batch {
         let mut out = b"[".to_vec();
         for (i, reply) in errors.enumerate() {
@@ -607,7 +607,7 @@ fn window_full(ids: &[RequestId], batch: bool, size: usize) -> Response {
 struct Unanswered {
     session: Arc<Session>,
     ids: HashSet<RequestId>,
-    _slot: Option<OwnedSemaphorePermit>,
+    _slot: Option<Running>,
 }
 
 impl Drop for Unanswered {
