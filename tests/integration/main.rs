@@ -1,6 +1,7 @@
 //! Behaviour tests: everything here goes through a real transport, the in-process client (the
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
+mod bad_input;
 mod context;
 mod everything;
 mod fixtures;
