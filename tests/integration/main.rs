@@ -7,6 +7,7 @@ mod everything;
 mod fixtures;
 mod http;
 mod lifecycle;
+mod load;
 mod notes;
 mod prompts;
 mod resources;
