@@ -486,3 +486,44 @@ impl Shelf {
         self.books.clone()
     }
 }
+
+/// Never answer: a handler stuck on something that does not come.
+#[tool]
+pub(crate) async fn hang() -> String {
+    std::future::pending::<()>().await;
+    "unreachable".to_owned()
+}
+
+/// A resource that never loads.
+#[resource("test://forever")]
+pub(crate) async fn forever() -> String {
+    std::future::pending::<()>().await;
+    "unreachable".to_owned()
+}
+
+/// A long text, to be cut off while it is being sent.
+#[tool]
+pub(crate) async fn long_text(
+    /// How many bytes.
+    bytes: usize,
+) -> String {
+    "x".repeat(bytes)
+}
+
+/// How many `hang_counted` calls are running now.
+pub(crate) static HANGING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Never answer, and count the calls still running (a call that is stopped stops counting).
+#[tool]
+pub(crate) async fn hang_counted() -> String {
+    struct Running;
+    impl Drop for Running {
+        fn drop(&mut self) {
+            HANGING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    HANGING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let _running = Running;
+    std::future::pending::<()>().await;
+    "unreachable".to_owned()
+}

@@ -1,6 +1,7 @@
 //! Behaviour tests: everything here goes through a real transport, the in-process client (the
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
+mod bad_input;
 mod context;
 mod dynamic;
 mod everything;
@@ -9,6 +10,7 @@ mod fixtures;
 mod http;
 mod http_stateless;
 mod lifecycle;
+mod load;
 mod notes;
 mod prompts;
 mod resources;

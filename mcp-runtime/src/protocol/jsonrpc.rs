@@ -1,6 +1,7 @@
 //! The JSON-RPC 2.0 envelope: ids, requests, notifications, responses and errors.
 //!
-//! Incoming bytes are parsed once into a [`serde_json::Value`] and taken apart by
+//! Incoming bytes are parsed once into a [`serde_json::Value`] by [`decode`] (which first refuses
+//! nesting deeper than the server's limit, in one pass with no recursion) and taken apart by
 //! [`Message::from_value`], which applies the rules MCP adds to JSON-RPC: ids are strings or
 //! integers (never `null`, never fractional), `params` is an object, notifications have no id.
 //! Outgoing messages are written by [`encode_response`], [`encode_error`] and
@@ -25,6 +26,9 @@ pub mod error_codes {
     pub const INVALID_PARAMS: i64 = -32602;
     /// The server failed while handling a valid request.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// JSON-RPC's first implementation-defined server error: the request was refused before it
+    /// ran, by a transport limit (too many requests in flight) or an HTTP session problem.
+    pub const SERVER_ERROR: i64 = -32000;
     /// `resources/read` of an unknown URI in the handshake era.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
     /// 2025-11-25: the request needs a URL elicitation first.
@@ -207,6 +211,53 @@ pub enum Message {
     Notification(Notification),
     /// A response to a request of ours.
     Response(Response),
+}
+
+/// Parses the bytes of one message (or batch) into JSON: -32700 for anything that is not JSON,
+/// invalid UTF-8 included, and for nesting deeper than `max_depth` (`{}` and `[]` are depth 1).
+///
+/// The depth is checked before parsing, by a single scan that keeps one counter, so hostile input
+/// never reaches a recursive parser. `serde_json` adds its own limit of 127 levels: a `max_depth`
+/// above it acts as 127.
+pub fn decode(bytes: &[u8], max_depth: usize) -> Result<Value, ErrorObject> {
+    if exceeds_depth(bytes, max_depth) {
+        return Err(ErrorObject::parse_error(format!(
+            "nesting deeper than {max_depth} levels"
+        )));
+    }
+    serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
+}
+
+/// Whether `bytes` opens more than `max` arrays or objects at once, outside strings. On invalid
+/// JSON the count may be off, but only after the point where the parser fails anyway.
+fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A message that is JSON but not valid JSON-RPC: the error to answer with, and the id when it
@@ -453,6 +504,35 @@ mod tests {
         let value: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(value.get("id"), None);
         assert_eq!(value["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn nesting_is_limited_before_parsing() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(decode(nested(64).as_bytes(), 64).is_ok());
+        let error = decode(nested(65).as_bytes(), 64).unwrap_err();
+        assert_eq!(error.code, error_codes::PARSE_ERROR);
+        assert!(
+            error.message.contains("deeper than 64"),
+            "{}",
+            error.message
+        );
+        // A million levels cost one scan, no recursion.
+        assert!(decode(nested(1_000_000).as_bytes(), 64).is_err());
+        // Brackets inside strings, escaped quotes included, do not count.
+        let text = format!(r#"{{"a":"\"{}\\"}}"#, "[".repeat(100));
+        assert!(decode(text.as_bytes(), 2).is_ok(), "{text}");
+        // serde_json's own limit still stands behind a larger one.
+        assert_eq!(
+            decode(nested(200).as_bytes(), 1_000).unwrap_err().code,
+            error_codes::PARSE_ERROR
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        let error = decode(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", 64).unwrap_err();
+        assert_eq!(error.code, error_codes::PARSE_ERROR);
     }
 
     #[test]

@@ -15,8 +15,8 @@ pub use self::content::{
 };
 pub use self::jsonrpc::{
     ErrorObject, InvalidMessage, Message, Notification, Request, RequestId, Response,
-    canonical_notification, encode_error, encode_notification, encode_raw_response, encode_request,
-    encode_response, error_codes,
+    canonical_notification, decode, encode_error, encode_notification, encode_raw_response,
+    encode_request, encode_response, error_codes,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,

@@ -124,7 +124,6 @@ pub(crate) async fn handle_request(
     sink: &Sink,
     cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
-    let id = request.id.clone();
     if request.method != "initialize" && stateless::is_stateless(&request.method, &request.params) {
         let admitted = stateless::read_envelope(&request.params)
             .and_then(|envelope| envelope.version().map(|_| envelope));
@@ -140,19 +139,12 @@ pub(crate) async fn handle_request(
                 )
                 .await
             }
-            Err(error) => Some(encode_error(Some(&id), &error)),
+            Err(error) => Some(encode_error(Some(&request.id), &error)),
         };
     }
-    match catch_unwind(Box::pin(route(session, request, sink, cancel))).await {
-        Ok(reply) => Some(reply),
-        Err(panic) => {
-            tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
-            Some(encode_error(
-                Some(&id),
-                &ErrorObject::internal("internal error"),
-            ))
-        }
-    }
+    let guard = Guard::new(&session.core, &request, false);
+    let routed = Box::pin(route(session, request, sink, Arc::clone(&cancel)));
+    guard.run(&session.core, &cancel, routed).await
 }
 
 /// A stateless (2026-07-28) request whose envelope was read and whose version is supported; on
@@ -165,18 +157,91 @@ pub(crate) async fn handle_stateless(
     sink: &Sink,
     cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
-    let id = request.id.clone();
-    let future = Box::pin(route_stateless(
-        core, session, envelope, request, sink, cancel,
+    let guard = Guard::new(core, &request, true);
+    let routed = Box::pin(route_stateless(
+        core,
+        session,
+        envelope,
+        request,
+        sink,
+        Arc::clone(&cancel),
     ));
-    match catch_unwind(future).await {
-        Ok(reply) => Some(reply),
-        Err(panic) => {
-            tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
-            Some(encode_error(
-                Some(&id),
-                &ErrorObject::internal("internal error"),
-            ))
+    guard.run(core, &cancel, routed).await
+}
+
+/// What answering a request needs when its handler panics or runs past the handler timeout,
+/// taken before the request moves into its handler.
+struct Guard {
+    id: RequestId,
+    /// The limit, and the tool's name for a `tools/call`.
+    timeout: Option<(std::time::Duration, Option<String>)>,
+    stateless: bool,
+}
+
+impl Guard {
+    fn new(core: &Core, request: &Request, stateless: bool) -> Self {
+        let timeout = core.options.handler_timeout.map(|limit| {
+            let tool = match (request.method.as_str(), request.params.get("name")) {
+                ("tools/call", Some(Value::String(name))) => Some(name.clone()),
+                _ => None,
+            };
+            (limit, tool)
+        });
+        Self {
+            id: request.id.clone(),
+            timeout,
+            stateless,
+        }
+    }
+
+    /// Runs the routed request: a panic becomes -32603; past the timeout the handler is stopped
+    /// and answers a tool error (`tools/call`) or -32603.
+    async fn run(
+        self,
+        core: &Core,
+        cancel: &CancelFlag,
+        routed: std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send + '_>>,
+    ) -> Option<Vec<u8>> {
+        let id = self.id;
+        let routed = catch_unwind(routed);
+        let outcome = match self.timeout {
+            None => routed.await,
+            Some((limit, tool)) => match tokio::time::timeout(limit, routed).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    // Dropping the future stopped the handler; work it handed to other tasks
+                    // sees the flag.
+                    cancel.cancel();
+                    tracing::warn!(request_id = %id, ?limit, "a request handler timed out");
+                    let message = format!("timed out after {limit:?}");
+                    return Some(match tool {
+                        Some(tool) => {
+                            let result = CallToolResult::error(format!("tool `{tool}` {message}"));
+                            let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
+                            if self.stateless {
+                                value = Stamp::complete(
+                                    &core.stamp_info,
+                                    &core.options.cache,
+                                    "tools/call",
+                                )
+                                .apply(value);
+                            }
+                            encode_response(&id, &value)
+                        }
+                        None => encode_error(Some(&id), &ErrorObject::internal(message)),
+                    });
+                }
+            },
+        };
+        match outcome {
+            Ok(reply) => Some(reply),
+            Err(panic) => {
+                tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
+                Some(encode_error(
+                    Some(&id),
+                    &ErrorObject::internal("internal error"),
+                ))
+            }
         }
     }
 }

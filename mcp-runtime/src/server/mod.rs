@@ -52,6 +52,12 @@ pub(crate) struct Options {
     pub(crate) schema_style: SchemaStyle,
     /// The largest message accepted, in bytes. Default: 16 MiB.
     pub(crate) max_message_size: usize,
+    /// The deepest nesting of arrays and objects accepted in a message. Default: 64.
+    pub(crate) max_nesting_depth: usize,
+    /// The most requests of one session running at once. Default: 256.
+    pub(crate) max_in_flight: usize,
+    /// How long a request handler may run before it is stopped. Default: none.
+    pub(crate) handler_timeout: Option<Duration>,
     /// How long in-flight requests may run on after the client hangs up. Default: 5 s.
     pub(crate) shutdown_grace: Duration,
     /// How many items a list page holds. Default: 100.
@@ -73,6 +79,9 @@ impl Default for Options {
         Self {
             schema_style: SchemaStyle::Portable,
             max_message_size: 16 * 1024 * 1024,
+            max_nesting_depth: 64,
+            max_in_flight: 256,
+            handler_timeout: None,
             shutdown_grace: Duration::from_secs(5),
             page_size: 100,
             request_timeout: Duration::from_secs(60),
@@ -341,6 +350,36 @@ impl Server {
     /// error and is skipped; the connection stays up.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.options.max_message_size = bytes;
+        self
+    }
+
+    /// The deepest nesting of JSON arrays and objects a message may have (64 by default; `{}` is
+    /// one level, and a `tools/call` request reaches its arguments' values at level 4). Deeper
+    /// input is refused with a -32700 parse error, checked in one pass before parsing; the
+    /// connection stays up. The JSON parser has its own hard limit of 127 levels, so values above
+    /// it act as 127.
+    pub fn max_nesting_depth(mut self, levels: usize) -> Self {
+        self.options.max_nesting_depth = levels.max(1);
+        self
+    }
+
+    /// The most requests one session may have running at once (256 by default). A request past
+    /// it is answered at once with a -32000 error ("too many requests in flight") instead of
+    /// waiting in a queue; the client may retry when an earlier answer arrives. A request counts
+    /// until its handler has finished (or was cancelled); a JSON-RPC batch counts as one.
+    pub fn max_in_flight_requests(mut self, requests: usize) -> Self {
+        self.options.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// How long one request handler may run (no limit by default: a long tool is legitimate,
+    /// and the client can cancel with `notifications/cancelled`). A handler running past the
+    /// limit is stopped (its future is dropped, and `ctx.is_cancelled()` turns true for anything it
+    /// spawned) and the client is answered: a `tools/call` with an `isError` result saying it
+    /// timed out, anything else with a -32603 error. A handler that blocks its thread instead of
+    /// awaiting cannot be stopped this way.
+    pub fn handler_timeout(mut self, timeout: Duration) -> Self {
+        self.options.handler_timeout = Some(timeout);
         self
     }
 

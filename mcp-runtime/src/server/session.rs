@@ -149,18 +149,6 @@ impl Session {
         session
     }
 
-    /// Handles the raw bytes of one message (or batch) from the client.
-    pub(crate) fn receive_bytes(self: &Arc<Self>, bytes: &[u8], sink: &Sink) {
-        let value: Value = match serde_json::from_slice(bytes) {
-            Ok(value) => value,
-            Err(error) => {
-                let _ = sink.send(encode_error(None, &ErrorObject::parse_error(error)));
-                return;
-            }
-        };
-        self.receive_value(value, sink);
-    }
-
     /// Handles one parsed message (or batch) from the client.
     pub(crate) fn receive_value(self: &Arc<Self>, value: Value, sink: &Sink) {
         match value {

@@ -3,8 +3,14 @@
 //! Reading and writing run apart: the reader hands each line to the session, which answers on
 //! its own tasks, and one writer task drains every reply into the output, flushing when nothing
 //! more is queued, so a burst of replies costs one flush. A line longer than the configured limit
-//! is skipped (with an error to the client) without ever being held in memory whole. At the end
-//! of input, requests still running get the grace period to finish.
+//! is skipped (with an error to the client) without ever being held in memory whole; nesting
+//! deeper than the limit is refused before parsing. At the end of input, or when the output is
+//! gone (the client stopped reading), requests still running get the grace period to finish.
+//!
+//! Requests run in a bounded window: each takes a slot and gets a reply channel of its own, which
+//! is drained into the output. The slot is free again when the last sender of that channel is
+//! dropped, that is when the request's task has ended, however it ended (answered, cancelled,
+//! timed out, panicked). A request that finds the window full is answered at once with an error.
 
 use std::io;
 use std::sync::Arc;
@@ -13,10 +19,12 @@ use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
 };
 use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TryRecvError;
 
+use super::window::Window;
 use crate::error::Result;
-use crate::protocol::{ErrorObject, encode_error};
-use crate::server::{Core, Session};
+use crate::protocol::{ErrorObject, RequestId, decode, encode_error};
+use crate::server::{Core, Session, Sink};
 
 pub(crate) async fn serve<R, W>(core: Arc<Core>, reader: R, writer: W) -> Result<()>
 where
@@ -27,15 +35,24 @@ where
     let writer = tokio::spawn(write_lines(writer, outbox));
     let max = core.options.max_message_size;
     let grace = core.options.shutdown_grace;
+    let inbox = Inbox {
+        window: Window::new(core.options.max_in_flight),
+        max_depth: core.options.max_nesting_depth,
+    };
     let session = Session::new(core, sink.clone());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {
-        match read_line(&mut reader, &mut line, max).await {
+        let read = tokio::select! {
+            read = read_line(&mut reader, &mut line, max) => read,
+            // The writer stopped (the client closed our output): nobody hears answers any more.
+            () = sink.closed() => break Ok(()),
+        };
+        match read {
             Ok(Line::End) => break Ok(()),
             Ok(Line::Complete) => {
                 if !line.iter().all(u8::is_ascii_whitespace) {
-                    session.receive_bytes(&line, &sink);
+                    inbox.receive(&session, &line, &sink);
                 }
             }
             Ok(Line::TooLong(length)) => {
@@ -56,6 +73,58 @@ where
     match write_result {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error.into()),
         _ => Ok(()),
+    }
+}
+
+/// What happens to a line: the depth limit, then the session, requests in a slot of the window.
+struct Inbox {
+    window: Arc<Window>,
+    max_depth: usize,
+}
+
+impl Inbox {
+    /// Parses one line and hands it to the session; a request runs in a slot of the window.
+    fn receive(&self, session: &Arc<Session>, line: &[u8], sink: &Sink) {
+        let value = match decode(line, self.max_depth) {
+            Ok(value) => value,
+            Err(error) => {
+                let _ = sink.send(encode_error(None, &error));
+                return;
+            }
+        };
+        if !Window::needs_slot(&value) {
+            self.window.observe(&value);
+            session.receive_value(value, sink);
+            return;
+        }
+        let id = value.get("id").and_then(RequestId::from_json);
+        let running = match self.window.enter(id.clone()) {
+            Ok(running) => running,
+            Err(error) => {
+                let _ = sink.send(encode_error(id.as_ref(), &error));
+                return;
+            }
+        };
+        let (request_sink, mut replies) = mpsc::unbounded_channel();
+        session.receive_value(value, &request_sink);
+        drop(request_sink);
+        // Answered on the spot (an invalid request, a duplicate id): no task needed.
+        loop {
+            match replies.try_recv() {
+                Ok(reply) => {
+                    let _ = sink.send(reply);
+                }
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        let sink = sink.clone();
+        tokio::spawn(async move {
+            let _running = running;
+            while let Some(reply) = replies.recv().await {
+                let _ = sink.send(reply);
+            }
+        });
     }
 }
 

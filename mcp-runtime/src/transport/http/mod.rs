@@ -16,6 +16,12 @@
 //! - **DNS rebinding**: by default `Host` (and `Origin`, when present) must name a loopback host
 //!   (`localhost`, `127.0.0.1`, `[::1]`, any port), else 403. `serve_http` on a non-loopback
 //!   address drops the check unless hosts were configured.
+//! - **Limits**: a body over the message size limit is 413 (refused from `Content-Length` before
+//!   it is read, else as soon as the bytes read pass the limit); nesting deeper than the limit is
+//!   a -32700 parse error; a session's requests run in a bounded window, and a request that finds
+//!   it full gets a -32000 error at once. When the client disconnects from a POST answered with
+//!   JSON, its requests are cancelled: their answers could never be delivered. (An SSE stream can
+//!   be resumed, so its requests run on.)
 //! - **Stateless mode** (`Server::stateless_http`): no sessions; every POST is served on its own,
 //!   GET and DELETE are 405. For deployments behind load balancers; no server-to-client requests.
 //! - **The stateless era (2026-07-28)** shares the endpoint: a POST whose body is an enveloped
@@ -43,11 +49,13 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use serde_json::Value;
+use futures_util::StreamExt as _;
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, encode_error};
+use super::window::{Running, Window};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, decode, encode_error};
 use crate::server::{Core, Session, Sink, is_stateless};
 
 /// Which `Host` (and `Origin`) values the endpoint accepts.
@@ -96,6 +104,8 @@ struct HttpSession {
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
+    /// The requests running.
+    window: Arc<Window>,
 }
 
 impl HttpSession {
@@ -367,7 +377,7 @@ fn answers(reply: &[u8], ids: &HashSet<RequestId>) -> Option<RequestId> {
 async fn handle_post(
     State(state): State<Arc<HttpState>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     let options = state.options().clone();
     if let Err(response) = check_host(&options, &headers) {
@@ -396,21 +406,16 @@ async fn handle_post(
             "`Accept` must list `application/json` or `text/event-stream`",
         );
     }
-    if body.len() > state.core.options.max_message_size {
-        return error_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "the body exceeds the message size limit",
-        );
-    }
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(value) => value,
-        Err(error) => {
-            return json_response(
-                StatusCode::BAD_REQUEST,
-                encode_error(None, &ErrorObject::parse_error(error)),
-            );
-        }
+    let limits = &state.core.options;
+    let body = match read_body(&headers, body, limits.max_message_size).await {
+        Ok(body) => body,
+        Err(response) => return response,
     };
+    let value = match decode(&body, limits.max_nesting_depth) {
+        Ok(value) => value,
+        Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
+    };
+    drop(body);
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if let Value::Object(message) = &value
         && let Some(Value::String(method)) = message.get("method")
@@ -433,8 +438,10 @@ async fn handle_post(
         Value::Array(items) => items.iter().collect(),
         single => vec![single],
     };
+    // `initialize` within a live session goes to that session, which refuses it.
     let is_initialize = messages.len() == 1
-        && messages[0].get("method").and_then(Value::as_str) == Some("initialize");
+        && messages[0].get("method").and_then(Value::as_str) == Some("initialize")
+        && (options.stateless || !headers.contains_key("mcp-session-id"));
     let ids = request_ids(&messages);
 
     // `initialize` opens a session (or, stateless, is answered on its own).
@@ -464,6 +471,7 @@ async fn handle_post(
                 standalone: Arc::clone(&standalone),
                 next_stream: AtomicU64::new(1),
                 last_seen: Mutex::new(Instant::now()),
+                window: Window::new(state.core.options.max_in_flight),
             });
             sessions.insert(id.clone(), http_session);
             tokio::spawn(pump(notifications, standalone, HashSet::new()));
@@ -488,12 +496,40 @@ async fn handle_post(
         }
     };
 
-    // Notifications and responses: accepted, no body.
+    // Notifications and responses: accepted, no body. Anything else without a readable id (an
+    // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
-        let (sink, _) = mpsc::unbounded_channel();
+        if let Some(http_session) = &http_session {
+            for message in &messages {
+                http_session.window.observe(message);
+            }
+        }
+        let (sink, mut replies) = mpsc::unbounded_channel();
         session.receive_value(value, &sink);
-        return StatusCode::ACCEPTED.into_response();
+        drop(sink);
+        let mut errors = Vec::new();
+        while let Some(reply) = replies.recv().await {
+            if !reply.is_empty() {
+                errors.push(reply);
+            }
+        }
+        return match errors.len() {
+            0 => StatusCode::ACCEPTED.into_response(),
+            _ => json_response(StatusCode::BAD_REQUEST, errors.swap_remove(0)),
+        };
     }
+
+    // A request that runs takes a slot of the session's window, a batch one for all.
+    let slot = match &http_session {
+        Some(http_session) if Window::needs_slot(&value) => {
+            let id = (!value.is_array()).then(|| ids[0].clone());
+            match http_session.window.enter(id) {
+                Ok(running) => Some(running),
+                Err(error) => return window_full(&ids, value.is_array(), &error),
+            }
+        }
+        _ => None,
+    };
 
     let (sink, replies): (Sink, _) = mpsc::unbounded_channel();
     let runs_user_code = messages.iter().any(|m| {
@@ -520,10 +556,113 @@ async fn handle_post(
         {
             stream.prime(options.retry_ms);
         }
-        tokio::spawn(pump(replies, stream, pending));
+        tokio::spawn(async move {
+            pump(replies, stream, pending).await;
+            drop(slot);
+        });
         return sse_response(live);
     }
-    json_replies(replies, pending, batch, http_session.as_deref()).await
+    let mut unanswered = Unanswered {
+        session,
+        ids: pending,
+        _slot: slot,
+    };
+    json_replies(replies, &mut unanswered.ids, batch, http_session.as_deref()).await
+}
+
+/// Reads a POST body of at most `max` bytes: a `Content-Length` over it is refused before
+/// reading anything, a longer body as soon as the bytes read pass it.
+async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes, Response> {
+    let too_large = || {
+        json_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            encode_error(
+                None,
+                &ErrorObject::invalid_request(format!(
+                    "the body exceeds the message size limit of {max} bytes"
+                )),
+            ),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max as u64) {
+        return Err(too_large());
+    }
+    let mut stream = body.into_data_stream();
+    let mut first: Option<Bytes> = None;
+    let mut rest = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            return Err(error_response(
+                StatusCode::BAD_REQUEST,
+                "the body could not be read",
+            ));
+        };
+        let length = first.as_ref().map_or(0, Bytes::len) + rest.len() + chunk.len();
+        if length > max {
+            return Err(too_large());
+        }
+        match &first {
+            None => first = Some(chunk),
+            Some(head) => {
+                if rest.is_empty() {
+                    rest.extend_from_slice(head);
+                }
+                rest.extend_from_slice(&chunk);
+            }
+        }
+    }
+    Ok(if rest.is_empty() {
+        first.unwrap_or_default()
+    } else {
+        Bytes::from(rest)
+    })
+}
+
+/// The answer to a POST whose requests find the session's window full.
+fn window_full(ids: &[RequestId], batch: bool, error: &ErrorObject) -> Response {
+    let mut errors = ids.iter().map(|id| encode_error(Some(id), error));
+    let body = if batch {
+        let mut out = b"[".to_vec();
+        for (i, reply) in errors.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(&reply);
+        }
+        out.push(b']');
+        out
+    } else {
+        errors.next().unwrap_or_default()
+    };
+    json_response(StatusCode::OK, body)
+}
+
+/// The requests of a POST answered with JSON, until they are. Their answers can only ever go
+/// out on that response, so when the client goes away first they are cancelled, which stops
+/// their handlers and frees their slot.
+struct Unanswered {
+    session: Arc<Session>,
+    ids: HashSet<RequestId>,
+    _slot: Option<Running>,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        let (sink, _) = mpsc::unbounded_channel();
+        for id in self.ids.drain() {
+            tracing::debug!(request_id = %id, "the client disconnected before the answer");
+            let cancel = json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client disconnected"},
+            });
+            self.session.receive_value(cancel, &sink);
+        }
+    }
 }
 
 /// Moves a request's replies into its SSE stream until every request of the POST is answered.
@@ -553,7 +692,7 @@ async fn pump(
 /// way goes to the session's standalone stream.
 async fn json_replies(
     mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut pending: HashSet<RequestId>,
+    pending: &mut HashSet<RequestId>,
     batch: bool,
     http_session: Option<&HttpSession>,
 ) -> Response {
@@ -565,7 +704,7 @@ async fn json_replies(
         if reply.is_empty() {
             continue;
         }
-        match answers(&reply, &pending) {
+        match answers(&reply, pending) {
             Some(id) => {
                 pending.remove(&id);
                 answered.push(reply);
@@ -573,12 +712,12 @@ async fn json_replies(
             // A batch reply is one array that answers them all.
             None if reply.first() == Some(&b'[') => {
                 answered.push(reply);
-                break;
+                pending.clear();
             }
             // Errors without an id (a malformed message) answer the POST too.
             None if reply.starts_with(br#"{"jsonrpc":"2.0","error""#) => {
                 answered.push(reply);
-                break;
+                pending.clear();
             }
             None => {
                 if let Some(http_session) = http_session {
