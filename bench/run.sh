@@ -5,6 +5,7 @@
 #   --reps N            repetitions (default 5, quick 2)
 #   --no-build-times    skip the build-time measurements
 #   --full-clean-build  also time a from-scratch build of each server (slow)
+#   --servers LIST      drive only some servers, e.g. ours,rmcp (for profiling)
 set -eu
 cd "$(dirname "$0")"
 cargo build --release --quiet -p bench-runner

@@ -1,7 +1,7 @@
 //! The benchmark runner: builds the three servers (this framework, rmcp, bare), drives them in
 //! turn, several repetitions, and writes `bench/results.md` and `bench/results.json`.
 //!
-//! Usage: `bench/run.sh [--quick] [--reps N] [--no-build-times] [--full-clean-build]` (see `bench/README.md`).
+//! Usage: `bench/run.sh [--quick] [--reps N] [--no-build-times] [--full-clean-build] [--servers ours,rmcp,bare]` (see `bench/README.md`).
 
 mod build;
 mod http;
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use measure::{Run, rss_kib};
+use measure::{Run, cpu_us, rss_kib};
 
 /// The servers, in the order of the report: (short name, cargo package).
 pub const SERVERS: [(&str, &str); 3] = [
@@ -30,6 +30,8 @@ pub struct Config {
     pub build_times: bool,
     pub build_reps: usize,
     pub full_clean_build: bool,
+    /// The servers to drive (all three unless `--servers` names some).
+    pub servers: Vec<String>,
     pub stdio_sequential_calls: usize,
     pub stdio_pipelined_calls: usize,
     pub pipeline_window: usize,
@@ -49,6 +51,7 @@ impl Config {
         let mut reps = None;
         let mut build_times = true;
         let mut full_clean_build = false;
+        let mut servers: Vec<String> = SERVERS.iter().map(|(s, _)| (*s).to_owned()).collect();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => quick = true,
@@ -58,9 +61,21 @@ impl Config {
                 }
                 "--no-build-times" => build_times = false,
                 "--full-clean-build" => full_clean_build = true,
+                "--servers" => {
+                    let list = args
+                        .next()
+                        .ok_or("`--servers` needs a list, e.g. `ours,rmcp`")?;
+                    servers = list.split(',').map(str::to_owned).collect();
+                    if let Some(bad) = servers
+                        .iter()
+                        .find(|s| !SERVERS.iter().any(|(n, _)| n == s))
+                    {
+                        return Err(format!("unknown server `{bad}`; expected ours, rmcp, bare"));
+                    }
+                }
                 other => {
                     return Err(format!(
-                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`"
+                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`"
                     ));
                 }
             }
@@ -72,6 +87,7 @@ impl Config {
             build_times,
             build_reps: if quick { 1 } else { 2 },
             full_clean_build,
+            servers,
             stdio_sequential_calls: 20_000 / scale,
             stdio_pipelined_calls: 100_000 / scale,
             pipeline_window: 64,
@@ -100,7 +116,11 @@ fn bench_dir() -> PathBuf {
         .to_path_buf()
 }
 
-fn put_run(metrics: &mut Metrics, prefix: &str, mut run: Run) {
+/// Records a run, with the server's CPU time per call since `cpu_before` (a noise-robust
+/// figure on a shared machine: other processes slow the wall clock, not this).
+fn put_run(metrics: &mut Metrics, prefix: &str, mut run: Run, pid: u32, cpu_before: f64) {
+    let cpu = cpu_us(pid) - cpu_before;
+    metrics.insert(format!("{prefix}_cpu_us"), cpu / run.calls.max(1) as f64);
     if run.errors > 0 {
         eprintln!("  warning: {prefix}: {} error replies", run.errors);
     }
@@ -130,10 +150,13 @@ async fn stdio_scenarios(
     server
         .sequential(500, config.cap(), stdio::call_add)
         .await?;
+    let pid = server.pid();
+    let cpu = cpu_us(pid);
     let run = server
         .sequential(config.stdio_sequential_calls, config.cap(), stdio::call_add)
         .await?;
-    put_run(metrics, "stdio_seq", run);
+    put_run(metrics, "stdio_seq", run, pid, cpu);
+    let cpu = cpu_us(pid);
     let run = server
         .pipelined(
             config.stdio_pipelined_calls,
@@ -141,11 +164,12 @@ async fn stdio_scenarios(
             config.cap() * 4,
         )
         .await?;
-    put_run(metrics, "stdio_pipe64", run);
+    put_run(metrics, "stdio_pipe64", run, pid, cpu);
+    let cpu = cpu_us(pid);
     let run = server
         .sequential(config.list_calls, config.cap(), stdio::list_tools)
         .await?;
-    put_run(metrics, "stdio_list", run);
+    put_run(metrics, "stdio_list", run, pid, cpu);
     tokio::time::sleep(Duration::from_millis(200)).await;
     metrics.insert("rss_after_load_kib".into(), rss_kib(server.pid()));
     server.close().await;
@@ -161,8 +185,11 @@ async fn http_scenarios(
     let server = http::HttpServer::spawn(binary).await?;
     let result = async {
         http::load(server.addr, 1, 500, config.cap()).await?; // warm-up
+        let pid = server.pid();
+        let cpu = cpu_us(pid);
         let run = http::load(server.addr, 1, config.http_1_calls, config.cap()).await?;
-        put_run(metrics, "http_1conn", run);
+        put_run(metrics, "http_1conn", run, pid, cpu);
+        let cpu = cpu_us(pid);
         let run = http::load(
             server.addr,
             config.http_connections,
@@ -170,7 +197,7 @@ async fn http_scenarios(
             config.cap(),
         )
         .await?;
-        put_run(metrics, "http_32conn", run);
+        put_run(metrics, "http_32conn", run, pid, cpu);
         tokio::time::sleep(Duration::from_millis(300)).await;
         let before = rss_kib(server.pid());
         let opened = http::open_sessions(server.addr, config.sessions, config.cap() * 2).await?;
@@ -220,6 +247,9 @@ async fn main() {
         // Alternate: each repetition starts with the next server.
         for k in 0..SERVERS.len() {
             let (name, _) = SERVERS[(rep + k) % SERVERS.len()];
+            if !config.servers.iter().any(|s| s == name) {
+                continue;
+            }
             let binary = &binaries[name];
             eprintln!("rep {}/{} {name}", rep + 1, config.reps);
             let mut metrics = Metrics::new();

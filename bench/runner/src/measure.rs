@@ -99,6 +99,33 @@ pub fn rss_kib(pid: u32) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// CPU time (user + system, all threads) a process has used so far, in microseconds, from
+/// `/proc/<pid>/stat` (clock ticks of `getconf CLK_TCK`, 100 on Linux).
+pub fn cpu_us(pid: u32) -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    let ticks = *TICKS.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+            .unwrap_or(100.0)
+    });
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return f64::NAN;
+    };
+    // Fields after the `(comm)`, which may hold spaces: state is field 3, utime 14, stime 15.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+        return f64::NAN;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (tick(11), tick(12)) {
+        (Some(user), Some(system)) => (user + system) * 1e6 / ticks,
+        _ => f64::NAN,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
     ),
     ("stdio_seq_p50_us", "  p50 latency", "µs", false),
     ("stdio_seq_p99_us", "  p99 latency", "µs", false),
+    ("stdio_seq_cpu_us", "  server CPU per request", "µs", false),
     (
         "stdio_pipe64_per_s",
         "stdio tools/call, 64 in flight",
@@ -28,6 +29,12 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
     ("stdio_pipe64_p50_us", "  p50 latency", "µs", false),
     ("stdio_pipe64_p99_us", "  p99 latency", "µs", false),
     (
+        "stdio_pipe64_cpu_us",
+        "  server CPU per request",
+        "µs",
+        false,
+    ),
+    (
         "stdio_list_per_s",
         "stdio tools/list, 1 in flight",
         "lists/s",
@@ -35,6 +42,7 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
     ),
     ("stdio_list_p50_us", "  p50 latency", "µs", false),
     ("stdio_list_p99_us", "  p99 latency", "µs", false),
+    ("stdio_list_cpu_us", "  server CPU per request", "µs", false),
     (
         "http_1conn_per_s",
         "HTTP tools/call, 1 connection",
@@ -43,6 +51,7 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
     ),
     ("http_1conn_p50_us", "  p50 latency", "µs", false),
     ("http_1conn_p99_us", "  p99 latency", "µs", false),
+    ("http_1conn_cpu_us", "  server CPU per request", "µs", false),
     (
         "http_32conn_per_s",
         "HTTP tools/call, 32 connections",
@@ -51,6 +60,12 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
     ),
     ("http_32conn_p50_us", "  p50 latency", "µs", false),
     ("http_32conn_p99_us", "  p99 latency", "µs", false),
+    (
+        "http_32conn_cpu_us",
+        "  server CPU per request",
+        "µs",
+        false,
+    ),
     ("startup_ms", "spawn to initialize reply", "ms", false),
     (
         "rss_idle_kib",
