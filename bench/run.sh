@@ -6,6 +6,7 @@
 #   --no-build-times    skip the build-time measurements
 #   --full-clean-build  also time a from-scratch build of each server (slow)
 #   --servers LIST      drive only some servers, e.g. ours,rmcp (for profiling)
+#   --no-build          use the binaries already built (A/B runs of swapped binaries)
 set -eu
 cd "$(dirname "$0")"
 cargo build --release --quiet -p bench-runner

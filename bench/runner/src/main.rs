@@ -30,6 +30,8 @@ pub struct Config {
     pub build_times: bool,
     pub build_reps: usize,
     pub full_clean_build: bool,
+    /// Use the binaries already in `bench/target/release` (`--no-build`, for A/B runs).
+    pub no_build: bool,
     /// The servers to drive (all three unless `--servers` names some).
     pub servers: Vec<String>,
     pub stdio_sequential_calls: usize,
@@ -51,10 +53,12 @@ impl Config {
         let mut reps = None;
         let mut build_times = true;
         let mut full_clean_build = false;
+        let mut no_build = false;
         let mut servers: Vec<String> = SERVERS.iter().map(|(s, _)| (*s).to_owned()).collect();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => quick = true,
+                "--no-build" => no_build = true,
                 "--reps" => {
                     let n = args.next().ok_or("`--reps` needs a number")?;
                     reps = Some(n.parse().map_err(|_| format!("bad `--reps` {n}"))?);
@@ -75,7 +79,7 @@ impl Config {
                 }
                 other => {
                     return Err(format!(
-                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`"
+                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`, `--no-build`"
                     ));
                 }
             }
@@ -87,6 +91,7 @@ impl Config {
             build_times,
             build_reps: if quick { 1 } else { 2 },
             full_clean_build,
+            no_build,
             servers,
             stdio_sequential_calls: 20_000 / scale,
             stdio_pipelined_calls: 100_000 / scale,
@@ -176,7 +181,9 @@ async fn stdio_scenarios(
     Ok(())
 }
 
-/// HTTP load with 1 and with 32 connections, then 1,000 idle sessions in the same process.
+/// In a fresh HTTP server: 1,000 idle sessions (RSS before and after), then the load with 1
+/// and with 32 connections, then RSS again. Sessions come first so their memory is new heap,
+/// not memory the load run freed and the allocator hands out again.
 async fn http_scenarios(
     binary: &Path,
     config: &Config,
@@ -184,7 +191,16 @@ async fn http_scenarios(
 ) -> std::io::Result<()> {
     let server = http::HttpServer::spawn(binary).await?;
     let result = async {
-        http::load(server.addr, 1, 500, config.cap()).await?; // warm-up
+        http::load(server.addr, 1, 200, config.cap()).await?; // warm-up
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = rss_kib(server.pid());
+        let opened = http::open_sessions(server.addr, config.sessions, config.cap() * 2).await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let after = rss_kib(server.pid());
+        metrics.insert(
+            "http_session_kib".into(),
+            (after - before) / opened.max(1) as f64,
+        );
         let pid = server.pid();
         let cpu = cpu_us(pid);
         let run = http::load(server.addr, 1, config.http_1_calls, config.cap()).await?;
@@ -199,15 +215,7 @@ async fn http_scenarios(
         .await?;
         put_run(metrics, "http_32conn", run, pid, cpu);
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let before = rss_kib(server.pid());
-        let opened = http::open_sessions(server.addr, config.sessions, config.cap() * 2).await?;
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let after = rss_kib(server.pid());
-        metrics.insert("http_rss_before_sessions_kib".into(), before);
-        metrics.insert(
-            "http_session_kib".into(),
-            (after - before) / opened.max(1) as f64,
-        );
+        metrics.insert("rss_after_http_load_kib".into(), rss_kib(pid));
         Ok::<(), std::io::Error>(())
     }
     .await;
@@ -226,7 +234,7 @@ async fn main() {
     };
     let dir = bench_dir();
     eprintln!("building the servers (release)...");
-    let binaries = match build::build_all(&dir) {
+    let binaries = match build::build_all(&dir, config.no_build) {
         Ok(binaries) => binaries,
         Err(message) => {
             eprintln!("bench-runner: {message}");

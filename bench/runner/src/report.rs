@@ -85,6 +85,12 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
         "KiB",
         false,
     ),
+    (
+        "rss_after_http_load_kib",
+        "RSS after 1,000 sessions and the HTTP load",
+        "KiB",
+        false,
+    ),
     ("binary_bytes", "release binary size", "bytes", false),
     (
         "build_crate_s",
