@@ -249,6 +249,42 @@ async fn a_client_that_drops_the_stream_resumes_with_last_event_id() {
 }
 
 #[tokio::test]
+async fn a_long_session_keeps_only_its_latest_finished_streams() {
+    let addr = start(Server::builder().tool(add)).await;
+    let session = initialize(&addr).await;
+    let mut first_ids = Vec::new();
+    for id in 1..=200 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": id, "b": 1}}});
+        let response = send(&addr, post(&addr, Some(&session), call)).await;
+        let events = events(response, |v| v["id"] == id).await;
+        assert_eq!(
+            events.last().unwrap().1["result"]["structuredContent"]["result"],
+            id + 1
+        );
+        first_ids.push(events[0].0.clone());
+    }
+    let resume = |last_id: &str| {
+        Request::get("/mcp")
+            .header("host", &addr)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("last-event-id", last_id)
+            .body(String::new())
+            .unwrap()
+    };
+    // The first call's stream is long gone; the last call's can still be replayed.
+    let old = send(&addr, resume(&first_ids[0])).await;
+    assert_eq!(old.status(), StatusCode::NOT_FOUND);
+    let recent = send(&addr, resume(first_ids.last().unwrap())).await;
+    assert_eq!(recent.status(), StatusCode::OK);
+    let replayed = events(recent, |v| v["id"] == 200).await;
+    assert_eq!(
+        replayed.last().unwrap().1["result"]["structuredContent"]["result"],
+        201
+    );
+}
+
+#[tokio::test]
 async fn notifications_get_202_and_stateless_mode_has_no_sessions() {
     let addr = start(Server::builder().tool(add).stateless_http()).await;
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 2}}});

@@ -12,11 +12,15 @@
 //! dropped, that is when the request's task has ended, however it ended (answered, cancelled,
 //! timed out, panicked). A request that finds the window full is answered at once with an error.
 
-use std::io;
+use std::any::TypeId;
+use std::io::{self, Read as _, Write as _};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
+    ReadBuf,
 };
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TryRecvError;
@@ -31,8 +35,38 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // The read loop runs on a runtime worker, not on the caller's thread. `serve_stdio` is
+    // usually awaited in `block_on` on the main thread, and from there every request task it
+    // spawns, and every reply it hands the writer, crosses to a worker with a futex wake. On a
+    // worker, tokio's LIFO slot runs the request and then the writer on the same thread.
+    match tokio::spawn(serve_on_worker(core, reader, writer)).await {
+        Ok(result) => result,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => Err(io::Error::other(error).into()),
+    }
+}
+
+async fn serve_on_worker<R, W>(core: Arc<Core>, reader: R, writer: W) -> Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let (sink, outbox) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(write_lines(writer, outbox));
+    let writer = if TypeId::of::<W>() == TypeId::of::<tokio::io::Stdout>() {
+        // The process's own stdout: tokio's `Stdout` hands every write to the blocking pool
+        // (a mutex, a condvar wake, and a wake back per flush); one thread of our own that
+        // blocks on the queue and writes costs a single wake per burst of replies.
+        drop(writer);
+        let (done, finished) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("mcp-stdout".to_owned())
+            .spawn(move || {
+                let _ = done.send(write_stdout(outbox));
+            })?;
+        Writer::Thread(finished)
+    } else {
+        Writer::Task(tokio::spawn(write_lines(writer, outbox)))
+    };
     let max = core.options.max_message_size;
     let grace = core.options.shutdown_grace;
     let inbox = Inbox {
@@ -40,6 +74,14 @@ where
         max_depth: core.options.max_nesting_depth,
     };
     let session = Session::new(core, sink.clone());
+    let reader: Pin<Box<dyn AsyncRead + Send>> =
+        if TypeId::of::<R>() == TypeId::of::<tokio::io::Stdin>() {
+            // Likewise tokio's `Stdin` sends every read through the blocking pool.
+            drop(reader);
+            Box::pin(StdinThread::spawn()?)
+        } else {
+            Box::pin(reader)
+        };
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {
@@ -67,7 +109,10 @@ where
     session.shutdown(grace).await;
     drop(session);
     drop(sink);
-    let write_result = writer.await.unwrap_or(Ok(()));
+    let write_result = match writer {
+        Writer::Task(task) => task.await.unwrap_or(Ok(())),
+        Writer::Thread(finished) => finished.await.unwrap_or(Ok(())),
+    };
     read_result?;
     // A client that closed its end of our output is gone: that is an ending, not a failure.
     match write_result {
@@ -180,6 +225,105 @@ async fn read_line<R: AsyncBufRead + Unpin>(
                 Line::Complete
             });
         }
+    }
+}
+
+/// The process's stdin, read by a thread of our own that blocks in `read` and hands each chunk
+/// over (at most a few chunks ahead, for backpressure). The thread ends at end of input, or
+/// when this side is dropped and its next chunk has nowhere to go.
+struct StdinThread {
+    chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    at: usize,
+}
+
+impl StdinThread {
+    fn spawn() -> io::Result<Self> {
+        let (sender, chunks) = mpsc::channel(4);
+        std::thread::Builder::new()
+            .name("mcp-stdin".to_owned())
+            .spawn(move || {
+                let stdin = std::io::stdin();
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let chunk = match stdin.lock().read(&mut buf) {
+                        Ok(0) => return,
+                        Ok(n) => Ok(buf[..n].to_vec()),
+                        Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(error) => Err(error),
+                    };
+                    let failed = chunk.is_err();
+                    if sender.blocking_send(chunk).is_err() || failed {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Self {
+            chunks,
+            current: Vec::new(),
+            at: 0,
+        })
+    }
+}
+
+impl AsyncRead for StdinThread {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if this.at == this.current.len() {
+            match std::task::ready!(this.chunks.poll_recv(cx)) {
+                Some(Ok(chunk)) => {
+                    this.current = chunk;
+                    this.at = 0;
+                }
+                Some(Err(error)) => return Poll::Ready(Err(error)),
+                // End of input: a read of nothing.
+                None => return Poll::Ready(Ok(())),
+            }
+        }
+        let n = buf.remaining().min(this.current.len() - this.at);
+        buf.put_slice(&this.current[this.at..this.at + n]);
+        this.at += n;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Where replies are written from.
+enum Writer {
+    Task(tokio::task::JoinHandle<io::Result<()>>),
+    Thread(tokio::sync::oneshot::Receiver<io::Result<()>>),
+}
+
+/// Writes every reply to the process's stdout, one burst at a time, until every sender is gone.
+/// The stdout lock is held only while a burst is written, so a stray `println!` elsewhere
+/// waits instead of deadlocking.
+fn write_stdout(mut outbox: mpsc::UnboundedReceiver<Vec<u8>>) -> io::Result<()> {
+    let stdout = std::io::stdout();
+    let mut burst = Vec::with_capacity(64 * 1024);
+    while let Some(message) = outbox.blocking_recv() {
+        burst.clear();
+        push_line(&mut burst, &message);
+        while burst.len() < 64 * 1024 {
+            match outbox.try_recv() {
+                Ok(message) => push_line(&mut burst, &message),
+                Err(_) => break,
+            }
+        }
+        let mut out = stdout.lock();
+        out.write_all(&burst)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+fn push_line(burst: &mut Vec<u8>, message: &[u8]) {
+    // An empty message asks an HTTP stream to disconnect; stdio has nothing to do.
+    if !message.is_empty() {
+        burst.extend_from_slice(message);
+        burst.push(b'\n');
     }
 }
 

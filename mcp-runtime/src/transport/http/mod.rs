@@ -36,7 +36,7 @@
 mod modern;
 mod stream;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -97,10 +97,16 @@ impl Default for HttpOptions {
     }
 }
 
+/// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
+/// Older finished ones are dropped, so a long session's memory stays bounded (every `tools/call`
+/// answered over SSE opens a stream); streams still running are always kept.
+const FINISHED_STREAMS_KEPT: usize = 64;
+
 /// One HTTP session: the protocol session and its SSE streams.
 struct HttpSession {
     session: Arc<Session>,
-    streams: Mutex<HashMap<u64, Arc<EventStream>>>,
+    /// By id, oldest first; 0 is the standalone (GET) stream.
+    streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
@@ -116,10 +122,21 @@ impl HttpSession {
     fn new_stream(&self, capacity: usize) -> Arc<EventStream> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let stream = Arc::new(EventStream::new(id, capacity));
-        self.streams
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, Arc::clone(&stream));
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        // Pruned in batches (when twice the allowance is reached), so a POST costs O(1) on
+        // average.
+        if streams.len() >= 2 * FINISHED_STREAMS_KEPT {
+            let finished: Vec<u64> = streams
+                .iter()
+                .filter(|(id, s)| **id != 0 && s.is_finished())
+                .map(|(id, _)| *id)
+                .collect();
+            let excess = finished.len().saturating_sub(FINISHED_STREAMS_KEPT - 1);
+            for id in &finished[..excess] {
+                streams.remove(id);
+            }
+        }
+        streams.insert(id, Arc::clone(&stream));
         stream
     }
 
@@ -467,7 +484,7 @@ async fn handle_post(
             let standalone = Arc::new(EventStream::new(0, options.event_buffer));
             let http_session = Arc::new(HttpSession {
                 session,
-                streams: Mutex::new(HashMap::from([(0, Arc::clone(&standalone))])),
+                streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
                 standalone: Arc::clone(&standalone),
                 next_stream: AtomicU64::new(1),
                 last_seen: Mutex::new(Instant::now()),

@@ -96,6 +96,13 @@ impl EventStream {
         self.lock().live = None;
     }
 
+    /// Whether the stream carried its last event and no response is attached to it any more:
+    /// all that is left of it is the log a resume would replay.
+    pub(crate) fn is_finished(&self) -> bool {
+        let inner = self.lock();
+        inner.done && inner.live.as_ref().is_none_or(|live| live.is_closed())
+    }
+
     /// Whether an HTTP response carries this stream now.
     pub(crate) fn is_attached(&self) -> bool {
         self.lock()

@@ -1,0 +1,209 @@
+//! The benchmark server written with this framework: `add` and 20 trivial tools.
+//!
+//! `bench-ours stdio` serves stdio; `bench-ours http 127.0.0.1:PORT` serves Streamable HTTP.
+
+use mcp_runtime::prelude::*;
+
+/// Add two integers.
+#[tool(read_only, idempotent)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// Trivial tool 1: adds 1.
+#[tool]
+async fn t01(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 1
+}
+
+/// Trivial tool 2: adds 2.
+#[tool]
+async fn t02(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 2
+}
+
+/// Trivial tool 3: adds 3.
+#[tool]
+async fn t03(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 3
+}
+
+/// Trivial tool 4: adds 4.
+#[tool]
+async fn t04(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 4
+}
+
+/// Trivial tool 5: adds 5.
+#[tool]
+async fn t05(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 5
+}
+
+/// Trivial tool 6: adds 6.
+#[tool]
+async fn t06(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 6
+}
+
+/// Trivial tool 7: adds 7.
+#[tool]
+async fn t07(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 7
+}
+
+/// Trivial tool 8: adds 8.
+#[tool]
+async fn t08(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 8
+}
+
+/// Trivial tool 9: adds 9.
+#[tool]
+async fn t09(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 9
+}
+
+/// Trivial tool 10: adds 10.
+#[tool]
+async fn t10(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 10
+}
+
+/// Trivial tool 11: adds 11.
+#[tool]
+async fn t11(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 11
+}
+
+/// Trivial tool 12: adds 12.
+#[tool]
+async fn t12(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 12
+}
+
+/// Trivial tool 13: adds 13.
+#[tool]
+async fn t13(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 13
+}
+
+/// Trivial tool 14: adds 14.
+#[tool]
+async fn t14(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 14
+}
+
+/// Trivial tool 15: adds 15.
+#[tool]
+async fn t15(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 15
+}
+
+/// Trivial tool 16: adds 16.
+#[tool]
+async fn t16(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 16
+}
+
+/// Trivial tool 17: adds 17.
+#[tool]
+async fn t17(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 17
+}
+
+/// Trivial tool 18: adds 18.
+#[tool]
+async fn t18(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 18
+}
+
+/// Trivial tool 19: adds 19.
+#[tool]
+async fn t19(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 19
+}
+
+/// Trivial tool 20: adds 20.
+#[tool]
+async fn t20(
+    /// A number.
+    x: i64,
+) -> i64 {
+    x + 20
+}
+
+#[tokio::main]
+async fn main() -> mcp_runtime::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let service = Server::new("bench", "0.0.0").build()?;
+    match args.next().as_deref() {
+        Some("http") => {
+            let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());
+            service.serve_http(addr).await
+        }
+        _ => service.serve_stdio().await,
+    }
+}

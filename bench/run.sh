@@ -1,0 +1,13 @@
+#!/bin/sh
+# Runs the benchmark: builds the three servers, drives them in turn, writes
+# bench/results.md and bench/results.json. Arguments go to the runner:
+#   --quick             fewer calls and repetitions (a few minutes)
+#   --reps N            repetitions (default 5, quick 2)
+#   --no-build-times    skip the build-time measurements
+#   --full-clean-build  also time a from-scratch build of each server (slow)
+#   --servers LIST      drive only some servers, e.g. ours,rmcp (for profiling)
+#   --no-build          use the binaries already built (A/B runs of swapped binaries)
+set -eu
+cd "$(dirname "$0")"
+cargo build --release --quiet -p bench-runner
+exec target/release/bench-runner "$@"

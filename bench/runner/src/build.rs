@@ -1,0 +1,118 @@
+//! Building the servers, and timing the builds.
+//!
+//! What is timed, per server, with the dependencies already compiled in `bench/target`:
+//! - `build_crate_s`: `cargo clean --release -p <server>` then `cargo build --release -p <server>`:
+//!   compiling and linking the server crate alone (the user's crate, in a real project);
+//! - `rebuild_edit_s`: after changing the doc comment of the `add` tool (its description), the
+//!   same build again; the edit is then reverted and that rebuild is a second sample;
+//! - `clean_build_s` (only with `--full-clean-build`): everything, dependencies included, in a
+//!   fresh target directory `bench/target/clean-<server>`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::report::Results;
+use crate::{Config, SERVERS};
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// Runs `cargo <args>` on the bench workspace; returns how long it took.
+fn run_cargo(dir: &Path, args: &[&str], target_dir: Option<&Path>) -> Result<f64, String> {
+    let mut command = Command::new(cargo());
+    command
+        .args(args)
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"));
+    if let Some(target_dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", target_dir);
+    }
+    let start = Instant::now();
+    let output = command
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    let elapsed = start.elapsed().as_secs_f64();
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo {}` failed:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(elapsed)
+}
+
+/// Builds every server in release mode, each on its own (`-p`), so no server's features
+/// leak into another's dependencies. Returns the binaries.
+pub fn build_all(dir: &Path, no_build: bool) -> Result<BTreeMap<&'static str, PathBuf>, String> {
+    let mut binaries = BTreeMap::new();
+    for (name, package) in SERVERS {
+        if !no_build {
+            run_cargo(dir, &["build", "--release", "-p", package], None)?;
+        }
+        binaries.insert(name, dir.join("target/release").join(package));
+    }
+    Ok(binaries)
+}
+
+pub fn size(binary: &Path) -> f64 {
+    std::fs::metadata(binary).map_or(f64::NAN, |m| m.len() as f64)
+}
+
+/// Restores a source file when dropped, so an interrupted run leaves no edit behind.
+struct Edit {
+    path: PathBuf,
+    original: String,
+}
+
+impl Edit {
+    fn apply(path: PathBuf) -> Result<Self, String> {
+        let original =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let marker = "Add two integers.";
+        if !original.contains(marker) {
+            return Err(format!("{} has no `{marker}` to edit", path.display()));
+        }
+        let edited = original.replacen(marker, "Add two integers (edited).", 1);
+        std::fs::write(&path, edited).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Self { path, original })
+    }
+}
+
+impl Drop for Edit {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.path, &self.original);
+    }
+}
+
+pub fn time_builds(dir: &Path, config: &Config, results: &mut Results) -> Result<(), String> {
+    for round in 0..config.build_reps {
+        for k in 0..SERVERS.len() {
+            let (name, package) = SERVERS[(round + k) % SERVERS.len()];
+            eprintln!("build times {}/{} {name}", round + 1, config.build_reps);
+            run_cargo(dir, &["clean", "--release", "-p", package], None)?;
+            let crate_only = run_cargo(dir, &["build", "--release", "-p", package], None)?;
+            results.add_sample(name, "build_crate_s", crate_only);
+            let edit = Edit::apply(dir.join(name).join("src/main.rs"))?;
+            let edited = run_cargo(dir, &["build", "--release", "-p", package], None)?;
+            drop(edit);
+            let reverted = run_cargo(dir, &["build", "--release", "-p", package], None)?;
+            results.add_sample(name, "rebuild_edit_s", edited);
+            results.add_sample(name, "rebuild_edit_s", reverted);
+        }
+    }
+    if config.full_clean_build {
+        for (name, package) in SERVERS {
+            eprintln!("full clean build {name}");
+            let target = dir.join("target").join(format!("clean-{name}"));
+            let _ = std::fs::remove_dir_all(&target);
+            let full = run_cargo(dir, &["build", "--release", "-p", package], Some(&target))?;
+            results.add_sample(name, "clean_build_s", full);
+            let _ = std::fs::remove_dir_all(&target);
+        }
+    }
+    Ok(())
+}

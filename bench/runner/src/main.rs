@@ -1,0 +1,280 @@
+//! The benchmark runner: builds the three servers (this framework, rmcp, bare), drives them in
+//! turn, several repetitions, and writes `bench/results.md` and `bench/results.json`.
+//!
+//! Usage: `bench/run.sh [--quick] [--reps N] [--no-build-times] [--full-clean-build] [--servers ours,rmcp,bare]` (see `bench/README.md`).
+
+mod build;
+mod http;
+mod measure;
+mod report;
+mod stdio;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use measure::{Run, cpu_us, rss_kib};
+
+/// The servers, in the order of the report: (short name, cargo package).
+pub const SERVERS: [(&str, &str); 3] = [
+    ("ours", "bench-ours"),
+    ("rmcp", "bench-rmcp"),
+    ("bare", "bench-bare"),
+];
+
+/// How much load each scenario sends. Every loop stops at its count or its time cap.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Config {
+    pub quick: bool,
+    pub reps: usize,
+    pub build_times: bool,
+    pub build_reps: usize,
+    pub full_clean_build: bool,
+    /// Use the binaries already in `bench/target/release` (`--no-build`, for A/B runs).
+    pub no_build: bool,
+    /// The servers to drive (all three unless `--servers` names some).
+    pub servers: Vec<String>,
+    pub stdio_sequential_calls: usize,
+    pub stdio_pipelined_calls: usize,
+    pub pipeline_window: usize,
+    pub list_calls: usize,
+    pub http_1_calls: usize,
+    pub http_32_calls: usize,
+    pub http_connections: usize,
+    pub startup_spawns: usize,
+    pub sessions: usize,
+    pub cap_seconds: u64,
+}
+
+impl Config {
+    fn from_args() -> Result<Self, String> {
+        let mut args = std::env::args().skip(1);
+        let mut quick = false;
+        let mut reps = None;
+        let mut build_times = true;
+        let mut full_clean_build = false;
+        let mut no_build = false;
+        let mut servers: Vec<String> = SERVERS.iter().map(|(s, _)| (*s).to_owned()).collect();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--quick" => quick = true,
+                "--no-build" => no_build = true,
+                "--reps" => {
+                    let n = args.next().ok_or("`--reps` needs a number")?;
+                    reps = Some(n.parse().map_err(|_| format!("bad `--reps` {n}"))?);
+                }
+                "--no-build-times" => build_times = false,
+                "--full-clean-build" => full_clean_build = true,
+                "--servers" => {
+                    let list = args
+                        .next()
+                        .ok_or("`--servers` needs a list, e.g. `ours,rmcp`")?;
+                    servers = list.split(',').map(str::to_owned).collect();
+                    if let Some(bad) = servers
+                        .iter()
+                        .find(|s| !SERVERS.iter().any(|(n, _)| n == s))
+                    {
+                        return Err(format!("unknown server `{bad}`; expected ours, rmcp, bare"));
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`, `--no-build`"
+                    ));
+                }
+            }
+        }
+        let scale = if quick { 5 } else { 1 };
+        Ok(Self {
+            quick,
+            reps: reps.unwrap_or(if quick { 2 } else { 5 }).max(1),
+            build_times,
+            build_reps: if quick { 1 } else { 2 },
+            full_clean_build,
+            no_build,
+            servers,
+            stdio_sequential_calls: 20_000 / scale,
+            stdio_pipelined_calls: 100_000 / scale,
+            pipeline_window: 64,
+            list_calls: 5_000 / scale,
+            http_1_calls: 10_000 / scale,
+            http_32_calls: 50_000 / scale,
+            http_connections: 32,
+            startup_spawns: if quick { 5 } else { 20 },
+            sessions: 1_000,
+            cap_seconds: if quick { 5 } else { 15 },
+        })
+    }
+
+    fn cap(&self) -> Duration {
+        Duration::from_secs(self.cap_seconds)
+    }
+}
+
+/// One repetition's figures for one server, by metric name.
+pub type Metrics = BTreeMap<String, f64>;
+
+fn bench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("runner/ sits in bench/")
+        .to_path_buf()
+}
+
+/// Records a run, with the server's CPU time per call since `cpu_before` (a noise-robust
+/// figure on a shared machine: other processes slow the wall clock, not this).
+fn put_run(metrics: &mut Metrics, prefix: &str, mut run: Run, pid: u32, cpu_before: f64) {
+    let cpu = cpu_us(pid) - cpu_before;
+    metrics.insert(format!("{prefix}_cpu_us"), cpu / run.calls.max(1) as f64);
+    if run.errors > 0 {
+        eprintln!("  warning: {prefix}: {} error replies", run.errors);
+    }
+    metrics.insert(format!("{prefix}_per_s"), run.per_second());
+    metrics.insert(format!("{prefix}_p50_us"), run.percentile_us(0.50));
+    metrics.insert(format!("{prefix}_p99_us"), run.percentile_us(0.99));
+    metrics.insert(format!("{prefix}_errors"), run.errors as f64);
+}
+
+/// Startup, then the stdio scenarios in one process (idle RSS first, RSS after all of them).
+async fn stdio_scenarios(
+    binary: &Path,
+    config: &Config,
+    metrics: &mut Metrics,
+) -> std::io::Result<()> {
+    let mut startups = Vec::new();
+    for _ in 0..config.startup_spawns {
+        startups.push(stdio::startup(binary).await?.as_secs_f64() * 1_000.0);
+    }
+    metrics.insert("startup_ms".into(), measure::median(&startups));
+
+    let mut server = stdio::StdioServer::spawn(binary)?;
+    server.initialize().await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    metrics.insert("rss_idle_kib".into(), rss_kib(server.pid()));
+    // Warm-up, not measured.
+    server
+        .sequential(500, config.cap(), stdio::call_add)
+        .await?;
+    let pid = server.pid();
+    let cpu = cpu_us(pid);
+    let run = server
+        .sequential(config.stdio_sequential_calls, config.cap(), stdio::call_add)
+        .await?;
+    put_run(metrics, "stdio_seq", run, pid, cpu);
+    let cpu = cpu_us(pid);
+    let run = server
+        .pipelined(
+            config.stdio_pipelined_calls,
+            config.pipeline_window,
+            config.cap() * 4,
+        )
+        .await?;
+    put_run(metrics, "stdio_pipe64", run, pid, cpu);
+    let cpu = cpu_us(pid);
+    let run = server
+        .sequential(config.list_calls, config.cap(), stdio::list_tools)
+        .await?;
+    put_run(metrics, "stdio_list", run, pid, cpu);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    metrics.insert("rss_after_load_kib".into(), rss_kib(server.pid()));
+    server.close().await;
+    Ok(())
+}
+
+/// In a fresh HTTP server: 1,000 idle sessions (RSS before and after), then the load with 1
+/// and with 32 connections, then RSS again. Sessions come first so their memory is new heap,
+/// not memory the load run freed and the allocator hands out again.
+async fn http_scenarios(
+    binary: &Path,
+    config: &Config,
+    metrics: &mut Metrics,
+) -> std::io::Result<()> {
+    let server = http::HttpServer::spawn(binary).await?;
+    let result = async {
+        http::load(server.addr, 1, 200, config.cap()).await?; // warm-up
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = rss_kib(server.pid());
+        let opened = http::open_sessions(server.addr, config.sessions, config.cap() * 2).await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let after = rss_kib(server.pid());
+        metrics.insert(
+            "http_session_kib".into(),
+            (after - before) / opened.max(1) as f64,
+        );
+        let pid = server.pid();
+        let cpu = cpu_us(pid);
+        let run = http::load(server.addr, 1, config.http_1_calls, config.cap()).await?;
+        put_run(metrics, "http_1conn", run, pid, cpu);
+        let cpu = cpu_us(pid);
+        let run = http::load(
+            server.addr,
+            config.http_connections,
+            config.http_32_calls,
+            config.cap(),
+        )
+        .await?;
+        put_run(metrics, "http_32conn", run, pid, cpu);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        metrics.insert("rss_after_http_load_kib".into(), rss_kib(pid));
+        Ok::<(), std::io::Error>(())
+    }
+    .await;
+    server.stop().await;
+    result
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let config = match Config::from_args() {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("bench-runner: {message}");
+            std::process::exit(2);
+        }
+    };
+    let dir = bench_dir();
+    eprintln!("building the servers (release)...");
+    let binaries = match build::build_all(&dir, config.no_build) {
+        Ok(binaries) => binaries,
+        Err(message) => {
+            eprintln!("bench-runner: {message}");
+            std::process::exit(1);
+        }
+    };
+    let mut results = report::Results::new(config.clone());
+    for (name, binary) in &binaries {
+        results.set_once(name, "binary_bytes", build::size(binary));
+    }
+    if config.build_times
+        && let Err(message) = build::time_builds(&dir, &config, &mut results)
+    {
+        eprintln!("bench-runner: {message}");
+        std::process::exit(1);
+    }
+    for rep in 0..config.reps {
+        // Alternate: each repetition starts with the next server.
+        for k in 0..SERVERS.len() {
+            let (name, _) = SERVERS[(rep + k) % SERVERS.len()];
+            if !config.servers.iter().any(|s| s == name) {
+                continue;
+            }
+            let binary = &binaries[name];
+            eprintln!("rep {}/{} {name}", rep + 1, config.reps);
+            let mut metrics = Metrics::new();
+            if let Err(error) = stdio_scenarios(binary, &config, &mut metrics).await {
+                eprintln!("  {name} stdio failed: {error}");
+            }
+            if let Err(error) = http_scenarios(binary, &config, &mut metrics).await {
+                eprintln!("  {name} http failed: {error}");
+            }
+            results.push(name, rep, metrics);
+        }
+    }
+    match results.write(&dir) {
+        Ok(table) => println!("{table}"),
+        Err(error) => {
+            eprintln!("bench-runner: writing the results: {error}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! Medians, ratios, the target checks, and the two result files.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::measure::median;
+use crate::{Config, Metrics, SERVERS};
+
+/// A row of the table: metric key, label, unit, and whether higher is better.
+const ROWS: &[(&str, &str, &str, bool)] = &[
+    (
+        "stdio_seq_per_s",
+        "stdio tools/call, 1 in flight",
+        "calls/s",
+        true,
+    ),
+    ("stdio_seq_p50_us", "  p50 latency", "µs", false),
+    ("stdio_seq_p99_us", "  p99 latency", "µs", false),
+    ("stdio_seq_cpu_us", "  server CPU per request", "µs", false),
+    (
+        "stdio_pipe64_per_s",
+        "stdio tools/call, 64 in flight",
+        "calls/s",
+        true,
+    ),
+    ("stdio_pipe64_p50_us", "  p50 latency", "µs", false),
+    ("stdio_pipe64_p99_us", "  p99 latency", "µs", false),
+    (
+        "stdio_pipe64_cpu_us",
+        "  server CPU per request",
+        "µs",
+        false,
+    ),
+    (
+        "stdio_list_per_s",
+        "stdio tools/list, 1 in flight",
+        "lists/s",
+        true,
+    ),
+    ("stdio_list_p50_us", "  p50 latency", "µs", false),
+    ("stdio_list_p99_us", "  p99 latency", "µs", false),
+    ("stdio_list_cpu_us", "  server CPU per request", "µs", false),
+    (
+        "http_1conn_per_s",
+        "HTTP tools/call, 1 connection",
+        "calls/s",
+        true,
+    ),
+    ("http_1conn_p50_us", "  p50 latency", "µs", false),
+    ("http_1conn_p99_us", "  p99 latency", "µs", false),
+    ("http_1conn_cpu_us", "  server CPU per request", "µs", false),
+    (
+        "http_32conn_per_s",
+        "HTTP tools/call, 32 connections",
+        "calls/s",
+        true,
+    ),
+    ("http_32conn_p50_us", "  p50 latency", "µs", false),
+    ("http_32conn_p99_us", "  p99 latency", "µs", false),
+    (
+        "http_32conn_cpu_us",
+        "  server CPU per request",
+        "µs",
+        false,
+    ),
+    ("startup_ms", "spawn to initialize reply", "ms", false),
+    (
+        "rss_idle_kib",
+        "RSS idle (stdio, initialized)",
+        "KiB",
+        false,
+    ),
+    (
+        "rss_after_load_kib",
+        "RSS after the stdio load",
+        "KiB",
+        false,
+    ),
+    (
+        "http_session_kib",
+        "RSS per open HTTP session",
+        "KiB",
+        false,
+    ),
+    (
+        "rss_after_http_load_kib",
+        "RSS after 1,000 sessions and the HTTP load",
+        "KiB",
+        false,
+    ),
+    ("binary_bytes", "release binary size", "bytes", false),
+    (
+        "build_crate_s",
+        "build of the server crate alone",
+        "s",
+        false,
+    ),
+    (
+        "rebuild_edit_s",
+        "rebuild after editing one tool",
+        "s",
+        false,
+    ),
+    ("clean_build_s", "clean build, all dependencies", "s", false),
+];
+
+pub struct Results {
+    config: Config,
+    runs: Vec<(String, usize, Metrics)>,
+    /// Figures measured outside the repetitions (sizes, build times): every sample.
+    samples: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+    environment: BTreeMap<&'static str, String>,
+}
+
+fn shell(command: &str, args: &[&str]) -> String {
+    std::process::Command::new(command)
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+impl Results {
+    pub fn new(config: Config) -> Self {
+        let mut environment = BTreeMap::new();
+        environment.insert("date", shell("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"]));
+        environment.insert("cpus", shell("nproc", &[]));
+        environment.insert("rustc", shell("rustc", &["-V"]));
+        environment.insert("commit", shell("git", &["rev-parse", "--short", "HEAD"]));
+        environment.insert(
+            "loadavg_start",
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
+        );
+        Self {
+            config,
+            runs: Vec::new(),
+            samples: BTreeMap::new(),
+            environment,
+        }
+    }
+
+    pub fn set_once(&mut self, server: &str, metric: &str, value: f64) {
+        self.add_sample(server, metric, value);
+    }
+
+    pub fn add_sample(&mut self, server: &str, metric: &str, value: f64) {
+        self.samples
+            .entry(server.to_owned())
+            .or_default()
+            .entry(metric.to_owned())
+            .or_default()
+            .push(value);
+    }
+
+    pub fn push(&mut self, server: &str, rep: usize, metrics: Metrics) {
+        self.runs.push((server.to_owned(), rep, metrics));
+    }
+
+    /// Every sample of `metric` for `server`: one per repetition, or the outside samples.
+    fn all(&self, server: &str, metric: &str) -> Vec<f64> {
+        let mut values: Vec<f64> = self
+            .runs
+            .iter()
+            .filter(|(s, _, _)| s == server)
+            .filter_map(|(_, _, m)| m.get(metric).copied())
+            .collect();
+        if let Some(samples) = self.samples.get(server).and_then(|m| m.get(metric)) {
+            values.extend(samples);
+        }
+        values
+    }
+
+    fn median(&self, server: &str, metric: &str) -> f64 {
+        median(&self.all(server, metric))
+    }
+
+    fn ratio(&self, metric: &str, other: &str) -> f64 {
+        self.median("ours", metric) / self.median(other, metric)
+    }
+
+    /// The target checks of issue 8: (what, ratio, pass).
+    fn targets(&self) -> Vec<(String, f64, bool)> {
+        let mut checks = Vec::new();
+        let mut at_least = |what: &str, metric: &str, other: &str, bound: f64| {
+            let ratio = self.ratio(metric, other);
+            checks.push((
+                format!("{what}: ours/{other} ≥ {bound}"),
+                ratio,
+                ratio >= bound,
+            ));
+        };
+        at_least("stdio 64 in flight", "stdio_pipe64_per_s", "rmcp", 2.0);
+        at_least("stdio 1 in flight", "stdio_seq_per_s", "rmcp", 1.5);
+        at_least("HTTP 32 connections", "http_32conn_per_s", "rmcp", 2.0);
+        for metric in [
+            "stdio_seq_per_s",
+            "stdio_pipe64_per_s",
+            "stdio_list_per_s",
+            "http_1conn_per_s",
+            "http_32conn_per_s",
+        ] {
+            at_least(metric, metric, "bare", 0.5);
+        }
+        let mut below = |what: &str, metric: &str, bound: f64| {
+            let ratio = self.ratio(metric, "rmcp");
+            let pass = ratio < bound;
+            checks.push((format!("{what}: ours/rmcp < {bound}"), ratio, pass));
+        };
+        for metric in [
+            "stdio_seq_p99_us",
+            "stdio_pipe64_p99_us",
+            "stdio_list_p99_us",
+            "http_1conn_p99_us",
+            "http_32conn_p99_us",
+        ] {
+            below(metric, metric, 1.0);
+        }
+        below("memory per HTTP session", "http_session_kib", 0.5);
+        below("binary size", "binary_bytes", 1.0);
+        below("crate build time", "build_crate_s", 1.0);
+        below("rebuild after an edit", "rebuild_edit_s", 1.0);
+        below("clean build time", "clean_build_s", 1.0);
+        let startup = self.ratio("startup_ms", "rmcp");
+        checks.push((
+            "startup, no slower: ours/rmcp ≤ 1".to_owned(),
+            startup,
+            startup <= 1.0,
+        ));
+        checks.retain(|(_, ratio, _)| !ratio.is_nan());
+        checks
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# Benchmark results\n");
+        let _ = writeln!(
+            out,
+            "Medians of {} repetitions (build figures: every build sample), servers alternated. \
+             Ratios are ours/other: above 1 is better for ↑ rows, below 1 for ↓ rows.\n",
+            self.config.reps
+        );
+        for (key, value) in &self.environment {
+            let _ = writeln!(out, "- {key}: `{value}`");
+        }
+        let _ = writeln!(
+            out,
+            "- mode: {}\n",
+            if self.config.quick { "--quick" } else { "full" }
+        );
+        let _ = writeln!(
+            out,
+            "| metric | | ours | rmcp 3.9 | bare | ours/rmcp | ours/bare |"
+        );
+        let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|");
+        for (metric, label, unit, higher) in ROWS {
+            let values: Vec<f64> = SERVERS
+                .iter()
+                .map(|(s, _)| self.median(s, metric))
+                .collect();
+            if values.iter().all(|v| v.is_nan()) {
+                continue;
+            }
+            let arrow = if *higher { "↑" } else { "↓" };
+            let _ = writeln!(
+                out,
+                "| {label} ({unit}) | {arrow} | {} | {} | {} | {} | {} |",
+                number(values[0]),
+                number(values[1]),
+                number(values[2]),
+                ratio(values[0] / values[1]),
+                ratio(values[0] / values[2]),
+            );
+        }
+        let _ = writeln!(out, "\n## Targets (issue 8)\n");
+        let _ = writeln!(out, "| target | ratio | met |");
+        let _ = writeln!(out, "|---|---:|:---:|");
+        for (what, value, pass) in self.targets() {
+            let _ = writeln!(
+                out,
+                "| {what} | {} | {} |",
+                ratio(value),
+                if pass { "yes" } else { "**no**" }
+            );
+        }
+        out
+    }
+
+    /// Writes `results.md` and `results.json` into `dir`; returns the markdown.
+    pub fn write(&mut self, dir: &Path) -> std::io::Result<String> {
+        self.environment.insert(
+            "loadavg_end",
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
+        );
+        let markdown = self.markdown();
+        let mut medians = serde_json::Map::new();
+        for (server, _) in SERVERS {
+            let mut row = serde_json::Map::new();
+            for (metric, _, _, _) in ROWS {
+                let value = self.median(server, metric);
+                if !value.is_nan() {
+                    row.insert((*metric).to_owned(), json!(value));
+                }
+            }
+            medians.insert(server.to_owned(), row.into());
+        }
+        let json = json!({
+            "config": self.config,
+            "environment": self.environment,
+            "medians": medians,
+            "targets": self.targets().iter().map(|(what, value, pass)| json!({"target": what, "ratio": value, "met": pass})).collect::<Vec<_>>(),
+            "samples": self.samples,
+            "runs": self.runs.iter().map(|(server, rep, metrics)| json!({"server": server, "rep": rep, "metrics": metrics})).collect::<Vec<_>>(),
+        });
+        std::fs::write(dir.join("results.md"), &markdown)?;
+        std::fs::write(
+            dir.join("results.json"),
+            serde_json::to_string_pretty(&json).map_err(std::io::Error::other)? + "\n",
+        )?;
+        Ok(markdown)
+    }
+}
+
+fn number(value: f64) -> String {
+    if value.is_nan() {
+        "–".to_owned()
+    } else if value >= 100.0 {
+        format!("{value:.0}")
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+fn ratio(value: f64) -> String {
+    if value.is_nan() || value.is_infinite() {
+        "–".to_owned()
+    } else {
+        format!("{value:.2}")
+    }
+}
