@@ -960,6 +960,7 @@ async fn a_flood_of_cancellations_over_http_frees_the_window() {
     for i in 0..1_000 {
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": i, "reason": "flood"}});
+        sender.ready().await.unwrap();
         let response =
             tokio::time::timeout(WAIT, sender.send_request(http.post(cancel.to_string())))
                 .await

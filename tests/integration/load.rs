@@ -170,6 +170,8 @@ async fn post(
             .header("mcp-session-id", session)
             .header("mcp-protocol-version", "2025-11-25");
     }
+    // A kept-alive connection takes the next request only once it has settled the last one.
+    sender.ready().await.unwrap();
     let response = sender
         .send_request(builder.body(Full::new(Bytes::from(body))).unwrap())
         .await
