@@ -250,16 +250,18 @@ async fn a_client_that_drops_the_stream_resumes_with_last_event_id() {
 
 #[tokio::test]
 async fn a_long_session_keeps_only_its_latest_finished_streams() {
-    let addr = start(Server::builder().tool(add)).await;
+    let addr = start(Server::builder().tool(three_steps)).await;
     let session = initialize(&addr).await;
     let mut first_ids = Vec::new();
     for id in 1..=200 {
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": id, "b": 1}}});
+        // Progress makes the answer a stream.
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "three_steps", "arguments": {}, "_meta": {"progressToken": id}}});
         let response = send(&addr, post(&addr, Some(&session), call)).await;
         let events = events(response, |v| v["id"] == id).await;
         assert_eq!(
-            events.last().unwrap().1["result"]["structuredContent"]["result"],
-            id + 1
+            events.last().unwrap().1["result"]["content"][0]["text"],
+            "done"
         );
         first_ids.push(events[0].0.clone());
     }
@@ -279,8 +281,8 @@ async fn a_long_session_keeps_only_its_latest_finished_streams() {
     assert_eq!(recent.status(), StatusCode::OK);
     let replayed = events(recent, |v| v["id"] == 200).await;
     assert_eq!(
-        replayed.last().unwrap().1["result"]["structuredContent"]["result"],
-        201
+        replayed.last().unwrap().1["result"]["content"][0]["text"],
+        "done"
     );
 }
 
@@ -389,5 +391,28 @@ async fn media_types_streams_limits_and_expiry() {
             .await
             .status(),
         StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn a_quick_silent_tool_is_answered_with_json_even_to_a_client_that_takes_streams() {
+    let addr = start(Server::builder().tool(add).tool(slow)).await;
+    let session = initialize(&addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+    let response = send(&addr, post(&addr, Some(&session), call)).await;
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(
+        body_json(response).await["result"]["content"][0]["text"],
+        "3"
+    );
+    // A tool still running after the window answers with a resumable stream.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {"millis": 300}}});
+    let response = send(&addr, post(&addr, Some(&session), call)).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let received = events(response, |v| v["id"] == 2).await;
+    assert!(received[0].1.is_null(), "a priming event first");
+    assert_eq!(
+        received.last().unwrap().1["result"]["content"][0]["text"],
+        "done"
     );
 }

@@ -3,7 +3,9 @@
 //! - **POST** carries one JSON-RPC message (or, on 2025-03-26, a batch). Notifications and the
 //!   client's responses get 202 with no body. A request gets `application/json`, or an SSE stream
 //!   when the client accepts one and the method runs user code (`tools/call`, `prompts/get`,
-//!   `resources/read`), so progress, logs and server requests arrive before the result. Each SSE
+//!   `resources/read`) and the handler sends something before its result (progress, logs,
+//!   server requests) or is still running after 100 ms; a quick silent handler's result is plain
+//!   JSON even to a client that takes both. Each SSE
 //!   stream opens with a priming event (an id, `retry`, empty data) on sessions at 2025-11-25.
 //! - **Sessions**: `initialize` mints an `Mcp-Session-Id` (32 random bytes, hex); later requests
 //!   without it get 400, with an unknown or ended one 404; DELETE ends a session; sessions idle
@@ -491,7 +493,7 @@ async fn handle_post(
                 window: Window::new(state.core.options.max_in_flight),
             });
             sessions.insert(id.clone(), http_session);
-            tokio::spawn(pump(notifications, standalone, HashSet::new()));
+            tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert("mcp-session-id", value);
             }
@@ -559,6 +561,30 @@ async fn handle_post(
     let batch = value.is_array();
     session.receive_value(value, &sink);
     let pending: HashSet<RequestId> = ids.into_iter().collect();
+    let mut replies = replies;
+
+    // A client that takes both gets plain JSON when the result is the first thing the handler
+    // sends; a stream only when something comes before it (progress, a log, a request to the
+    // client, a stream close) or the handler stays silent for a while.
+    let mut first = None;
+    if wants_sse && accepts_json && !batch {
+        let mut waiting = Unanswered {
+            session: Arc::clone(&session),
+            ids: pending.clone(),
+            _slot: None,
+        };
+        match tokio::time::timeout(LAZY_SSE_WINDOW, replies.recv()).await {
+            Ok(Some(reply)) if !reply.is_empty() && answers(&reply, &pending).is_some() => {
+                waiting.ids.clear();
+                drop(slot);
+                return json_response(StatusCode::OK, reply);
+            }
+            Ok(reply) => first = reply,
+            Err(_) => {}
+        }
+        // The stream takes over: its requests run on even if this response goes away.
+        waiting.ids.clear();
+    }
 
     if wants_sse {
         let stream = match &http_session {
@@ -574,7 +600,7 @@ async fn handle_post(
             stream.prime(options.retry_ms);
         }
         tokio::spawn(async move {
-            pump(replies, stream, pending).await;
+            pump(first, replies, stream, pending).await;
             drop(slot);
         });
         return sse_response(live);
@@ -682,14 +708,27 @@ impl Drop for Unanswered {
     }
 }
 
+/// How long a request's POST waits for the handler's first message before answering with an SSE
+/// stream rather than plain JSON. Short, so that a handler that takes longer gets a stream with a
+/// priming event, which a client that loses the connection can resume.
+const LAZY_SSE_WINDOW: Duration = Duration::from_millis(100);
+
 /// Moves a request's replies into its SSE stream until every request of the POST is answered.
 async fn pump(
+    mut first: Option<Vec<u8>>,
     mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
     stream: Arc<EventStream>,
     mut pending: HashSet<RequestId>,
 ) {
     let finite = !pending.is_empty();
-    while let Some(reply) = replies.recv().await {
+    loop {
+        let reply = match first.take() {
+            Some(reply) => reply,
+            None => match replies.recv().await {
+                Some(reply) => reply,
+                None => return,
+            },
+        };
         if reply.is_empty() {
             stream.disconnect();
             continue;
