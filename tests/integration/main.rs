@@ -17,4 +17,5 @@ mod resources;
 mod snapshots;
 mod stateless;
 mod stdio;
+mod surface;
 mod tools;

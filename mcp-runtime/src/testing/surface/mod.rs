@@ -172,6 +172,7 @@ pub struct SurfaceSnapshot {
     path: PathBuf,
     breaking: BreakingChanges,
     revisions: Vec<ProtocolVersion>,
+    update: Option<bool>,
 }
 
 impl SurfaceSnapshot {
@@ -182,7 +183,15 @@ impl SurfaceSnapshot {
             path: path.as_ref().to_owned(),
             breaking: BreakingChanges::default(),
             revisions: SURFACE_REVISIONS.to_vec(),
+            update: None,
         }
+    }
+
+    /// Rewrites the file (`true`) or only checks it (`false`), whatever `MCP_SURFACE_UPDATE`
+    /// says; without this call, the variable decides.
+    pub fn update(mut self, update: bool) -> Self {
+        self.update = Some(update);
+        self
     }
 
     /// Whether `MCP_SURFACE_UPDATE=1` may record breaking changes
@@ -226,7 +235,7 @@ impl SurfaceSnapshot {
             .await
             .unwrap_or_else(|error| panic!("could not list the server's surface: {error}"));
         let text = to_text(&actual);
-        let update = update_requested();
+        let update = self.update.unwrap_or_else(update_requested);
         let recorded_text = match std::fs::read_to_string(&path) {
             Ok(recorded) => recorded,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
