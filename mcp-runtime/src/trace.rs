@@ -3,7 +3,7 @@
 //!
 //! # Request spans
 //!
-//! Every request after `initialize` runs inside an `INFO` span named `mcp.request` (target
+//! Every request but `initialize` and `ping` runs inside an `INFO` span named `mcp.request` (target
 //! `mcp_runtime::request`) with these fields:
 //!
 //! | field | value |

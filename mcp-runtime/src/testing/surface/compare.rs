@@ -121,6 +121,23 @@ pub fn compare_surfaces(old: &Value, new: &Value) -> Vec<SurfaceChange> {
             found.insert(key, Vec::new());
         }
     }
+    for field in ["name", "version"] {
+        let pointer = format!("/server/{field}");
+        let (was, is) = (old.pointer(&pointer), new.pointer(&pointer));
+        if was != is {
+            let shown = |v: Option<&Value>| v.map_or("nothing".to_owned(), Value::to_string);
+            let key = (
+                ChangeKind::NonBreaking,
+                format!(
+                    "`serverInfo.{field}` changed from {} to {}",
+                    shown(was),
+                    shown(is)
+                ),
+            );
+            order.push(key.clone());
+            found.insert(key, Vec::new());
+        }
+    }
     let mut changes: Vec<SurfaceChange> = order
         .into_iter()
         .map(|key| {
@@ -924,6 +941,21 @@ mod tests {
             json!({"a": {"type": "integer"}, "b": {"type": "integer"}}),
             json!(["a", "b"]),
         )
+    }
+
+    #[test]
+    fn a_new_server_version_is_listed() {
+        let old = surface(json!({"tools": [add_tool()]}));
+        let mut new = old.clone();
+        new["server"]["version"] = json!("1.1.0");
+        let found: Vec<String> = compare_surfaces(&old, &new)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            found,
+            [r#"non-breaking: `serverInfo.version` changed from "1.0.0" to "1.1.0""#]
+        );
     }
 
     #[test]

@@ -73,7 +73,9 @@
 //! `2.0.0`), a new minor version for 0.x (`0.3.1` → `0.4.0`), a new patch version for 0.0.x.
 //! Pre-release and build suffixes are ignored. So a snapshot committed with a breaking change
 //! carries the version bump with it, and CI, which runs without the variable, fails on any
-//! surface the file does not record. [`BreakingChanges::Allow`] turns the check off.
+//! surface the file does not record. A new version with an unchanged surface is a difference
+//! too (listed as non-breaking): record it, so that the next breaking change is measured from
+//! the version actually released. [`BreakingChanges::Allow`] turns the check off.
 //!
 //! [`SurfaceSnapshot`] sets the policy and the revisions; [`capture_surface`] and
 //! [`compare_surfaces`] are the parts, for tools of your own (for example, comparing with the
@@ -187,8 +189,9 @@ impl SurfaceSnapshot {
         }
     }
 
-    /// Rewrites the file (`true`) or only checks it (`false`), whatever `MCP_SURFACE_UPDATE`
-    /// says; without this call, the variable decides.
+    /// Rewrites the file (`true`, within the breaking-change policy) or never rewrites an
+    /// existing file (`false`), whatever `MCP_SURFACE_UPDATE` says; without this call, the
+    /// variable decides.
     pub fn update(mut self, update: bool) -> Self {
         self.update = Some(update);
         self
@@ -276,7 +279,7 @@ impl SurfaceSnapshot {
         let policy_allows = self.breaking == BreakingChanges::Allow || version_allows;
         let mut listing: String = changes.iter().map(|c| format!("  {c}\n")).collect();
         if changes.is_empty() {
-            // Something the classifier does not read, such as the server's name.
+            // Only something outside the recorded shape, such as a key added by hand.
             listing.push_str("  non-breaking: see the diff\n");
         }
         if update {
