@@ -83,6 +83,7 @@
 
 mod compare;
 mod line_diff;
+mod schema;
 
 use std::path::{Path, PathBuf};
 
