@@ -17,7 +17,7 @@ use tracing_subscriber::prelude::*;
 
 /// Look up the weather, logging with `tracing` only.
 #[tool]
-async fn traced_forecast(city: String) -> String {
+pub(crate) async fn traced_forecast(city: String) -> String {
     tracing::info!(target: "weather", %city, days = 3, "looking up");
     tracing::debug!(target: "weather", "cache miss");
     tracing::warn!(target: "weather", "the forecast may be stale");
@@ -123,7 +123,31 @@ async fn the_runtime_s_own_events_are_not_sent() {
 
 /// Everything written to it, shared.
 #[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// A `fmt` layer (no colours, no time) writing here.
+    pub(crate) fn fmt_layer<S>(&self) -> impl tracing_subscriber::Layer<S>
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        let writer = self.clone();
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .without_time()
+            .with_writer(move || writer.clone())
+    }
+
+    /// The first line written that contains `text`.
+    pub(crate) fn line_with(&self, text: &str) -> String {
+        let output = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+        output
+            .lines()
+            .find(|line| line.contains(text))
+            .unwrap_or_else(|| panic!("no `{text}` line in:\n{output}"))
+            .to_owned()
+    }
+}
 
 impl Write for Captured {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -139,12 +163,8 @@ impl Write for Captured {
 #[tokio::test]
 async fn handler_events_are_inside_the_request_span() {
     let captured = Captured::default();
-    let writer = captured.clone();
-    let fmt = tracing_subscriber::fmt::layer()
-        .with_ansi(false)
-        .without_time()
-        .with_writer(move || writer.clone());
-    let _subscriber = tracing::subscriber::set_default(tracing_subscriber::registry().with(fmt));
+    let _subscriber =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(captured.fmt_layer()));
     let client = Client::connect(Server::builder().tool(traced_forecast))
         .await
         .unwrap();
@@ -152,18 +172,9 @@ async fn handler_events_are_inside_the_request_span() {
         .call_tool("traced_forecast", json!({"city": "Paris"}))
         .await
         .unwrap();
-    let output = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    let line = output
-        .lines()
-        .find(|line| line.contains("looking up"))
-        .unwrap_or_else(|| panic!("no `looking up` line in:\n{output}"));
-    let span = line
-        .split_once("mcp.request{")
-        .and_then(|(_, rest)| rest.split_once('}'))
-        .map(|(fields, _)| fields)
-        .unwrap_or_else(|| panic!("not in a request span: {line}"));
+    let line = captured.line_with("looking up");
     assert!(
-        span.starts_with("method=tools/call id=1 tool=traced_forecast session=stdio-"),
+        line.contains("mcp.request{method=tools/call id=1 tool=traced_forecast session=stdio-"),
         "{line}"
     );
 }
