@@ -279,7 +279,13 @@ async fn the_file_is_sorted_pretty_json_with_every_revision() {
     let revisions: Vec<&String> = value["revisions"].as_object().unwrap().keys().collect();
     assert_eq!(
         revisions,
-        ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+        [
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]
     );
     // Shaped per revision: no `outputSchema` before 2025-06-18.
     assert!(value["revisions"]["2025-03-26"]["tools"][0]["outputSchema"].is_null());

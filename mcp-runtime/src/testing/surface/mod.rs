@@ -94,13 +94,15 @@ use super::{Client, ClientError};
 use crate::protocol::{ProtocolVersion, error_codes};
 use crate::server::{Server, Service};
 
-/// The protocol revisions a surface file records, oldest first: one line per revision the test
-/// client can speak.
+/// The protocol revisions a surface file records, oldest first: the four handshake revisions
+/// and the stateless 2026-07-28, each listed by a test [`Client`] speaking it. A new revision
+/// is one more line.
 pub const SURFACE_REVISIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V2024_11_05,
     ProtocolVersion::V2025_03_26,
     ProtocolVersion::V2025_06_18,
     ProtocolVersion::V2025_11_25,
+    ProtocolVersion::V2026_07_28,
 ];
 
 /// The environment variable that rewrites surface files: `MCP_SURFACE_UPDATE=1`.
@@ -367,19 +369,34 @@ async fn capture_revision(
     service: &Service,
     version: ProtocolVersion,
 ) -> Result<(Value, Value), ClientError> {
-    let client = Client::builder()
-        .protocol_version(version)
-        .connect_service(service)
-        .await?;
-    let init = client.initialize_result().cloned().unwrap_or(Value::Null);
-    let negotiated = init.get("protocolVersion").and_then(Value::as_str);
-    if negotiated != Some(version.as_str()) {
-        return Err(ClientError::Decode(format!(
-            "asked for protocol {version}, the server answered {}",
-            negotiated.unwrap_or("nothing")
-        )));
+    let mut builder = Client::builder().protocol_version(version);
+    if !version.has_handshake() {
+        builder = builder.stateless();
     }
-    let capabilities = init.get("capabilities").cloned().unwrap_or(Value::Null);
+    let client = builder.connect_service(service).await?;
+    // What the server says about itself: `initialize`, or `server/discover` when stateless.
+    let opening = match client.initialize_result() {
+        Some(init) => {
+            let negotiated = init.get("protocolVersion").and_then(Value::as_str);
+            if negotiated != Some(version.as_str()) {
+                return Err(ClientError::Decode(format!(
+                    "asked for protocol {version}, the server answered {}",
+                    negotiated.unwrap_or("nothing")
+                )));
+            }
+            init.clone()
+        }
+        None => {
+            let mut discovered = client.request("server/discover", json!({})).await?;
+            let info = discovered
+                .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+                .cloned()
+                .unwrap_or(Value::Null);
+            discovered["serverInfo"] = info;
+            discovered
+        }
+    };
+    let capabilities = opening.get("capabilities").cloned().unwrap_or(Value::Null);
     let mut lists = Map::new();
     for (method, key, capability) in LISTS {
         let items = if capabilities.get(capability).is_some() {
@@ -389,7 +406,7 @@ async fn capture_revision(
         };
         lists.insert(key.to_owned(), Value::Array(items));
     }
-    let info = init.get("serverInfo").cloned().unwrap_or(Value::Null);
+    let info = opening.get("serverInfo").cloned().unwrap_or(Value::Null);
     Ok((info, Value::Object(lists)))
 }
 
