@@ -55,7 +55,8 @@
 //!
 //! - `level`: `ERROR` → `error`, `WARN` → `warning`, `INFO` → `info`, `DEBUG` and `TRACE` →
 //!   `debug`; sent only at or above the level the client set with `logging/setLevel` (`info`
-//!   until it sets one), exactly like [`Context::log`](crate::Context::log);
+//!   until it sets one), or, on a stateless 2026-07-28 request, the `logLevel` its envelope
+//!   carries (nothing without one): exactly like [`Context::log`](crate::Context::log);
 //! - `logger`: the event's target (the module path unless the event names one);
 //! - `data`: the message as a string when the event has no other fields, otherwise an object
 //!   with `message` and every field (numbers and booleans as JSON, anything else as text).

@@ -99,6 +99,56 @@ async fn tracing_events_in_a_tool_reach_its_client_at_its_level() {
 }
 
 #[tokio::test]
+async fn stateless_requests_log_at_the_level_their_envelope_asks_for() {
+    let _subscriber = tracing::subscriber::set_default(
+        tracing_subscriber::registry().with(ClientLogLayer::new()),
+    );
+    let service = Server::builder().tool(traced_forecast).build().unwrap();
+    let client = Client::builder()
+        .stateless()
+        .log_level("warning")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Quito"}))
+        .await
+        .unwrap();
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    // Without `logLevel` a stateless client wants no logs; with `debug` it gets them all.
+    let quiet = Client::builder()
+        .stateless()
+        .connect_service(&service)
+        .await
+        .unwrap();
+    quiet
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    let chatty = Client::builder()
+        .stateless()
+        .log_level("debug")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    chatty
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        chatty.next_message().await.unwrap()["params"]["level"],
+        "info"
+    );
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(100), quiet.next_message())
+            .await
+            .is_err(),
+        "a stateless request without `logLevel` got a log message"
+    );
+}
+
+#[tokio::test]
 async fn the_runtime_s_own_events_are_not_sent() {
     let _subscriber = tracing::subscriber::set_default(
         tracing_subscriber::registry().with(ClientLogLayer::new()),
