@@ -9,6 +9,9 @@
 //! {"jsonrpc":"2.0","method":"notifications/initialized"}
 //! {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}
 //! ```
+//!
+//! What it lists is pinned by `tests/mcp-surface-calculator.json`:
+//! `cargo test -p mcp-examples --example calculator` checks it.
 
 use mcp_runtime::prelude::*;
 
@@ -83,6 +86,12 @@ fn statistics(
     }
 }
 
+/// The calculator: every `#[tool]` in this file.
+fn server() -> Server {
+    Server::new("calculator", env!("CARGO_PKG_VERSION"))
+        .instructions("Arithmetic on numbers: add, divide, and summary statistics.")
+}
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
     // stdout carries the protocol; logs go to stderr.
@@ -90,8 +99,17 @@ async fn main() -> mcp_runtime::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    Server::new("calculator", env!("CARGO_PKG_VERSION"))
-        .instructions("Arithmetic on numbers: add, divide, and summary statistics.")
-        .serve_stdio()
-        .await
+    server().serve_stdio().await
+}
+
+#[cfg(test)]
+mod tests {
+    /// What the calculator lists, on every protocol revision, is pinned in a reviewed file; a
+    /// change fails here with each difference marked breaking or not. `MCP_SURFACE_UPDATE=1`
+    /// records a new surface (a breaking one only with a new major version).
+    #[tokio::test]
+    async fn surface() {
+        mcp_runtime::testing::assert_surface(super::server(), "tests/mcp-surface-calculator.json")
+            .await;
+    }
 }

@@ -9,6 +9,9 @@
 //! {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_note","arguments":{"title":"Groceries","body":"eggs, milk"}}}
 //! {"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"notes://1"}}
 //! ```
+//!
+//! What it lists is pinned by `tests/mcp-surface-notes.json`:
+//! `cargo test -p mcp-examples --example notes` checks it.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -216,4 +219,20 @@ async fn main() -> mcp_runtime::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     Notes::default().into_server().serve_stdio().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The notes server's tools, resources, templates and prompts on every protocol revision,
+    /// pinned in a reviewed file (`MCP_SURFACE_UPDATE=1` records a new one).
+    #[tokio::test]
+    async fn surface() {
+        mcp_runtime::testing::assert_surface(
+            Notes::default().into_server(),
+            "tests/mcp-surface-notes.json",
+        )
+        .await;
+    }
 }

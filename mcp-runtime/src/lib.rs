@@ -614,6 +614,15 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! [`testing::assert_surface`] pins what a server lists (tools, resources, templates, prompts,
+//! on every revision) in a reviewed file, and fails with each change marked breaking or not.
+//!
+//! # Tracing
+//!
+//! Each request runs in a `tracing` span with its method, id, tool name and session, and
+//! [`trace::ClientLogLayer`] sends the `tracing` events of handlers to their client as
+//! `notifications/message`: see [`trace`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -631,6 +640,7 @@ pub mod schema;
 mod server;
 pub mod testing;
 pub mod tool;
+pub mod trace;
 mod transport;
 
 pub use crate::context::{Context, Elicit};

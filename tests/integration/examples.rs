@@ -9,7 +9,7 @@ use mcp_tests::{example_binary, spawn_example};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::http::{WAIT, body_json, events, post, send};
+use crate::http::{WAIT, body_json, post, send};
 
 async fn complete(client: &Client, reference: Value, argument: &str, value: &str) -> Value {
     let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
@@ -205,7 +205,7 @@ async fn http_example_serves_both_eras_next_to_its_own_route() {
     let health = send(&addr, health).await;
     assert_eq!(health.status(), StatusCode::OK);
 
-    // The handshake era: a session, then a call answered on an SSE stream.
+    // The handshake era: a session, then a call.
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let response = send(&addr, post(&addr, None, init)).await;
@@ -223,7 +223,9 @@ async fn http_example_serves_both_eras_next_to_its_own_route() {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
     let response = send(&addr, post(&addr, Some(&session), call)).await;
-    let answer = events(response, |v| v["id"] == 1).await.pop().unwrap().1;
+    // A quick, silent tool: plain JSON even to a client that takes streams.
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let answer = body_json(response).await;
     assert_eq!(answer["result"]["structuredContent"], json!({"result": 5}));
 
     // The stateless era on the same endpoint: no session, cache hints as configured.

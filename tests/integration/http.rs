@@ -416,3 +416,50 @@ async fn a_quick_silent_tool_is_answered_with_json_even_to_a_client_that_takes_s
         "done"
     );
 }
+
+#[tokio::test]
+async fn a_handler_s_tracing_events_reach_the_posting_client_and_its_span_names_the_session() {
+    use crate::client_log::{Captured, traced_forecast};
+    use mcp_runtime::trace::ClientLogLayer;
+    use tracing_subscriber::prelude::*;
+
+    // The server runs on this test's thread, so the thread's subscriber sees its events.
+    let captured = Captured::default();
+    let _subscriber = tracing::subscriber::set_default(
+        tracing_subscriber::registry()
+            .with(captured.fmt_layer())
+            .with(ClientLogLayer::new()),
+    );
+    let addr = start(Server::builder().tool(traced_forecast)).await;
+    let session = initialize(&addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "traced_forecast", "arguments": {"city": "Paris"}}});
+    let response = send(&addr, post(&addr, Some(&session), call)).await;
+    // After the priming event (no data): the two log messages, then the result.
+    let events: Vec<Value> = events(response, |v| v.get("id") == Some(&json!(7)))
+        .await
+        .into_iter()
+        .map(|(_, data)| data)
+        .filter(|data| !data.is_null())
+        .collect();
+    let methods: Vec<&Value> = events.iter().map(|v| &v["method"]).collect();
+    assert_eq!(
+        methods,
+        [
+            &json!("notifications/message"),
+            &json!("notifications/message"),
+            &Value::Null
+        ],
+        "{events:?}"
+    );
+    assert_eq!(events[0]["params"]["data"]["city"], "Paris");
+    assert_eq!(events[1]["params"]["level"], "warning");
+    assert_eq!(events[2]["result"]["content"][0]["text"], "sunny in Paris");
+    let line = captured.line_with("looking up");
+    assert!(
+        line.contains(&format!(
+            "mcp.request{{method=tools/call id=7 tool=traced_forecast session={session}}}"
+        )),
+        "{line}"
+    );
+}

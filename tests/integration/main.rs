@@ -2,6 +2,7 @@
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
 mod bad_input;
+mod client_log;
 mod context;
 mod dynamic;
 mod everything;
@@ -17,4 +18,5 @@ mod resources;
 mod snapshots;
 mod stateless;
 mod stdio;
+mod surface;
 mod tools;

@@ -37,8 +37,10 @@ pub fn assert_snapshot(name: &str, actual: &Value) {
     );
 }
 
-/// The path of an example binary from `mcp-examples`, built first if this test run has not
-/// built it (as when only this package's tests are run).
+/// The path of an example binary from `mcp-examples`, brought up to date once per test process:
+/// `cargo test` does not build the plain binaries of examples that run tests of their own
+/// (`test = true`, as the surface snapshots do), nor any example when only this package's tests
+/// run, and a stale binary would test old code.
 pub fn example_binary(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     let exe = std::env::current_exe().expect("the test binary has a path");
@@ -50,17 +52,18 @@ pub fn example_binary(name: &str) -> PathBuf {
     let path = profile_dir
         .join("examples")
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        BUILT.get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let status = std::process::Command::new(cargo)
-                .args(["build", "-p", "mcp-examples", "--examples"])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build for the examples");
-            assert!(status.success(), "building the examples failed");
-        });
-    }
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let mut build = std::process::Command::new(cargo);
+        build
+            .args(["build", "-p", "mcp-examples", "--examples"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        let status = build.status().expect("run cargo build for the examples");
+        assert!(status.success(), "building the examples failed");
+    });
     assert!(path.exists(), "example binary {} not found", path.display());
     path
 }

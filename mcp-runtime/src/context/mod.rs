@@ -77,6 +77,24 @@ pub(crate) trait Peer: Send + Sync {
     fn cache_roots(&self, roots: Vec<Root>);
 }
 
+/// Sends `notifications/message` to `peer` at `level`, if the client wants that level; `data` is
+/// only built when it does. [`Context::log`] and the `tracing` layer both log through here.
+pub(crate) fn send_log(
+    peer: &dyn Peer,
+    level: LoggingLevel,
+    logger: Option<&str>,
+    data: impl FnOnce() -> Value,
+) {
+    if peer.log_level().is_none_or(|least| level < least) {
+        return;
+    }
+    let mut params = json!({"level": level, "data": data()});
+    if let Some(logger) = logger {
+        params["logger"] = Value::from(logger);
+    }
+    peer.send(encode_notification("notifications/message", Some(&params)));
+}
+
 /// Set when the client cancels the request.
 #[derive(Debug, Default)]
 pub(crate) struct CancelFlag(AtomicBool);
@@ -161,22 +179,9 @@ impl Context {
     }
 
     fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if self
-            .inner
-            .peer
-            .log_level()
-            .is_none_or(|least| level < least)
-        {
-            return;
-        }
-        let data = serde_json::to_value(data).unwrap_or(Value::Null);
-        let mut params = json!({"level": level, "data": data});
-        if let Some(logger) = logger {
-            params["logger"] = Value::from(logger);
-        }
-        self.inner
-            .peer
-            .send(encode_notification("notifications/message", Some(&params)));
+        send_log(&*self.inner.peer, level, logger, || {
+            serde_json::to_value(data).unwrap_or(Value::Null)
+        });
     }
 
     /// Logs at `debug`.

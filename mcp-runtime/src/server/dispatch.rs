@@ -143,8 +143,17 @@ pub(crate) async fn handle_request(
         };
     }
     let guard = Guard::new(&session.core, &request, false);
-    let routed = Box::pin(route(session, request, sink, Arc::clone(&cancel)));
-    guard.run(&session.core, &cancel, routed).await
+    // The handler runs in the request's span, and its `tracing` events can reach its client.
+    let span = crate::trace::request_span(&request, session.trace_name.get().map(String::as_str));
+    let peer = || {
+        Arc::new(RequestPeer {
+            session: Arc::clone(session),
+            sink: sink.clone(),
+        })
+    };
+    let routed = route(session, request, sink, Arc::clone(&cancel));
+    let routed = Box::pin(crate::trace::with_client_log(peer, routed));
+    tracing::Instrument::instrument(guard.run(&session.core, &cancel, routed), span).await
 }
 
 /// A stateless (2026-07-28) request whose envelope was read and whose version is supported; on
@@ -158,15 +167,20 @@ pub(crate) async fn handle_stateless(
     cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
     let guard = Guard::new(core, &request, true);
-    let routed = Box::pin(route_stateless(
-        core,
-        session,
-        envelope,
-        request,
-        sink,
-        Arc::clone(&cancel),
-    ));
-    guard.run(core, &cancel, routed).await
+    // As in `handle_request`: the request's span, and `tracing` events to its client.
+    let session_name = session.and_then(|s| s.trace_name.get()).map(String::as_str);
+    let span = crate::trace::request_span(&request, session_name);
+    let log_level = envelope.log_level;
+    let peer = || {
+        Arc::new(StatelessPeer {
+            sink: sink.clone(),
+            log_level,
+            inputs: Arc::default(),
+        })
+    };
+    let routed = route_stateless(core, session, envelope, request, sink, Arc::clone(&cancel));
+    let routed = Box::pin(crate::trace::with_client_log(peer, routed));
+    tracing::Instrument::instrument(guard.run(core, &cancel, routed), span).await
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,

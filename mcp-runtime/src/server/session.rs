@@ -96,6 +96,9 @@ pub(crate) struct Session {
     roots: Mutex<Option<Vec<Root>>>,
     /// Set when the connection ends: its open listens finish.
     pub(crate) closing: tokio::sync::watch::Sender<bool>,
+    /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
+    /// `stdio-N`.
+    pub(crate) trace_name: OnceLock<String>,
 }
 
 impl Session {
@@ -114,6 +117,7 @@ impl Session {
             next_request_id: AtomicI64::new(1),
             roots: Mutex::new(None),
             closing: tokio::sync::watch::channel(false).0,
+            trace_name: OnceLock::new(),
         });
         core.register_session(&session);
         session

@@ -30,6 +30,9 @@ use crate::error::Result;
 use crate::protocol::{ErrorObject, RequestId, decode, encode_error};
 use crate::server::{Core, Session, Sink};
 
+/// Connections served so far in this process, to tell sessions apart in traces.
+static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 pub(crate) async fn serve<R, W>(core: Arc<Core>, reader: R, writer: W) -> Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -82,6 +85,8 @@ where
         } else {
             Box::pin(reader)
         };
+    let connection = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let _ = session.trace_name.set(format!("stdio-{connection}"));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {

@@ -483,6 +483,7 @@ async fn handle_post(
                 );
             }
             let id = session_id();
+            let _ = session.trace_name.set(id.clone());
             let standalone = Arc::new(EventStream::new(0, options.event_buffer));
             let http_session = Arc::new(HttpSession {
                 session,

@@ -23,6 +23,18 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! [`assert_surface`] records what the server lists (tools, resources, templates, prompts) on
+//! every protocol revision in a reviewed golden file, and fails with each change classified as
+//! breaking or not when that changes: see [`surface`] for what is recorded, when it fails, and
+//! the breaking-change policy.
+
+pub mod surface;
+
+pub use self::surface::{
+    BreakingChanges, ChangeKind, IntoService, SURFACE_REVISIONS, SurfaceChange, SurfaceSnapshot,
+    UPDATE_VAR, assert_surface, capture_surface, compare_surfaces, is_breaking_version_bump,
+};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};

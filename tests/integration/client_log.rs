@@ -1,0 +1,230 @@
+//! `tracing` in handlers: events reach the requesting client as `notifications/message` through
+//! `ClientLogLayer`, at the level it set; events elsewhere do not; and handlers run inside a
+//! request span that names the method, the tool and the session.
+//!
+//! Each test installs its subscriber as the thread's default: `#[tokio::test]` runs on one
+//! thread, the in-process server's tasks included, so tests running in parallel do not see each
+//! other's subscribers.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::Client;
+use mcp_runtime::trace::ClientLogLayer;
+use serde_json::{Value, json};
+use tracing_subscriber::prelude::*;
+
+/// Look up the weather, logging with `tracing` only.
+#[tool]
+pub(crate) async fn traced_forecast(city: String) -> String {
+    tracing::info!(target: "weather", %city, days = 3, "looking up");
+    tracing::debug!(target: "weather", "cache miss");
+    tracing::warn!(target: "weather", "the forecast may be stale");
+    format!("sunny in {city}")
+}
+
+/// Panics, so the runtime logs an error of its own.
+#[tool]
+async fn traced_panic() -> String {
+    panic!("internal detail")
+}
+
+fn log_message(level: &str, data: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": level, "logger": "weather", "data": data}
+    })
+}
+
+fn stale_warning() -> Value {
+    log_message("warning", json!("the forecast may be stale"))
+}
+
+#[tokio::test]
+async fn tracing_events_in_a_tool_reach_its_client_at_its_level() {
+    let _subscriber = tracing::subscriber::set_default(
+        tracing_subscriber::registry().with(ClientLogLayer::new()),
+    );
+    let client = Client::connect(Server::builder().tool(traced_forecast))
+        .await
+        .unwrap();
+    // Outside any handler: there is no request, and nothing is sent.
+    tracing::warn!(target: "weather", "outside a handler");
+
+    let result = client
+        .call_tool("traced_forecast", json!({"city": "Paris"}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "sunny in Paris");
+    assert_eq!(
+        client.next_message().await.unwrap(),
+        log_message(
+            "info",
+            json!({"message": "looking up", "city": "Paris", "days": 3})
+        )
+    );
+    // `debug` is below the default level (`info`): the warning comes next.
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    client
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Oslo"}))
+        .await
+        .unwrap();
+    // The info event is suppressed now.
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    client
+        .request("logging/setLevel", json!({"level": "debug"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Rome"}))
+        .await
+        .unwrap();
+    let levels: Vec<Value> = [
+        client.next_message().await.unwrap(),
+        client.next_message().await.unwrap(),
+        client.next_message().await.unwrap(),
+    ]
+    .iter()
+    .map(|m| m["params"]["level"].clone())
+    .collect();
+    assert_eq!(levels, ["info", "debug", "warning"]);
+}
+
+#[tokio::test]
+async fn stateless_requests_log_at_the_level_their_envelope_asks_for() {
+    let _subscriber = tracing::subscriber::set_default(
+        tracing_subscriber::registry().with(ClientLogLayer::new()),
+    );
+    let service = Server::builder().tool(traced_forecast).build().unwrap();
+    let client = Client::builder()
+        .stateless()
+        .log_level("warning")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Quito"}))
+        .await
+        .unwrap();
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    // Without `logLevel` a stateless client wants no logs; with `debug` it gets them all.
+    let quiet = Client::builder()
+        .stateless()
+        .connect_service(&service)
+        .await
+        .unwrap();
+    quiet
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    let chatty = Client::builder()
+        .stateless()
+        .log_level("debug")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    chatty
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        chatty.next_message().await.unwrap()["params"]["level"],
+        "info"
+    );
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(100), quiet.next_message())
+            .await
+            .is_err(),
+        "a stateless request without `logLevel` got a log message"
+    );
+}
+
+#[tokio::test]
+async fn the_runtime_s_own_events_are_not_sent() {
+    let _subscriber = tracing::subscriber::set_default(
+        tracing_subscriber::registry().with(ClientLogLayer::new()),
+    );
+    let client = Client::connect(Server::builder().tool(traced_panic).tool(traced_forecast))
+        .await
+        .unwrap();
+    let result = client.call_tool("traced_panic", json!({})).await.unwrap();
+    assert!(result.is_error);
+    client
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    // The runtime logged "a tool panicked" at error level inside the request; the client's
+    // first log message is still the tool's own warning.
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+}
+
+/// Everything written to it, shared.
+#[derive(Clone, Default)]
+pub(crate) struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// A `fmt` layer (no colours, no time) writing here.
+    pub(crate) fn fmt_layer<S>(&self) -> impl tracing_subscriber::Layer<S>
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        let writer = self.clone();
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .without_time()
+            .with_writer(move || writer.clone())
+    }
+
+    /// The first line written that contains `text`.
+    pub(crate) fn line_with(&self, text: &str) -> String {
+        let output = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+        output
+            .lines()
+            .find(|line| line.contains(text))
+            .unwrap_or_else(|| panic!("no `{text}` line in:\n{output}"))
+            .to_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn handler_events_are_inside_the_request_span() {
+    let captured = Captured::default();
+    let _subscriber =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(captured.fmt_layer()));
+    let client = Client::connect(Server::builder().tool(traced_forecast))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Paris"}))
+        .await
+        .unwrap();
+    let line = captured.line_with("looking up");
+    assert!(
+        line.contains("mcp.request{method=tools/call id=1 tool=traced_forecast session=stdio-"),
+        "{line}"
+    );
+}
