@@ -305,6 +305,10 @@ async fn route_stateless(
     let stamp = |method: &str| Stamp::complete(&core.stamp_info, &core.options.cache, method);
     match outcome {
         Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
+        Ok(Reply::Tool(result)) => {
+            let value = serde_json::to_value(result).unwrap_or(Value::Null);
+            encode_response(&id, &stamp(&method).apply(value))
+        }
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),
         // Never cached: no hints.
         Ok(Reply::InputRequired(value)) => encode_response(&id, &stamp("").apply(value)),
@@ -377,6 +381,7 @@ async fn route(
     };
     match outcome {
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
+        Ok(Reply::Tool(result)) => encode_response(&id, &result),
         Ok(Reply::Value(value) | Reply::InputRequired(value)) => encode_response(&id, &value),
         Err(error) => encode_error(Some(&id), &error),
     }
@@ -424,6 +429,8 @@ async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> 
 enum Reply {
     Value(Value),
     Raw(Arc<str>),
+    /// A tool's result, serialized straight into the response in the handshake era.
+    Tool(CallToolResult),
     InputRequired(Value),
 }
 
@@ -794,7 +801,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             CallToolResult::error(format!("tool `{name}` failed unexpectedly"))
         }
     };
-    Ok(Reply::value(&result.for_version(version)))
+    Ok(Reply::Tool(result.for_version(version)))
 }
 
 /// Runs a handler, turning a panic inside it into an `Err` instead of a dead task. A stateless

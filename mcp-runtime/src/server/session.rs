@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -77,6 +78,9 @@ pub(crate) struct Negotiated {
     pub(crate) version: ProtocolVersion,
     pub(crate) client: Arc<ClientInfo>,
 }
+
+/// Requests that never wait on anything: answered inline, in order.
+const INLINE: &[&str] = &["tools/list", "prompts/list", "resources/templates/list"];
 
 pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
@@ -252,6 +256,27 @@ impl Session {
                 request.id
             ));
             let _ = sink.send(encode_error(Some(&request.id), &error));
+            return;
+        }
+        // Lists served from the registry's cache run no user code and never wait: answered
+        // right here, without a task of their own.
+        if INLINE.contains(&request.method.as_str())
+            && !super::stateless::is_stateless(&request.method, &request.params)
+        {
+            drop(in_flight);
+            let id = request.id.clone();
+            let cancel = Arc::new(CancelFlag::default());
+            let reply = super::dispatch::handle_request(self, request, sink, cancel).now_or_never();
+            let reply = reply.unwrap_or_else(|| {
+                tracing::error!(request_id = %id, "an inline request did not finish at once");
+                Some(encode_error(
+                    Some(&id),
+                    &ErrorObject::internal("internal error"),
+                ))
+            });
+            if let Some(reply) = reply {
+                let _ = sink.send(reply);
+            }
             return;
         }
         let id = request.id.clone();
