@@ -79,6 +79,9 @@ pub(crate) struct Negotiated {
     pub(crate) client: Arc<ClientInfo>,
 }
 
+/// A place in a transport's in-flight window, released when dropped.
+pub(crate) type Slot = crate::transport::window::Running;
+
 /// Requests that never wait on anything: answered inline, in order.
 const INLINE: &[&str] = &["tools/list", "prompts/list", "resources/templates/list"];
 
@@ -159,15 +162,22 @@ impl Session {
 
     /// Handles one parsed message (or batch) from the client.
     pub(crate) fn receive_value(self: &Arc<Self>, value: Value, sink: &Sink) {
+        self.receive_held(value, sink, None);
+    }
+
+    /// Handles one parsed message (or batch) that holds `slot` (a place in the transport's
+    /// in-flight window) until its work is done: released at once when it is answered on the
+    /// spot, else when its task ends, however it ends.
+    pub(crate) fn receive_held(self: &Arc<Self>, value: Value, sink: &Sink, slot: Option<Slot>) {
         match value {
-            Value::Array(batch) => self.receive_batch(batch, sink),
-            single => self.receive(single, sink),
+            Value::Array(batch) => self.receive_batch(batch, sink, slot),
+            single => self.receive(single, sink, slot),
         }
     }
 
-    fn receive(self: &Arc<Self>, value: Value, sink: &Sink) {
+    fn receive(self: &Arc<Self>, value: Value, sink: &Sink, slot: Option<Slot>) {
         match Message::from_value(value) {
-            Ok(Message::Request(request)) => self.start_request(request, sink),
+            Ok(Message::Request(request)) => self.start_request(request, sink, slot),
             Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
             Ok(Message::Response(response)) => self.receive_response(response.id, response.outcome),
             Err(invalid) => {
@@ -178,7 +188,7 @@ impl Session {
 
     /// JSON-RPC batches exist only in 2025-03-26 (and never carry `initialize`); the responses
     /// go back as one array, in the order the requests came.
-    fn receive_batch(self: &Arc<Self>, batch: Vec<Value>, sink: &Sink) {
+    fn receive_batch(self: &Arc<Self>, batch: Vec<Value>, sink: &Sink, slot: Option<Slot>) {
         let allowed = self.version().is_some_and(ProtocolVersion::allows_batches);
         if !allowed || batch.is_empty() {
             let message = if batch.is_empty() {
@@ -195,6 +205,7 @@ impl Session {
         let session = Arc::clone(self);
         let sink = sink.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let mut replies = Vec::new();
             for value in batch {
                 match Message::from_value(value) {
@@ -238,7 +249,7 @@ impl Session {
 
     /// Runs a request on its own task, registered under its id so `notifications/cancelled`
     /// can stop it.
-    fn start_request(self: &Arc<Self>, request: Request, sink: &Sink) {
+    fn start_request(self: &Arc<Self>, request: Request, sink: &Sink, slot: Option<Slot>) {
         // `initialize` and `ping` are answered in order, right here: the handshake must be
         // settled before anything read after it is handled.
         if request.method == "initialize"
@@ -285,6 +296,7 @@ impl Session {
         let cancel = Arc::new(CancelFlag::default());
         let flag = Arc::clone(&cancel);
         let task = tokio::spawn(async move {
+            let _slot = slot;
             let id = request.id.clone();
             let reply = super::dispatch::handle_request(&session, request, &sink, flag).await;
             // Removing the entry before sending means a cancellation that arrives now finds

@@ -11,4 +11,4 @@
 
 pub(crate) mod http;
 pub(crate) mod stdio;
-mod window;
+pub(crate) mod window;

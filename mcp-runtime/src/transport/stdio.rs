@@ -23,7 +23,6 @@ use tokio::io::{
     ReadBuf,
 };
 use tokio::sync::mpsc;
-use tokio::sync::mpsc::error::TryRecvError;
 
 use super::window::Window;
 use crate::error::Result;
@@ -155,26 +154,8 @@ impl Inbox {
                 return;
             }
         };
-        let (request_sink, mut replies) = mpsc::unbounded_channel();
-        session.receive_value(value, &request_sink);
-        drop(request_sink);
-        // Answered on the spot (an invalid request, a duplicate id): no task needed.
-        loop {
-            match replies.try_recv() {
-                Ok(reply) => {
-                    let _ = sink.send(reply);
-                }
-                Err(TryRecvError::Disconnected) => return,
-                Err(TryRecvError::Empty) => break,
-            }
-        }
-        let sink = sink.clone();
-        tokio::spawn(async move {
-            let _running = running;
-            while let Some(reply) = replies.recv().await {
-                let _ = sink.send(reply);
-            }
-        });
+        // The request's task (or the session, when it answers on the spot) holds the slot.
+        session.receive_held(value, sink, Some(running));
     }
 }
 
