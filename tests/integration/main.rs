@@ -2,7 +2,6 @@
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
 mod bad_input;
-mod client_log;
 mod context;
 mod dynamic;
 mod everything;

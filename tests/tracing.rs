@@ -1,0 +1,374 @@
+//! `tracing` in handlers, in a test process of its own: events reach the requesting client as
+//! `notifications/message` through `ClientLogLayer`, at the level it set; events elsewhere do
+//! not; and handlers run inside a request span that names the method, the tool and the session.
+//!
+//! One subscriber is the process's global default, installed before any event or span is made
+//! and shared by every test, which run one at a time: per-thread subscribers in a process whose
+//! other threads create the same spans race on tracing's cached callsite interest, and a span
+//! could come out disabled.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::Client;
+use mcp_runtime::trace::ClientLogLayer;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tracing_subscriber::prelude::*;
+
+/// What the global subscriber's `fmt` layer wrote, and the lock that runs the tests one by one.
+fn setup() -> &'static Captured {
+    static CAPTURED: OnceLock<Captured> = OnceLock::new();
+    CAPTURED.get_or_init(|| {
+        let captured = Captured::default();
+        tracing_subscriber::registry()
+            .with(captured.fmt_layer())
+            .with(ClientLogLayer::new())
+            .init();
+        captured
+    })
+}
+
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Runs a test alone, with an empty capture.
+async fn alone() -> (tokio::sync::MutexGuard<'static, ()>, &'static Captured) {
+    let captured = setup();
+    let guard = SERIAL.lock().await;
+    captured.0.lock().unwrap().clear();
+    (guard, captured)
+}
+
+/// Look up the weather, logging with `tracing` only.
+#[tool]
+async fn traced_forecast(city: String) -> String {
+    tracing::info!(target: "weather", %city, days = 3, "looking up");
+    tracing::debug!(target: "weather", "cache miss");
+    tracing::warn!(target: "weather", "the forecast may be stale");
+    format!("sunny in {city}")
+}
+
+/// Panics, so the runtime logs an error of its own.
+#[tool]
+async fn traced_panic() -> String {
+    panic!("internal detail")
+}
+
+fn log_message(level: &str, data: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": level, "logger": "weather", "data": data}
+    })
+}
+
+fn stale_warning() -> Value {
+    log_message("warning", json!("the forecast may be stale"))
+}
+
+#[tokio::test]
+async fn tracing_events_in_a_tool_reach_its_client_at_its_level() {
+    let _alone = alone().await;
+    let client = Client::connect(Server::builder().tool(traced_forecast))
+        .await
+        .unwrap();
+    // Outside any handler: there is no request, and nothing is sent.
+    tracing::warn!(target: "weather", "outside a handler");
+
+    let result = client
+        .call_tool("traced_forecast", json!({"city": "Paris"}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "sunny in Paris");
+    assert_eq!(
+        client.next_message().await.unwrap(),
+        log_message(
+            "info",
+            json!({"message": "looking up", "city": "Paris", "days": 3})
+        )
+    );
+    // `debug` is below the default level (`info`): the warning comes next.
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    client
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Oslo"}))
+        .await
+        .unwrap();
+    // The info event is suppressed now.
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    client
+        .request("logging/setLevel", json!({"level": "debug"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Rome"}))
+        .await
+        .unwrap();
+    let levels: Vec<Value> = [
+        client.next_message().await.unwrap(),
+        client.next_message().await.unwrap(),
+        client.next_message().await.unwrap(),
+    ]
+    .iter()
+    .map(|m| m["params"]["level"].clone())
+    .collect();
+    assert_eq!(levels, ["info", "debug", "warning"]);
+}
+
+#[tokio::test]
+async fn stateless_requests_log_at_the_level_their_envelope_asks_for() {
+    let _alone = alone().await;
+    let service = Server::builder().tool(traced_forecast).build().unwrap();
+    let client = Client::builder()
+        .stateless()
+        .log_level("warning")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Quito"}))
+        .await
+        .unwrap();
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+
+    // Without `logLevel` a stateless client wants no logs; with `debug` it gets them all.
+    let quiet = Client::builder()
+        .stateless()
+        .connect_service(&service)
+        .await
+        .unwrap();
+    quiet
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    let chatty = Client::builder()
+        .stateless()
+        .log_level("debug")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    chatty
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        chatty.next_message().await.unwrap()["params"]["level"],
+        "info"
+    );
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(100), quiet.next_message())
+            .await
+            .is_err(),
+        "a stateless request without `logLevel` got a log message"
+    );
+}
+
+#[tokio::test]
+async fn the_runtime_s_own_events_are_not_sent() {
+    let _alone = alone().await;
+    let client = Client::connect(Server::builder().tool(traced_panic).tool(traced_forecast))
+        .await
+        .unwrap();
+    let result = client.call_tool("traced_panic", json!({})).await.unwrap();
+    assert!(result.is_error);
+    client
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    // The runtime logged "a tool panicked" at error level inside the request; the client's
+    // first log message is still the tool's own warning.
+    assert_eq!(client.next_message().await.unwrap(), stale_warning());
+}
+
+/// Everything written to it, shared.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// A `fmt` layer (no colours, no time) writing here.
+    fn fmt_layer<S>(&self) -> impl tracing_subscriber::Layer<S>
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        let writer = self.clone();
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .without_time()
+            .with_writer(move || writer.clone())
+    }
+
+    /// The first line written that contains `text`.
+    fn line_with(&self, text: &str) -> String {
+        let output = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+        output
+            .lines()
+            .find(|line| line.contains(text))
+            .unwrap_or_else(|| panic!("no `{text}` line in:\n{output}"))
+            .to_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn handler_events_are_inside_the_request_span() {
+    let (_alone, captured) = alone().await;
+    let client = Client::connect(Server::builder().tool(traced_forecast))
+        .await
+        .unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Paris"}))
+        .await
+        .unwrap();
+    let line = captured.line_with("looking up");
+    assert!(
+        line.contains("mcp.request{method=tools/call id=1 tool=traced_forecast session=stdio-"),
+        "{line}"
+    );
+}
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A server on a free loopback port, for the rest of the process.
+async fn start(server: Server) -> String {
+    let service = server.build().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    addr
+}
+
+async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    tokio::time::timeout(WAIT, sender.send_request(request))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        builder = builder
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    builder.body(body.to_string()).unwrap()
+}
+
+/// An `initialize`d session's id.
+async fn initialize(addr: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = send(addr, post(addr, None, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    send(addr, post(addr, Some(&session), initialized)).await;
+    session
+}
+
+/// The SSE events' data (`Null` for a priming event), until `stop` says so or the body ends.
+async fn events(response: Response<Incoming>, mut stop: impl FnMut(&Value) -> bool) -> Vec<Value> {
+    let mut body = response.into_body();
+    let mut buffer = String::new();
+    let mut out = Vec::new();
+    while let Ok(Some(Ok(frame))) = tokio::time::timeout(WAIT, body.frame()).await {
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        buffer.push_str(std::str::from_utf8(&data).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let event: String = buffer.drain(..end + 2).collect();
+            let data = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap_or("");
+            let value = if data.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(data).unwrap()
+            };
+            let done = stop(&value);
+            out.push(value);
+            if done {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_handler_s_tracing_events_reach_the_posting_client_and_its_span_names_the_session() {
+    let (_alone, captured) = alone().await;
+    let addr = start(Server::builder().tool(traced_forecast)).await;
+    let session = initialize(&addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "traced_forecast", "arguments": {"city": "Paris"}}});
+    let response = send(&addr, post(&addr, Some(&session), call)).await;
+    // After the priming event (no data): the two log messages, then the result.
+    let events: Vec<Value> = events(response, |v| v.get("id") == Some(&json!(7)))
+        .await
+        .into_iter()
+        .filter(|data| !data.is_null())
+        .collect();
+    let methods: Vec<&Value> = events.iter().map(|v| &v["method"]).collect();
+    assert_eq!(
+        methods,
+        [
+            &json!("notifications/message"),
+            &json!("notifications/message"),
+            &Value::Null
+        ],
+        "{events:?}"
+    );
+    assert_eq!(events[0]["params"]["data"]["city"], "Paris");
+    assert_eq!(events[1]["params"]["level"], "warning");
+    assert_eq!(events[2]["result"]["content"][0]["text"], "sunny in Paris");
+    let line = captured.line_with("looking up");
+    assert!(
+        line.contains(&format!(
+            "mcp.request{{method=tools/call id=7 tool=traced_forecast session={session}}}"
+        )),
+        "{line}"
+    );
+}
