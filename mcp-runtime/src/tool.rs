@@ -286,6 +286,8 @@ pub struct ToolDef {
     pub(crate) argument_names: Arc<[String]>,
     /// The input schema was given verbatim: sent as it is, never rewritten.
     pub(crate) raw_input_schema: bool,
+    /// The arguments mirrored in `Mcp-Param-*` headers, found once when the tool is built.
+    pub(crate) header_params: Arc<[(String, Vec<String>)]>,
 }
 
 impl fmt::Debug for ToolDef {
@@ -299,34 +301,6 @@ impl fmt::Debug for ToolDef {
 }
 
 impl ToolDef {
-    /// The arguments mirrored in `Mcp-Param-*` headers: each header name with the path of its
-    /// property, reached through `properties` only (SEP-2243).
-    pub(crate) fn header_params(&self) -> Vec<(String, Vec<String>)> {
-        fn walk(
-            schema: &Map<String, Value>,
-            path: &mut Vec<String>,
-            out: &mut Vec<(String, Vec<String>)>,
-        ) {
-            let Some(Value::Object(properties)) = schema.get("properties") else {
-                return;
-            };
-            for (key, property) in properties {
-                let Value::Object(property) = property else {
-                    continue;
-                };
-                path.push(key.clone());
-                if let Some(Value::String(header)) = property.get(X_MCP_HEADER) {
-                    out.push((header.clone(), path.clone()));
-                }
-                walk(property, path, out);
-                path.pop();
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.input_schema, &mut Vec::new(), &mut out);
-        out
-    }
-
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -472,6 +446,34 @@ pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
     format!("{head}expected {word}")
 }
 
+/// The arguments mirrored in `Mcp-Param-*` headers: each header name with the path of its
+/// property, reached through `properties` only (SEP-2243).
+fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>)]> {
+    fn walk(
+        schema: &Map<String, Value>,
+        path: &mut Vec<String>,
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return;
+        };
+        for (key, property) in properties {
+            let Value::Object(property) = property else {
+                continue;
+            };
+            path.push(key.clone());
+            if let Some(Value::String(header)) = property.get(X_MCP_HEADER) {
+                out.push((header.clone(), path.clone()));
+            }
+            walk(property, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(input_schema, &mut Vec::new(), &mut out);
+    out.into()
+}
+
 /// The schema keyword that mirrors an argument in an `Mcp-Param-*` header (SEP-2243).
 pub(crate) const X_MCP_HEADER: &str = "x-mcp-header";
 
@@ -538,6 +540,7 @@ impl ToolBuilder {
                 takes_args_struct: false,
                 argument_names: Arc::from(Vec::new()),
                 raw_input_schema: false,
+                header_params: Arc::from(Vec::new()),
             },
             generator: schema::generator(),
             properties: Map::new(),
@@ -686,10 +689,15 @@ impl ToolBuilder {
 
     /// Finishes the definition.
     pub fn build(mut self) -> ToolDef {
-        if self.def.raw_input_schema {
-            return self.def;
+        if !self.def.raw_input_schema {
+            self.finish_input_schema();
         }
-        if let Some(args) = self.args_struct {
+        self.def.header_params = header_params(&self.def.input_schema);
+        self.def
+    }
+
+    fn finish_input_schema(&mut self) {
+        if let Some(args) = self.args_struct.take() {
             if !self.properties.is_empty() {
                 self.def
                     .problems
@@ -708,9 +716,15 @@ impl ToolBuilder {
             let mut input = Map::new();
             input.insert("type".into(), Value::from("object"));
             self.def.argument_names = self.properties.keys().cloned().collect();
-            input.insert("properties".into(), Value::Object(self.properties));
+            input.insert(
+                "properties".into(),
+                Value::Object(std::mem::take(&mut self.properties)),
+            );
             if !self.required.is_empty() {
-                input.insert("required".into(), Value::Array(self.required));
+                input.insert(
+                    "required".into(),
+                    Value::Array(std::mem::take(&mut self.required)),
+                );
             }
             input.insert("additionalProperties".into(), Value::Bool(false));
             let defs = self.generator.take_definitions(true);
@@ -719,7 +733,6 @@ impl ToolBuilder {
             }
             self.def.input_schema = input;
         }
-        self.def
     }
 }
 

@@ -152,18 +152,12 @@ fn check_param_headers(
     let Some((tool, _)) = registry.tools.get(name) else {
         return Ok(());
     };
-    let arguments = request.params.get("arguments").and_then(Value::as_object);
-    for (header, path) in tool.header_params() {
-        let mut value = arguments.map(|a| a as &serde_json::Map<String, Value>);
-        let mut found = None;
-        for (i, key) in path.iter().enumerate() {
-            let next = value.and_then(|v| v.get(key));
-            if i + 1 == path.len() {
-                found = next.filter(|v| !v.is_null());
-            } else {
-                value = next.and_then(Value::as_object);
-            }
-        }
+    let arguments = request.params.get("arguments");
+    for (header, path) in tool.header_params.iter() {
+        let found = path
+            .iter()
+            .fold(arguments, |value, key| value.and_then(|v| v.get(key)))
+            .filter(|v| !v.is_null());
         let field = format!("mcp-param-{}", header.to_ascii_lowercase());
         let sent = header_value(headers, &field)?;
         match (found, sent) {
