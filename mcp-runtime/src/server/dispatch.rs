@@ -22,7 +22,7 @@ use super::pagination;
 use super::registry::Registry;
 use super::request_state::Binding;
 use super::session::{RequestPeer, Session, Sink};
-use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, Stamp, StatelessPeer};
+use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
@@ -233,12 +233,7 @@ impl Guard {
                             let result = CallToolResult::error(format!("tool `{tool}` {message}"));
                             let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
                             if self.stateless {
-                                value = Stamp::complete(
-                                    &core.stamp_info,
-                                    &core.options.cache,
-                                    "tools/call",
-                                )
-                                .apply(value);
+                                value = core.stamps.for_method("tools/call").apply(value);
                             }
                             encode_response(&id, &value)
                         }
@@ -302,7 +297,7 @@ async fn route_stateless(
         "subscriptions/listen" => listen(&call, &request).await,
         _ => serve(&call, request).await,
     };
-    let stamp = |method: &str| Stamp::complete(&core.stamp_info, &core.options.cache, method);
+    let stamp = |method: &str| core.stamps.for_method(method);
     match outcome {
         Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
         Ok(Reply::Tool(result)) => {

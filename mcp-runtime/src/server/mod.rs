@@ -28,8 +28,8 @@ use crate::error::{DefinitionError, Error, Result};
 use crate::handle::{Broadcast, Changes, ListKind, ServerHandle};
 use crate::prompt::PromptDef;
 use crate::protocol::{
-    Icon, Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability,
-    ServerCapabilities, encode_notification,
+    Icon, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+    encode_notification,
 };
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
@@ -42,7 +42,7 @@ use self::registry::{Catalogue, Registry, Served, Settings};
 use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
-use self::stateless::{CacheHints, Listeners};
+use self::stateless::{CacheHints, Listeners, Stamps};
 pub(crate) use self::stateless::{Envelope, is_stateless, read_envelope};
 
 /// Limits and behaviours a server can tune. Every field has a documented default.
@@ -561,10 +561,10 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
-        let stamp_info = info.for_version(ProtocolVersion::V2026_07_28);
+        let stamps = Stamps::new(&info, &self.options.cache);
         Ok(Service {
             core: Arc::new(Core {
-                stamp_info,
+                stamps,
                 info,
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(registry)),
@@ -624,8 +624,8 @@ fn default_identity(entries: &[&Entry]) -> (String, String) {
 /// What a built server shares across all its sessions.
 pub(crate) struct Core {
     pub(crate) info: Implementation,
-    /// `info` as stateless results carry it in `_meta`, serialized once.
-    pub(crate) stamp_info: serde_json::Value,
+    /// What stateless results gain (`resultType`, server info, cache hints), made once.
+    pub(crate) stamps: Stamps,
     pub(crate) instructions: Option<String>,
     /// What is served now; [`Core::registry`] takes a snapshot of it.
     registry: RwLock<Arc<Registry>>,

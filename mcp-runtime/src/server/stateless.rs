@@ -262,49 +262,54 @@ impl CacheHints {
     pub(crate) fn set(&mut self, result: Cacheable, hint: CacheHint) {
         self.0[result.index()] = hint;
     }
-
-    fn for_method(&self, method: &str) -> Option<CacheHint> {
-        Cacheable::of(method).map(|c| self.0[c.index()])
-    }
 }
 
-/// What every complete stateless result of `method` gains: `resultType`, the server's identity,
-/// and, for lists and reads, the cache hints.
+/// What every complete stateless result of one method gains: `resultType`, the server's
+/// identity, and, for lists and reads, the cache hints. Made once per server.
 pub(crate) struct Stamp {
     fields: Map<String, Value>,
     server_info: Value,
+    /// `fields` and the `_meta` with the server's identity, serialized, without the closing
+    /// brace: the front of a stamped page.
+    head: String,
 }
 
 impl Stamp {
     /// `info` is the server's `Implementation` as 2026-07-28 shapes it.
-    pub(crate) fn complete(info: &Value, hints: &CacheHints, method: &str) -> Self {
+    fn new(info: &Value, hint: Option<CacheHint>) -> Self {
         let mut fields = Map::new();
         fields.insert("resultType".into(), Value::from("complete"));
-        if let Some(hint) = hints.for_method(method) {
+        if let Some(hint) = hint {
             let ttl = u64::try_from(hint.ttl.as_millis()).unwrap_or(u64::MAX);
             fields.insert("ttlMs".into(), Value::from(ttl));
             fields.insert("cacheScope".into(), Value::from(hint.scope.as_str()));
         }
+        let mut with_meta = fields.clone();
+        with_meta.insert("_meta".into(), json!({ SERVER_INFO_KEY: info }));
+        let mut head = Value::Object(with_meta).to_string();
+        head.pop();
         Self {
             fields,
             server_info: info.clone(),
+            head,
         }
     }
 
     /// Stamps a result held as JSON.
-    pub(crate) fn apply(self, mut result: Value) -> Value {
+    pub(crate) fn apply(&self, mut result: Value) -> Value {
         let Value::Object(map) = &mut result else {
             return result;
         };
-        for (key, value) in self.fields {
-            map.entry(key).or_insert(value);
+        for (key, value) in &self.fields {
+            map.entry(key.clone()).or_insert_with(|| value.clone());
         }
+        let info = self.server_info.clone();
         match map.get_mut("_meta") {
             Some(Value::Object(meta)) => {
-                meta.insert(SERVER_INFO_KEY.into(), self.server_info);
+                meta.insert(SERVER_INFO_KEY.into(), info);
             }
             _ => {
-                map.insert("_meta".into(), json!({ SERVER_INFO_KEY: self.server_info }));
+                map.insert("_meta".into(), json!({ SERVER_INFO_KEY: info }));
             }
         }
         result
@@ -312,22 +317,44 @@ impl Stamp {
 
     /// Stamps a result already serialized (a cached list page) without parsing it: the stamp's
     /// fields go in front of the page's own, which carry no `_meta` or `resultType`.
-    pub(crate) fn apply_raw(self, raw: &str) -> String {
-        let mut fields = self.fields;
-        fields.insert("_meta".into(), json!({ SERVER_INFO_KEY: self.server_info }));
-        let head = Value::Object(fields).to_string();
+    pub(crate) fn apply_raw(&self, raw: &str) -> String {
         let rest = raw
             .trim_start()
             .strip_prefix('{')
             .unwrap_or("}")
             .trim_start();
-        let mut out = String::with_capacity(head.len() + raw.len());
-        out.push_str(&head[..head.len() - 1]);
+        let mut out = String::with_capacity(self.head.len() + raw.len() + 1);
+        out.push_str(&self.head);
         if !rest.starts_with('}') {
             out.push(',');
         }
         out.push_str(rest);
         out
+    }
+}
+
+/// The stamps of a server's stateless results: one per cacheable result, one for the rest
+/// (tool calls, prompts, input-required results: never cached, no hints).
+pub(crate) struct Stamps {
+    plain: Stamp,
+    cached: [Stamp; 6],
+}
+
+impl Stamps {
+    pub(crate) fn new(info: &Implementation, hints: &CacheHints) -> Self {
+        let info = info.for_version(ProtocolVersion::V2026_07_28);
+        Self {
+            plain: Stamp::new(&info, None),
+            cached: Cacheable::ALL.map(|c| Stamp::new(&info, Some(hints.0[c.index()]))),
+        }
+    }
+
+    /// The stamp for a result of `method` (any other method: the plain one).
+    pub(crate) fn for_method(&self, method: &str) -> &Stamp {
+        match Cacheable::of(method) {
+            Some(cacheable) => &self.cached[cacheable.index()],
+            None => &self.plain,
+        }
     }
 }
 
@@ -700,19 +727,21 @@ mod tests {
 
     #[test]
     fn stamps_go_on_values_and_raw_pages_alike() {
-        let info = Implementation::new("demo", "1.0.0").for_version(ProtocolVersion::V2026_07_28);
-        let hints = CacheHints::default();
-        let stamped = Stamp::complete(&info, &hints, "tools/list").apply_raw(r#"{"tools":[]}"#);
+        let stamps = Stamps::new(
+            &Implementation::new("demo", "1.0.0"),
+            &CacheHints::default(),
+        );
+        let stamped = stamps.for_method("tools/list").apply_raw(r#"{"tools":[]}"#);
         let stamped: Value = serde_json::from_str(&stamped).unwrap();
         assert_eq!(
             stamped,
             json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
                    "_meta": {SERVER_INFO_KEY: {"name": "demo", "version": "1.0.0"}}, "tools": []})
         );
-        let empty: Value =
-            serde_json::from_str(&Stamp::complete(&info, &hints, "x").apply_raw("{}")).unwrap();
+        let empty: Value = serde_json::from_str(&stamps.for_method("x").apply_raw("{}")).unwrap();
         assert_eq!(empty["resultType"], "complete");
-        let value = Stamp::complete(&info, &hints, "tools/call")
+        let value = stamps
+            .for_method("tools/call")
             .apply(json!({"content": [], "_meta": {"mine": 1}}));
         assert_eq!(value["_meta"]["mine"], 1);
         assert_eq!(value["_meta"][SERVER_INFO_KEY]["name"], "demo");
