@@ -9,16 +9,12 @@
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
-use http_body_util::BodyExt;
-use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::Client;
 use mcp_runtime::trace::ClientLogLayer;
+use mcp_tests::http::{events, initialize, post, send, start};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 use tracing_subscriber::prelude::*;
 
 /// What the global subscriber's `fmt` layer wrote, and the lock that runs the tests one by one.
@@ -250,93 +246,6 @@ async fn handler_events_are_inside_the_request_span() {
     );
 }
 
-const WAIT: Duration = Duration::from_secs(10);
-
-/// A server on a free loopback port, for the rest of the process.
-async fn start(server: Server) -> String {
-    let service = server.build().unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    addr
-}
-
-async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    tokio::time::timeout(WAIT, sender.send_request(request))
-        .await
-        .unwrap()
-        .unwrap()
-}
-
-fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
-    let mut builder = Request::post("/mcp")
-        .header("host", addr)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(session) = session {
-        builder = builder
-            .header("mcp-session-id", session)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    builder.body(body.to_string()).unwrap()
-}
-
-/// An `initialize`d session's id.
-async fn initialize(addr: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let response = send(addr, post(addr, None, init)).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    send(addr, post(addr, Some(&session), initialized)).await;
-    session
-}
-
-/// The SSE events' data (`Null` for a priming event), until `stop` says so or the body ends.
-async fn events(response: Response<Incoming>, mut stop: impl FnMut(&Value) -> bool) -> Vec<Value> {
-    let mut body = response.into_body();
-    let mut buffer = String::new();
-    let mut out = Vec::new();
-    while let Ok(Some(Ok(frame))) = tokio::time::timeout(WAIT, body.frame()).await {
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        buffer.push_str(std::str::from_utf8(&data).unwrap());
-        while let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            let data = event
-                .lines()
-                .find_map(|l| l.strip_prefix("data: "))
-                .unwrap_or("");
-            let value = if data.is_empty() {
-                Value::Null
-            } else {
-                serde_json::from_str(data).unwrap()
-            };
-            let done = stop(&value);
-            out.push(value);
-            if done {
-                return out;
-            }
-        }
-    }
-    out
-}
-
 #[tokio::test]
 async fn a_handler_s_tracing_events_reach_the_posting_client_and_its_span_names_the_session() {
     let (_alone, captured) = alone().await;
@@ -349,6 +258,7 @@ async fn a_handler_s_tracing_events_reach_the_posting_client_and_its_span_names_
     let events: Vec<Value> = events(response, |v| v.get("id") == Some(&json!(7)))
         .await
         .into_iter()
+        .map(|(_, data)| data)
         .filter(|data| !data.is_null())
         .collect();
     let methods: Vec<&Value> = events.iter().map(|v| &v["method"]).collect();

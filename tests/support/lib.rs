@@ -1,5 +1,7 @@
-//! Helpers shared by the test binaries: golden snapshots, and the example servers as real child
-//! processes.
+//! Helpers shared by the test binaries: golden snapshots, the example servers as real child
+//! processes, and a raw HTTP client ([`http`]).
+
+pub mod http;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

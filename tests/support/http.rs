@@ -1,0 +1,131 @@
+//! A raw HTTP/1.1 client for Streamable HTTP tests on 127.0.0.1, every wait bounded.
+
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use mcp_runtime::Server;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+/// How long any one HTTP exchange may take.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// A server on a free loopback port; stopped when the test ends.
+pub async fn start(server: Server) -> String {
+    let service = server.build().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    addr.to_string()
+}
+
+/// Sends one request on a new connection.
+pub async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    tokio::time::timeout(WAIT, sender.send_request(request))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// A POST to `/mcp` with JSON and SSE accepted, in `session` (at 2025-11-25) when given.
+pub fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        builder = builder
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    builder.body(body.to_string()).unwrap()
+}
+
+/// Reads SSE events (their `id` and parsed `data`) until `stop` says so or the body ends.
+pub async fn events(
+    response: Response<Incoming>,
+    mut stop: impl FnMut(&Value) -> bool,
+) -> Vec<(String, Value)> {
+    let mut body = response.into_body();
+    let mut buffer = String::new();
+    let mut out = Vec::new();
+    while let Ok(Some(Ok(frame))) = tokio::time::timeout(WAIT, body.frame()).await {
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        buffer.push_str(std::str::from_utf8(&data).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let event: String = buffer.drain(..end + 2).collect();
+            let id = event
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .unwrap_or("")
+                .to_owned();
+            let data = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap_or("");
+            let value = if data.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(data).unwrap()
+            };
+            let done = stop(&value);
+            out.push((id, value));
+            if done {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// The whole body, parsed.
+pub async fn body_json(response: Response<Incoming>) -> Value {
+    let bytes: Bytes = tokio::time::timeout(WAIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// `initialize` and `notifications/initialized` at 2025-11-25: the new session's id.
+pub async fn initialize(addr: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}});
+    let response = send(addr, post(addr, None, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    assert_eq!(
+        body_json(response).await["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    let note = send(
+        addr,
+        post(
+            addr,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ),
+    )
+    .await;
+    assert_eq!(note.status(), StatusCode::ACCEPTED);
+    session
+}
