@@ -89,7 +89,8 @@ pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
     pub(crate) negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
-    in_flight: Mutex<HashMap<RequestId, (AbortHandle, Arc<CancelFlag>)>>,
+    /// Requests running, by id: how to stop each (its task, once it has one) and its flag.
+    in_flight: Mutex<HashMap<RequestId, (Option<AbortHandle>, Arc<CancelFlag>)>>,
     /// Where messages that answer no request go: list changes, resource updates.
     notifier: Sink,
     /// The URIs this session subscribed to with `resources/subscribe`.
@@ -290,15 +291,19 @@ impl Session {
             }
             return;
         }
+        // The request is registered under its id before its handler first runs, so a
+        // cancellation (or a duplicate id) from a concurrent POST sees it.
         let id = request.id.clone();
-        let session = Arc::clone(self);
-        let sink = sink.clone();
         let cancel = Arc::new(CancelFlag::default());
         let flag = Arc::clone(&cancel);
-        let task = tokio::spawn(async move {
+        in_flight.insert(id.clone(), (None, Arc::clone(&cancel)));
+        drop(in_flight);
+        let session = Arc::clone(self);
+        let reply_to = sink.clone();
+        let mut task: BoxFuture<()> = Box::pin(async move {
             let _slot = slot;
             let id = request.id.clone();
-            let reply = super::dispatch::handle_request(&session, request, &sink, flag).await;
+            let reply = super::dispatch::handle_request(&session, request, &reply_to, cancel).await;
             // Removing the entry before sending means a cancellation that arrives now finds
             // nothing to cancel, and the response goes out: the race the spec allows.
             session
@@ -307,10 +312,23 @@ impl Session {
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&id);
             if let Some(reply) = reply {
-                let _ = sink.send(reply);
+                let _ = reply_to.send(reply);
             }
         });
-        in_flight.insert(id, (task.abort_handle(), cancel));
+        // Most handlers finish without waiting for anything: run it once right here, and give
+        // it a task of its own only when it has to wait. (The task polls it again at once, so
+        // the no-op waker of this first poll is never relied on.)
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if task.as_mut().poll(&mut cx).is_ready() {
+            return;
+        }
+        let handle = tokio::spawn(task).abort_handle();
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        match in_flight.get_mut(&id) {
+            Some((running, entry)) if Arc::ptr_eq(entry, &flag) => *running = Some(handle),
+            // Cancelled while it ran the first time (the flag is set): stop it now.
+            _ => handle.abort(),
+        }
     }
 
     fn handle_notification(&self, method: &str, params: &serde_json::Map<String, Value>) {
@@ -330,7 +348,9 @@ impl Session {
                 if let Some((handle, flag)) = entry {
                     tracing::debug!(request_id = %id, "request cancelled by the client");
                     flag.cancel();
-                    handle.abort();
+                    if let Some(handle) = handle {
+                        handle.abort();
+                    }
                 }
             }
             "notifications/roots/list_changed" => {
@@ -363,7 +383,9 @@ impl Session {
             .drain()
         {
             flag.cancel();
-            handle.abort();
+            if let Some(handle) = handle {
+                handle.abort();
+            }
         }
         // Whoever waits for the client's answers hears that it is gone.
         self.pending

@@ -54,10 +54,16 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (sink, outbox) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = if TypeId::of::<W>() == TypeId::of::<tokio::io::Stdout>() {
-        // The process's own stdout: tokio's `Stdout` hands every write to the blocking pool
-        // (a mutex, a condvar wake, and a wake back per flush); one thread of our own that
-        // blocks on the queue and writes costs a single wake per burst of replies.
+    let stdout = TypeId::of::<W>() == TypeId::of::<tokio::io::Stdout>();
+    let writer = if let Some(pipe) = stdout.then(pipes::stdout).flatten() {
+        // The process's stdout is a pipe: written without blocking, by a task, when the
+        // runtime's reactor says it has room.
+        drop(writer);
+        Writer::Task(tokio::spawn(write_lines(pipe, outbox)))
+    } else if stdout {
+        // The process's own stdout, but not a pipe: tokio's `Stdout` hands every write to the
+        // blocking pool (a mutex, a condvar wake, and a wake back per flush); one thread of our
+        // own that blocks on the queue and writes costs a single wake per burst of replies.
         drop(writer);
         let (done, finished) = tokio::sync::oneshot::channel();
         std::thread::Builder::new()
@@ -78,9 +84,14 @@ where
     let session = Session::new(core, sink.clone());
     let reader: Pin<Box<dyn AsyncRead + Send>> =
         if TypeId::of::<R>() == TypeId::of::<tokio::io::Stdin>() {
-            // Likewise tokio's `Stdin` sends every read through the blocking pool.
             drop(reader);
-            Box::pin(StdinThread::spawn()?)
+            match pipes::stdin() {
+                // A pipe is read when the reactor says it is readable: no thread in between.
+                Some(pipe) => Box::pin(pipe),
+                // Anything else (a terminal, a file): tokio's `Stdin` sends every read through
+                // the blocking pool, so a thread of our own reads it.
+                None => Box::pin(StdinThread::spawn()?),
+            }
         } else {
             Box::pin(reader)
         };
@@ -156,6 +167,58 @@ impl Inbox {
         };
         // The request's task (or the session, when it answers on the spot) holds the slot.
         session.receive_held(value, sink, Some(running));
+    }
+}
+
+/// The process's stdin and stdout as non-blocking pipes on the runtime's reactor.
+///
+/// MCP clients start a stdio server with pipes; read and written through the reactor, a request
+/// and its reply cross no thread but the worker's. Switching a pipe to non-blocking mode applies
+/// to every holder of that end, so it is only done for an end that is a pipe (never a terminal
+/// or a file) and, for stdout, not the same pipe as stderr (where a blocking `eprintln!` would
+/// then fail when the pipe is full).
+#[cfg(unix)]
+mod pipes {
+    use std::fs::File;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+
+    use tokio::net::unix::pipe;
+
+    fn dup(fd: impl AsFd) -> Option<File> {
+        fd.as_fd().try_clone_to_owned().ok().map(File::from)
+    }
+
+    fn is_pipe(file: &File) -> bool {
+        file.metadata().is_ok_and(|m| m.file_type().is_fifo())
+    }
+
+    pub(super) fn stdin() -> Option<pipe::Receiver> {
+        let file = dup(std::io::stdin()).filter(is_pipe)?;
+        pipe::Receiver::from_file(file).ok()
+    }
+
+    pub(super) fn stdout() -> Option<pipe::Sender> {
+        let file = dup(std::io::stdout()).filter(is_pipe)?;
+        let same = |a: &File, b: &File| match (a.metadata(), b.metadata()) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => true,
+        };
+        if dup(std::io::stderr()).is_some_and(|stderr| same(&file, &stderr)) {
+            return None;
+        }
+        pipe::Sender::from_file(file).ok()
+    }
+}
+
+#[cfg(not(unix))]
+mod pipes {
+    pub(super) fn stdin() -> Option<tokio::io::Empty> {
+        None
+    }
+
+    pub(super) fn stdout() -> Option<tokio::io::Sink> {
+        None
     }
 }
 
