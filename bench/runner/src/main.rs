@@ -225,6 +225,12 @@ async fn http_scenarios(
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    // For profiling: `bench-runner --drive-http 127.0.0.1:PORT [CONNECTIONS] [CALLS]` loads a
+    // server started by hand (e.g. under `perf record`) and prints what it measured.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--drive-http") {
+        std::process::exit(drive_http(&args[1..]).await);
+    }
     let config = match Config::from_args() {
         Ok(config) => config,
         Err(message) => {
@@ -275,6 +281,36 @@ async fn main() {
         Err(error) => {
             eprintln!("bench-runner: writing the results: {error}");
             std::process::exit(1);
+        }
+    }
+}
+
+/// `--drive-http ADDR [CONNECTIONS] [CALLS]`: the HTTP load alone, against a running server.
+async fn drive_http(args: &[String]) -> i32 {
+    let parsed = (|| {
+        let addr = args.first()?.parse().ok()?;
+        let connections = args.get(1).map_or(Some(32), |n| n.parse().ok())?;
+        let calls = args.get(2).map_or(Some(200_000), |n| n.parse().ok())?;
+        Some((addr, connections, calls))
+    })();
+    let Some((addr, connections, calls)) = parsed else {
+        eprintln!("usage: bench-runner --drive-http 127.0.0.1:PORT [CONNECTIONS] [CALLS]");
+        return 2;
+    };
+    match http::load(addr, connections, calls, Duration::from_secs(120)).await {
+        Ok(mut run) => {
+            let (p50, p99) = (run.percentile_us(0.50), run.percentile_us(0.99));
+            println!(
+                "{} calls, {} errors, {:.0} calls/s, p50 {p50:.1} µs, p99 {p99:.1} µs",
+                run.calls,
+                run.errors,
+                run.per_second(),
+            );
+            0
+        }
+        Err(error) => {
+            eprintln!("bench-runner: {error}");
+            1
         }
     }
 }
