@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -271,11 +271,12 @@ fn host_name(value: &str) -> &str {
 /// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host.
 fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
     let allowed = |host: &str| -> bool {
-        let host = host.to_ascii_lowercase();
         match &options.hosts {
             HostPolicy::Any => true,
-            HostPolicy::Loopback => matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]"),
-            HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(&host)),
+            HostPolicy::Loopback => ["localhost", "127.0.0.1", "[::1]"]
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(host)),
+            HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
         }
     };
     if options.hosts == HostPolicy::Any {
@@ -307,17 +308,12 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
     let mut json = false;
     let mut sse = false;
     for item in accept.split(',') {
-        let media = item
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        match media.as_str() {
-            "application/json" => json = true,
-            "text/event-stream" => sse = true,
-            "*/*" | "application/*" => json = true,
-            _ => {}
+        let media = item.split(';').next().unwrap_or("").trim();
+        let is = |name: &str| media.eq_ignore_ascii_case(name);
+        if is("application/json") || is("*/*") || is("application/*") {
+            json = true;
+        } else if is("text/event-stream") {
+            sse = true;
         }
     }
     (json, sse)
@@ -380,6 +376,42 @@ fn request_ids(messages: &[&Value]) -> Vec<RequestId> {
 
 /// Whether a reply (encoded JSON) is the response to one of `ids`; which one.
 fn answers(reply: &[u8], ids: &HashSet<RequestId>) -> Option<RequestId> {
+    let id = reply_id(reply)?;
+    ids.contains(&id).then_some(id)
+}
+
+/// The id of a response (`None` for a request or notification, or an error without id).
+///
+/// Every reply is encoded by `protocol` with `jsonrpc` first and `id` second, so the id is read
+/// from there without parsing the result; anything else is parsed in full.
+fn reply_id(reply: &[u8]) -> Option<RequestId> {
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    if let Some(rest) = reply.strip_prefix(HEAD) {
+        let end = match rest.first() {
+            // A string id: up to its closing quote (a quote inside is escaped).
+            Some(b'"') => {
+                let mut escaped = false;
+                rest.iter().skip(1).position(|&b| {
+                    let close = b == b'"' && !escaped;
+                    escaped = b == b'\\' && !escaped;
+                    close
+                })? + 2
+            }
+            _ => rest.iter().position(|&b| b == b',')?,
+        };
+        // A request we send the client has a `method` after its id: not a response.
+        if rest[end..].starts_with(br#","method""#) {
+            return None;
+        }
+        return serde_json::from_slice::<Value>(&rest[..end])
+            .ok()
+            .as_ref()
+            .and_then(RequestId::from_json);
+    }
+    parsed_reply_id(reply)
+}
+
+fn parsed_reply_id(reply: &[u8]) -> Option<RequestId> {
     #[derive(serde::Deserialize)]
     struct Envelope {
         id: Option<Value>,
@@ -389,17 +421,15 @@ fn answers(reply: &[u8], ids: &HashSet<RequestId>) -> Option<RequestId> {
     if envelope.method.is_some() {
         return None;
     }
-    let id = RequestId::from_json(envelope.id.as_ref()?)?;
-    ids.contains(&id).then_some(id)
+    RequestId::from_json(envelope.id.as_ref()?)
 }
 
-async fn handle_post(
-    State(state): State<Arc<HttpState>>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let options = state.options().clone();
-    if let Err(response) = check_host(&options, &headers) {
+async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    // The request's own headers, not the copy a `HeaderMap` extractor would make.
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let options = state.options();
+    if let Err(response) = check_host(options, &headers) {
         return response;
     }
     let content_type = headers
@@ -561,14 +591,24 @@ async fn handle_post(
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
     let batch = value.is_array();
     session.receive_value(value, &sink);
-    let pending: HashSet<RequestId> = ids.into_iter().collect();
     let mut replies = replies;
+
+    // Most requests are answered while they are received: a single one whose answer is
+    // already there goes back as JSON, with no stream and no waiting.
+    let mut first = replies.try_recv().ok();
+    if !batch
+        && let Some(reply) = &first
+        && reply_id(reply).as_ref() == Some(&ids[0])
+    {
+        drop(slot);
+        return json_response(StatusCode::OK, first.unwrap_or_default());
+    }
+    let pending: HashSet<RequestId> = ids.into_iter().collect();
 
     // A client that takes both gets plain JSON when the result is the first thing the handler
     // sends; a stream only when something comes before it (progress, a log, a request to the
     // client, a stream close) or the handler stays silent for a while.
-    let mut first = None;
-    if wants_sse && accepts_json && !batch {
+    if first.is_none() && wants_sse && accepts_json && !batch {
         let mut waiting = Unanswered {
             session: Arc::clone(&session),
             ids: pending.clone(),
@@ -611,7 +651,14 @@ async fn handle_post(
         ids: pending,
         _slot: slot,
     };
-    json_replies(replies, &mut unanswered.ids, batch, http_session.as_deref()).await
+    json_replies(
+        first,
+        replies,
+        &mut unanswered.ids,
+        batch,
+        http_session.as_deref(),
+    )
+    .await
 }
 
 /// Reads a POST body of at most `max` bytes: a `Content-Length` over it is refused before
@@ -748,6 +795,7 @@ async fn pump(
 /// Collects the responses of a POST answered with JSON; anything else the handlers sent on the
 /// way goes to the session's standalone stream.
 async fn json_replies(
+    mut first: Option<Vec<u8>>,
     mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
     pending: &mut HashSet<RequestId>,
     batch: bool,
@@ -755,8 +803,12 @@ async fn json_replies(
 ) -> Response {
     let mut answered = Vec::new();
     while !pending.is_empty() {
-        let Some(reply) = replies.recv().await else {
-            break;
+        let reply = match first.take() {
+            Some(reply) => reply,
+            None => match replies.recv().await {
+                Some(reply) => reply,
+                None => break,
+            },
         };
         if reply.is_empty() {
             continue;
@@ -936,6 +988,25 @@ mod tests {
             HeaderValue::from_static("http://127.0.0.1:8080"),
         );
         assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+    }
+
+    #[test]
+    fn reply_ids_are_read_from_encoded_replies() {
+        use crate::protocol::{encode_notification, encode_request, encode_response};
+        let number = RequestId::Number(7);
+        let string = RequestId::String(r#"a"b\c,d"#.into());
+        for id in [&number, &string] {
+            assert_eq!(reply_id(&encode_response(id, &json!({"x": 1}))).as_ref(), Some(id));
+            let error = ErrorObject::internal("no");
+            assert_eq!(reply_id(&encode_error(Some(id), &error)).as_ref(), Some(id));
+            // A request of ours to the client is not an answer.
+            assert_eq!(reply_id(&encode_request::<Value>(id, "ping", None)), None);
+        }
+        assert_eq!(reply_id(&encode_error(None, &ErrorObject::internal("no"))), None);
+        assert_eq!(reply_id(&encode_notification::<Value>("notifications/message", None)), None);
+        // Anything else is parsed in full.
+        assert_eq!(reply_id(br#"{"id":3,"jsonrpc":"2.0","result":{}}"#), Some(RequestId::Number(3)));
+        assert_eq!(reply_id(b"not json"), None);
     }
 
     #[test]
