@@ -82,6 +82,9 @@ pub(crate) struct Negotiated {
 /// A place in a transport's in-flight window, released when dropped.
 pub(crate) type Slot = crate::transport::window::Running;
 
+/// The requests running, by id: how to stop each (its task, once it has one) and its flag.
+type InFlight = HashMap<RequestId, (Option<AbortHandle>, Arc<CancelFlag>)>;
+
 /// Requests that never wait on anything: answered inline, in order.
 const INLINE: &[&str] = &["tools/list", "prompts/list", "resources/templates/list"];
 
@@ -89,8 +92,7 @@ pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
     pub(crate) negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
-    /// Requests running, by id: how to stop each (its task, once it has one) and its flag.
-    in_flight: Mutex<HashMap<RequestId, (Option<AbortHandle>, Arc<CancelFlag>)>>,
+    in_flight: Mutex<InFlight>,
     /// Where messages that answer no request go: list changes, resource updates.
     notifier: Sink,
     /// The URIs this session subscribed to with `resources/subscribe`.

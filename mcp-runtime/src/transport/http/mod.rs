@@ -996,16 +996,28 @@ mod tests {
         let number = RequestId::Number(7);
         let string = RequestId::String(r#"a"b\c,d"#.into());
         for id in [&number, &string] {
-            assert_eq!(reply_id(&encode_response(id, &json!({"x": 1}))).as_ref(), Some(id));
+            assert_eq!(
+                reply_id(&encode_response(id, &json!({"x": 1}))).as_ref(),
+                Some(id)
+            );
             let error = ErrorObject::internal("no");
             assert_eq!(reply_id(&encode_error(Some(id), &error)).as_ref(), Some(id));
             // A request of ours to the client is not an answer.
             assert_eq!(reply_id(&encode_request::<Value>(id, "ping", None)), None);
         }
-        assert_eq!(reply_id(&encode_error(None, &ErrorObject::internal("no"))), None);
-        assert_eq!(reply_id(&encode_notification::<Value>("notifications/message", None)), None);
+        assert_eq!(
+            reply_id(&encode_error(None, &ErrorObject::internal("no"))),
+            None
+        );
+        assert_eq!(
+            reply_id(&encode_notification::<Value>("notifications/message", None)),
+            None
+        );
         // Anything else is parsed in full.
-        assert_eq!(reply_id(br#"{"id":3,"jsonrpc":"2.0","result":{}}"#), Some(RequestId::Number(3)));
+        assert_eq!(
+            reply_id(br#"{"id":3,"jsonrpc":"2.0","result":{}}"#),
+            Some(RequestId::Number(3))
+        );
         assert_eq!(reply_id(b"not json"), None);
     }
 
