@@ -362,6 +362,12 @@
 //!   without it the call is [`ClientRequestError::Unsupported`](context::ClientRequestError),
 //!   which `?` turns into a tool error.
 //!
+//! Requests on one connection run concurrently. A handler starts right where its request is
+//! read and gets a task of its own only when it first has to wait (for I/O, a timer, the
+//! client), so a tool that never waits costs no task at all; one that computes for long before
+//! its first `.await` holds up the requests read after it, so hand such work to
+//! `tokio::task::spawn_blocking`.
+//!
 //! ```
 //! use mcp_runtime::prelude::*;
 //!
