@@ -173,3 +173,124 @@ async fn calculator_answers_a_piped_session() {
         json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42}}})
     );
 }
+
+/// The session `calculator_answers_a_piped_session` sends, and the replies it expects.
+const SESSION: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#,
+    "\n",
+);
+
+/// The JSON-RPC lines of `output` (anything else, such as logs sharing the pipe, is skipped).
+fn replies(output: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(output)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("jsonrpc").is_some())
+        .collect()
+}
+
+fn assert_session_answered(lines: &[Value]) {
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(
+        lines[1]["result"]["structuredContent"],
+        json!({"result": 42})
+    );
+}
+
+/// stdin that is a file, not a pipe, is read by a thread instead of the reactor.
+#[tokio::test]
+async fn calculator_reads_stdin_from_a_file() {
+    let path = std::env::temp_dir().join(format!("mcp-stdin-{}.jsonl", std::process::id()));
+    std::fs::write(&path, SESSION).unwrap();
+    let child = tokio::process::Command::new(mcp_tests::example_binary("calculator"))
+        .stdin(std::fs::File::open(&path).unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(output.status.success());
+    assert_session_answered(&replies(&output.stdout));
+}
+
+/// stdout and stderr on one pipe: stdout stays blocking (served by a thread), so a log line
+/// written meanwhile cannot fail, and the replies still arrive whole.
+#[tokio::test]
+async fn calculator_shares_a_pipe_between_stdout_and_stderr() {
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let mut child = tokio::process::Command::new(mcp_tests::example_binary("calculator"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .env("RUST_LOG", "debug")
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stdin, SESSION.as_bytes())
+        .await
+        .unwrap();
+    drop(stdin);
+    let read = tokio::task::spawn_blocking(move || {
+        let mut output = Vec::new();
+        std::io::Read::read_to_end(&mut reader, &mut output).map(|_| output)
+    });
+    let output = tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(child.wait().await.unwrap().success());
+    assert_session_answered(&replies(&output));
+}
+
+/// A line over the size limit on a real pipe is skipped as it streams past, and the next
+/// request is answered.
+#[tokio::test]
+async fn an_oversized_line_on_a_pipe_is_skipped() {
+    let mut child = tokio::process::Command::new(mcp_tests::example_binary("calculator"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt as _;
+        stdin.write_all(SESSION.as_bytes()).await?;
+        // 17 MiB of one string, past the 16 MiB default.
+        stdin
+            .write_all(br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":""#)
+            .await?;
+        let chunk = vec![b'a'; 1 << 20];
+        for _ in 0..17 {
+            stdin.write_all(&chunk).await?;
+        }
+        stdin.write_all(b"\"}}\n").await?;
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n")
+            .await?;
+        Ok::<_, std::io::Error>(())
+    });
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    writer.await.unwrap().unwrap();
+    assert!(output.status.success());
+    let lines = replies(&output.stdout);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[2]["error"]["code"], -32600);
+    assert_eq!(lines[3], json!({"jsonrpc": "2.0", "id": 4, "result": {}}));
+}
