@@ -228,6 +228,80 @@ pub fn decode(bytes: &[u8], max_depth: usize) -> Result<Value, ErrorObject> {
     serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
 }
 
+/// What the bytes of one line or body hold: a message, or a batch of values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// One message, or the reason it is not a valid one.
+    Single(Result<Message, Box<InvalidMessage>>),
+    /// A JSON array: a batch (valid only on 2025-03-26), each item still to be taken apart.
+    Batch(Vec<Value>),
+}
+
+/// Parses the bytes of one message (or batch) straight into a [`Message`]: what [`decode`]
+/// followed by [`Message::from_value`] gives, without building the envelope as a map.
+///
+/// A single message is read into its six JSON-RPC members at once; only `params`, `result`
+/// and `error` become values. Anything that does not fit that shape (an array, a repeated
+/// member, bytes that are not JSON) is parsed the general way, so the answer, and the error,
+/// are the same either way.
+pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
+    if exceeds_depth(bytes, max_depth) {
+        return Err(ErrorObject::parse_error(format!(
+            "nesting deeper than {max_depth} levels"
+        )));
+    }
+    // Only an object: serde would also fill the struct from an array, by position.
+    let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if object && let Ok(wire) = serde_json::from_slice::<Wire>(bytes) {
+        let message = Message::from_members(Members {
+            jsonrpc: wire.jsonrpc,
+            id: wire.id,
+            method: wire.method,
+            params: wire.params,
+            result: wire.result,
+            error: wire.error,
+        });
+        return Ok(Incoming::Single(message));
+    }
+    match serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)? {
+        Value::Array(items) => Ok(Incoming::Batch(items)),
+        value => Ok(Incoming::Single(Message::from_value(value))),
+    }
+}
+
+/// The members of a JSON-RPC object, each `Some` when present (`null` included), every other
+/// member skipped.
+#[derive(serde::Deserialize)]
+struct Wire {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+/// A member that is there, even as `null` (which plain `Option` would read as absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
+/// The JSON-RPC members of a message, taken out of wherever it was read from.
+struct Members {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
 /// Whether `bytes` opens more than `max` arrays or objects at once, outside strings. On invalid
 /// JSON the count may be off, but only after the point where the parser fails anyway.
 fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
@@ -276,20 +350,39 @@ impl Message {
         let Value::Object(mut object) = value else {
             return Err(invalid(None, "a JSON-RPC message is an object"));
         };
-        let id = match object.remove("id") {
+        Self::from_members(Members {
+            jsonrpc: object.remove("jsonrpc"),
+            id: object.remove("id"),
+            method: object.remove("method"),
+            params: object.remove("params"),
+            result: object.remove("result"),
+            error: object.remove("error"),
+        })
+    }
+
+    fn from_members(members: Members) -> Result<Self, Box<InvalidMessage>> {
+        let Members {
+            jsonrpc,
+            id,
+            method,
+            params,
+            result,
+            error,
+        } = members;
+        let id = match id {
             None => None,
             Some(raw) => match RequestId::from_json(&raw) {
                 Some(id) => Some(id),
                 None => return Err(invalid(None, "`id` must be a string or an integer")),
             },
         };
-        match object.get("jsonrpc") {
+        match jsonrpc {
             Some(Value::String(v)) if v == "2.0" => {}
             _ => return Err(invalid(id, "`jsonrpc` must be \"2.0\"")),
         }
-        match object.remove("method") {
+        match method {
             Some(Value::String(method)) => {
-                let params = match object.remove("params") {
+                let params = match params {
                     None | Some(Value::Null) => Map::new(),
                     Some(Value::Object(params)) => params,
                     Some(_) => {
@@ -312,7 +405,7 @@ impl Message {
                         "a message needs a `method`, or an `id` and a `result`",
                     ));
                 };
-                let outcome = match (object.remove("result"), object.remove("error")) {
+                let outcome = match (result, error) {
                     (Some(result), None) => Ok(result),
                     (None, Some(error)) => match serde_json::from_value::<ErrorObject>(error) {
                         Ok(error) => Err(error),
@@ -454,6 +547,50 @@ mod tests {
 
     fn parse(value: Value) -> Result<Message, Box<InvalidMessage>> {
         Message::from_value(value)
+    }
+
+    #[test]
+    fn the_direct_parser_agrees_with_decode_then_from_value() {
+        let inputs: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+            r#"  {"method":"ping","id":"x","jsonrpc":"2.0","extra":[1,{"a":null}]}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":null}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":-1,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":null,"id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"["2.0",1,"ping"]"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            r#"[]"#,
+            r#""2.0""#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping""#,
+            r#"{"jsonrpc":"2.0","method":"\u00e9\"q"}"#,
+            "not json",
+            "",
+        ];
+        for input in inputs {
+            for depth in [1, 2, 64] {
+                let general = decode(input.as_bytes(), depth).map(|value| match value {
+                    Value::Array(items) => Incoming::Batch(items),
+                    value => Incoming::Single(Message::from_value(value)),
+                });
+                assert_eq!(
+                    super::parse(input.as_bytes(), depth),
+                    general,
+                    "{input} at {depth}"
+                );
+            }
+        }
     }
 
     #[test]

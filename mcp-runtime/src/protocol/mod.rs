@@ -14,9 +14,9 @@ pub use self::content::{
     ResourceContents, ResourceLink, Role, Text, TextResourceContents,
 };
 pub use self::jsonrpc::{
-    ErrorObject, InvalidMessage, Message, Notification, Request, RequestId, Response,
+    ErrorObject, Incoming, InvalidMessage, Message, Notification, Request, RequestId, Response,
     canonical_notification, decode, encode_error, encode_notification, encode_raw_response,
-    encode_request, encode_response, error_codes,
+    encode_request, encode_response, error_codes, parse,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,

@@ -18,8 +18,8 @@ use tokio::task::AbortHandle;
 use super::Core;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
-    ErrorObject, LoggingLevel, Message, ProtocolVersion, Request, RequestId,
-    canonical_notification, encode_error, encode_notification, encode_request,
+    ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, ProtocolVersion, Request,
+    RequestId, canonical_notification, encode_error, encode_notification, encode_request,
 };
 use crate::tool::BoxFuture;
 
@@ -174,12 +174,31 @@ impl Session {
     pub(crate) fn receive_held(self: &Arc<Self>, value: Value, sink: &Sink, slot: Option<Slot>) {
         match value {
             Value::Array(batch) => self.receive_batch(batch, sink, slot),
-            single => self.receive(single, sink, slot),
+            single => self.receive(Message::from_value(single), sink, slot),
         }
     }
 
-    fn receive(self: &Arc<Self>, value: Value, sink: &Sink, slot: Option<Slot>) {
-        match Message::from_value(value) {
+    /// Handles one message (or batch) as [`protocol::parse`](crate::protocol::parse) read it,
+    /// holding `slot` as [`Session::receive_held`] does.
+    pub(crate) fn receive_incoming(
+        self: &Arc<Self>,
+        incoming: Incoming,
+        sink: &Sink,
+        slot: Option<Slot>,
+    ) {
+        match incoming {
+            Incoming::Batch(batch) => self.receive_batch(batch, sink, slot),
+            Incoming::Single(message) => self.receive(message, sink, slot),
+        }
+    }
+
+    fn receive(
+        self: &Arc<Self>,
+        message: Result<Message, Box<InvalidMessage>>,
+        sink: &Sink,
+        slot: Option<Slot>,
+    ) {
+        match message {
             Ok(Message::Request(request)) => self.start_request(request, sink, slot),
             Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
             Ok(Message::Response(response)) => self.receive_response(response.id, response.outcome),

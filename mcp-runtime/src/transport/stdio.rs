@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 
 use super::window::Window;
 use crate::error::Result;
-use crate::protocol::{ErrorObject, RequestId, decode, encode_error};
+use crate::protocol::{ErrorObject, Incoming, Message, encode_error, parse};
 use crate::server::{Core, Session, Sink};
 
 /// Connections served so far in this process, to tell sessions apart in traces.
@@ -145,19 +145,22 @@ struct Inbox {
 impl Inbox {
     /// Parses one line and hands it to the session; a request runs in a slot of the window.
     fn receive(&self, session: &Arc<Session>, line: &[u8], sink: &Sink) {
-        let value = match decode(line, self.max_depth) {
-            Ok(value) => value,
+        let incoming = match parse(line, self.max_depth) {
+            Ok(incoming) => incoming,
             Err(error) => {
                 let _ = sink.send(encode_error(None, &error));
                 return;
             }
         };
-        if !Window::needs_slot(&value) {
-            self.window.observe(&value);
-            session.receive_value(value, sink);
+        if !Window::needs_slot_incoming(&incoming) {
+            self.window.observe_incoming(&incoming);
+            session.receive_incoming(incoming, sink, None);
             return;
         }
-        let id = value.get("id").and_then(RequestId::from_json);
+        let id = match &incoming {
+            Incoming::Single(Ok(Message::Request(request))) => Some(request.id.clone()),
+            _ => None,
+        };
         let running = match self.window.enter(id.clone()) {
             Ok(running) => running,
             Err(error) => {
@@ -166,7 +169,7 @@ impl Inbox {
             }
         };
         // The request's task (or the session, when it answers on the spot) holds the slot.
-        session.receive_held(value, sink, Some(running));
+        session.receive_incoming(incoming, sink, Some(running));
     }
 }
 

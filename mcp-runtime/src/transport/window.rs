@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::protocol::{ErrorObject, RequestId, canonical_notification, error_codes};
+use crate::protocol::{
+    ErrorObject, Incoming, Message, RequestId, canonical_notification, error_codes,
+};
 
 pub(crate) struct Window {
     slots: Arc<Semaphore>,
@@ -55,6 +57,17 @@ impl Window {
         }
     }
 
+    /// [`Window::needs_slot`] for a message read by [`protocol::parse`](crate::protocol::parse).
+    pub(crate) fn needs_slot_incoming(incoming: &Incoming) -> bool {
+        match incoming {
+            Incoming::Batch(_) => true,
+            Incoming::Single(Ok(Message::Request(request))) => {
+                request.method != "ping" && request.method != "initialize"
+            }
+            Incoming::Single(_) => false,
+        }
+    }
+
     /// A slot for the request `id` (`None` for a batch), or the error to answer with.
     pub(crate) fn enter(self: &Arc<Self>, id: Option<RequestId>) -> Result<Running, ErrorObject> {
         let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() else {
@@ -82,6 +95,16 @@ impl Window {
         })
     }
 
+    /// [`Window::observe`] for a message read by [`protocol::parse`](crate::protocol::parse).
+    pub(crate) fn observe_incoming(&self, incoming: &Incoming) {
+        if let Incoming::Single(Ok(Message::Notification(note))) = incoming
+            && canonical_notification(&note.method) == "notifications/cancelled"
+            && let Some(id) = note.params.get("requestId").and_then(RequestId::from_json)
+        {
+            self.release(&id);
+        }
+    }
+
     /// Looks at a notification from the client: a cancellation frees the slot of the request it
     /// names.
     pub(crate) fn observe(&self, message: &Value) {
@@ -100,11 +123,16 @@ impl Window {
         else {
             return;
         };
+        self.release(&id);
+    }
+
+    /// Frees the slot of the request `id`, cancelled.
+    fn release(&self, id: &RequestId) {
         let slot = self
             .running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
+            .remove(id);
         if let Some(slot) = slot {
             slot.0.lock().unwrap_or_else(|e| e.into_inner()).take();
         }
