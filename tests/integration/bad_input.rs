@@ -780,6 +780,14 @@ async fn requests_before_initialize_over_http() {
             .unwrap()
             .contains("initialize")
     );
+    // A notification named `initialize` opens nothing, and is answered at once.
+    let (status, reply) = tokio::time::timeout(
+        WAIT,
+        http.exchange(br#"{"jsonrpc":"2.0","method":"initialize","params":{}}"#.to_vec()),
+    )
+    .await
+    .expect("an answer, not a hang");
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply:?}");
     http.session = "0123456789abcdef0123456789abcdef".to_owned();
     let (status, _) = http.exchange(add_request(&json!(2))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);

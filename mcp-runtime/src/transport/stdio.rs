@@ -152,8 +152,8 @@ impl Inbox {
                 return;
             }
         };
-        if !Window::needs_slot_incoming(&incoming) {
-            self.window.observe_incoming(&incoming);
+        if !Window::needs_slot(&incoming) {
+            self.window.observe(&incoming);
             session.receive_incoming(incoming, sink, None);
             return;
         }

@@ -44,21 +44,7 @@ impl Window {
 
     /// Whether a message runs a handler, and so needs a slot: a request other than `ping` and
     /// `initialize` (answered on the spot, so a full window never blocks them), or a batch.
-    pub(crate) fn needs_slot(message: &Value) -> bool {
-        match message {
-            Value::Array(_) => true,
-            Value::Object(object) => {
-                object.contains_key("id")
-                    && object
-                        .get("method")
-                        .is_some_and(|m| m != "ping" && m != "initialize")
-            }
-            _ => false,
-        }
-    }
-
-    /// [`Window::needs_slot`] for a message read by [`protocol::parse`](crate::protocol::parse).
-    pub(crate) fn needs_slot_incoming(incoming: &Incoming) -> bool {
+    pub(crate) fn needs_slot(incoming: &Incoming) -> bool {
         match incoming {
             Incoming::Batch(_) => true,
             Incoming::Single(Ok(Message::Request(request))) => {
@@ -95,19 +81,23 @@ impl Window {
         })
     }
 
-    /// [`Window::observe`] for a message read by [`protocol::parse`](crate::protocol::parse).
-    pub(crate) fn observe_incoming(&self, incoming: &Incoming) {
-        if let Incoming::Single(Ok(Message::Notification(note))) = incoming
-            && canonical_notification(&note.method) == "notifications/cancelled"
-            && let Some(id) = note.params.get("requestId").and_then(RequestId::from_json)
-        {
-            self.release(&id);
+    /// Looks at what the client sent: a cancellation (alone or in a batch) frees the slot of
+    /// the request it names.
+    pub(crate) fn observe(&self, incoming: &Incoming) {
+        match incoming {
+            Incoming::Single(Ok(Message::Notification(note)))
+                if canonical_notification(&note.method) == "notifications/cancelled" =>
+            {
+                if let Some(id) = note.params.get("requestId").and_then(RequestId::from_json) {
+                    self.release(&id);
+                }
+            }
+            Incoming::Batch(items) => items.iter().for_each(|item| self.observe_value(item)),
+            Incoming::Single(_) => {}
         }
     }
 
-    /// Looks at a notification from the client: a cancellation frees the slot of the request it
-    /// names.
-    pub(crate) fn observe(&self, message: &Value) {
+    fn observe_value(&self, message: &Value) {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             return;
         };

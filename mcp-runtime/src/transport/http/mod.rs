@@ -57,7 +57,9 @@ use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
 use super::window::{Running, Window};
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, decode, encode_error};
+use crate::protocol::{
+    ErrorObject, Incoming, Message, ProtocolVersion, RequestId, decode, encode_error, parse,
+};
 use crate::server::{Core, Session, Sink, is_stateless};
 
 /// Which `Host` (and `Origin`) values the endpoint accepts.
@@ -365,13 +367,79 @@ fn session_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The ids of the requests among the messages of a POST body.
-fn request_ids(messages: &[&Value]) -> Vec<RequestId> {
-    messages
-        .iter()
-        .filter(|m| m.get("method").is_some())
-        .filter_map(|m| m.get("id").and_then(RequestId::from_json))
-        .collect()
+/// What a POST body holds, and what serving it depends on.
+struct Post {
+    incoming: Incoming,
+    /// One message with a stateless envelope (or `server/discover`): the 2026-07-28 path.
+    stateless: bool,
+    /// One message with an id whose method is `initialize` (a notification of that name opens
+    /// nothing).
+    initialize: bool,
+    /// The ids of the requests among the messages.
+    ids: Vec<RequestId>,
+    /// A method that runs user code and may stream: `tools/call`, `prompts/get`,
+    /// `resources/read`.
+    runs_user_code: bool,
+}
+
+impl Post {
+    /// Reads a body: one valid message straight from its bytes; anything else (a batch, an
+    /// invalid message) from its JSON value, where the members of an invalid message still
+    /// decide where it goes.
+    fn read(body: &[u8], max_depth: usize) -> Result<Self, ErrorObject> {
+        let runs_user_code =
+            |method: &str| matches!(method, "tools/call" | "prompts/get" | "resources/read");
+        if let Incoming::Single(Ok(message)) = parse(body, max_depth)? {
+            let (method, params, id) = match &message {
+                Message::Request(r) => (Some(r.method.as_str()), Some(&r.params), Some(&r.id)),
+                Message::Notification(n) => (Some(n.method.as_str()), Some(&n.params), None),
+                Message::Response(_) => (None, None, None),
+            };
+            let stateless = matches!((method, params), (Some(m), Some(p))
+                if m != "initialize" && is_stateless(m, p));
+            return Ok(Self {
+                stateless,
+                initialize: id.is_some() && method == Some("initialize"),
+                ids: id.cloned().into_iter().collect(),
+                runs_user_code: method.is_some_and(runs_user_code),
+                incoming: Incoming::Single(Ok(message)),
+            });
+        }
+        let value = decode(body, max_depth)?;
+        let messages: Vec<&Value> = match &value {
+            Value::Array(items) => items.iter().collect(),
+            single => vec![single],
+        };
+        fn method(message: &Value) -> Option<&str> {
+            message.get("method").and_then(Value::as_str)
+        }
+        let stateless = match &value {
+            Value::Object(message) => method(&value).is_some_and(|m| {
+                let empty = serde_json::Map::new();
+                let params = message.get("params").and_then(Value::as_object);
+                m != "initialize" && is_stateless(m, params.unwrap_or(&empty))
+            }),
+            _ => false,
+        };
+        Ok(Self {
+            stateless,
+            initialize: messages.len() == 1
+                && method(messages[0]) == Some("initialize")
+                && messages[0].get("id").is_some(),
+            ids: messages
+                .iter()
+                .filter(|m| m.get("method").is_some())
+                .filter_map(|m| m.get("id").and_then(RequestId::from_json))
+                .collect(),
+            runs_user_code: messages
+                .iter()
+                .any(|m| method(m).is_some_and(runs_user_code)),
+            incoming: match value {
+                Value::Array(items) => Incoming::Batch(items),
+                single => Incoming::Single(Message::from_value(single)),
+            },
+        })
+    }
 }
 
 /// Whether a reply (encoded JSON) is the response to one of `ids`; which one.
@@ -460,45 +528,39 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         Ok(body) => body,
         Err(response) => return response,
     };
-    let value = match decode(&body, limits.max_nesting_depth) {
-        Ok(value) => value,
+    let post = match Post::read(&body, limits.max_nesting_depth) {
+        Ok(post) => post,
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
     };
     drop(body);
+    let Post {
+        incoming,
+        stateless,
+        initialize,
+        ids,
+        runs_user_code,
+    } = post;
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
-    if let Value::Object(message) = &value
-        && let Some(Value::String(method)) = message.get("method")
-        && method != "initialize"
-    {
-        let empty = serde_json::Map::new();
-        let params = message
-            .get("params")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        if is_stateless(method, params) {
-            return modern::handle(&state, &headers, value, accepts_sse).await;
-        }
+    if stateless && let Incoming::Single(message) = incoming {
+        return modern::handle(&state, &headers, message, accepts_sse).await;
     }
     let version = match header_version(&headers) {
         Ok(version) => version,
         Err(response) => return response,
     };
-    let messages: Vec<&Value> = match &value {
-        Value::Array(items) => items.iter().collect(),
-        single => vec![single],
-    };
     // `initialize` within a live session goes to that session, which refuses it.
-    let is_initialize = messages.len() == 1
-        && messages[0].get("method").and_then(Value::as_str) == Some("initialize")
-        && (options.stateless || !headers.contains_key("mcp-session-id"));
-    let ids = request_ids(&messages);
+    let is_initialize =
+        initialize && (options.stateless || !headers.contains_key("mcp-session-id"));
+    let batch = matches!(incoming, Incoming::Batch(_));
 
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
         let (sink, mut replies) = mpsc::unbounded_channel();
         let (notifier, notifications) = mpsc::unbounded_channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
-        session.receive_value(value, &sink);
+        session.receive_incoming(incoming, &sink, None);
+        // Answered on the spot; nothing else will ever come.
+        drop(sink);
         let Some(reply) = replies.recv().await else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
@@ -550,12 +612,10 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
         if let Some(http_session) = &http_session {
-            for message in &messages {
-                http_session.window.observe(message);
-            }
+            http_session.window.observe(&incoming);
         }
         let (sink, mut replies) = mpsc::unbounded_channel();
-        session.receive_value(value, &sink);
+        session.receive_incoming(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
         while let Some(reply) = replies.recv().await {
@@ -571,26 +631,19 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // A request that runs takes a slot of the session's window, a batch one for all.
     let slot = match &http_session {
-        Some(http_session) if Window::needs_slot(&value) => {
-            let id = (!value.is_array()).then(|| ids[0].clone());
+        Some(http_session) if Window::needs_slot(&incoming) => {
+            let id = (!batch).then(|| ids[0].clone());
             match http_session.window.enter(id) {
                 Ok(running) => Some(running),
-                Err(error) => return window_full(&ids, value.is_array(), &error),
+                Err(error) => return window_full(&ids, batch, &error),
             }
         }
         _ => None,
     };
 
     let (sink, replies): (Sink, _) = mpsc::unbounded_channel();
-    let runs_user_code = messages.iter().any(|m| {
-        matches!(
-            m.get("method").and_then(Value::as_str),
-            Some("tools/call" | "prompts/get" | "resources/read")
-        )
-    });
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
-    let batch = value.is_array();
-    session.receive_value(value, &sink);
+    session.receive_incoming(incoming, &sink, None);
     let mut replies = replies;
 
     // Most requests are answered while they are received: a single one whose answer is

@@ -33,7 +33,9 @@ use tokio::task::AbortHandle;
 
 use super::{HttpState, json_response};
 use crate::context::CancelFlag;
-use crate::protocol::{ErrorObject, Message, Request, RequestId, encode_error, error_codes};
+use crate::protocol::{
+    ErrorObject, InvalidMessage, Message, Request, RequestId, encode_error, error_codes,
+};
 use crate::server::{Envelope, Sink, handle_stateless, read_envelope};
 
 /// How long a request may run silently before its reply turns into an SSE stream.
@@ -208,14 +210,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Serves one stateless POST whose body is `value`.
+/// Serves one stateless POST whose body is `message`.
 pub(super) async fn handle(
     state: &Arc<HttpState>,
     headers: &HeaderMap,
-    value: Value,
+    message: Result<Message, Box<InvalidMessage>>,
     accepts_sse: bool,
 ) -> Response {
-    let request = match Message::from_value(value) {
+    let request = match message {
         Ok(Message::Request(request)) => request,
         // Notifications (only `notifications/cancelled` exists, and HTTP cancels by closing the
         // stream) are accepted and have no effect.
