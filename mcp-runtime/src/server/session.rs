@@ -82,8 +82,26 @@ pub(crate) struct Negotiated {
 /// A place in a transport's in-flight window, released when dropped.
 pub(crate) type Slot = crate::transport::window::Running;
 
-/// The requests running, by id: how to stop each (its task, once it has one) and its flag.
-type InFlight = HashMap<RequestId, (Option<AbortHandle>, Arc<CancelFlag>)>;
+/// The requests running, by id.
+type InFlight = HashMap<RequestId, Running>;
+
+/// A request that is running: how to stop it, and its place in the transport's window, given
+/// back as soon as the entry goes (when the request ends, or the client cancels it).
+struct Running {
+    /// Its task, once it has one (a handler that finishes at once never gets one).
+    task: Option<AbortHandle>,
+    cancel: Arc<CancelFlag>,
+    _slot: Option<Slot>,
+}
+
+impl Running {
+    fn stop(self) {
+        self.cancel.cancel();
+        if let Some(task) = self.task {
+            task.abort();
+        }
+    }
+}
 
 /// Requests that never wait on anything: answered inline, in order.
 const INLINE: &[&str] = &["tools/list", "prompts/list", "resources/templates/list"];
@@ -317,21 +335,30 @@ impl Session {
         let id = request.id.clone();
         let cancel = Arc::new(CancelFlag::default());
         let flag = Arc::clone(&cancel);
-        in_flight.insert(id.clone(), (None, Arc::clone(&cancel)));
+        let entry = Running {
+            task: None,
+            cancel: Arc::clone(&cancel),
+            _slot: slot,
+        };
+        in_flight.insert(id.clone(), entry);
         drop(in_flight);
         let session = Arc::clone(self);
         let reply_to = sink.clone();
         let mut task: BoxFuture<()> = Box::pin(async move {
-            let _slot = slot;
             let id = request.id.clone();
+            let mine = Arc::clone(&cancel);
             let reply = super::dispatch::handle_request(&session, request, &reply_to, cancel).await;
             // Removing the entry before sending means a cancellation that arrives now finds
-            // nothing to cancel, and the response goes out: the race the spec allows.
-            session
-                .in_flight
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id);
+            // nothing to cancel, and the response goes out: the race the spec allows. (A
+            // cancelled request's entry is gone already, and a later request may reuse its id.)
+            let mut in_flight = session.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            if in_flight
+                .get(&id)
+                .is_some_and(|entry| Arc::ptr_eq(&entry.cancel, &mine))
+            {
+                in_flight.remove(&id);
+            }
+            drop(in_flight);
             if let Some(reply) = reply {
                 let _ = reply_to.send(reply);
             }
@@ -346,7 +373,7 @@ impl Session {
         let handle = tokio::spawn(task).abort_handle();
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         match in_flight.get_mut(&id) {
-            Some((running, entry)) if Arc::ptr_eq(entry, &flag) => *running = Some(handle),
+            Some(entry) if Arc::ptr_eq(&entry.cancel, &flag) => entry.task = Some(handle),
             // Cancelled while it ran the first time (the flag is set): stop it now.
             _ => handle.abort(),
         }
@@ -366,12 +393,9 @@ impl Session {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .remove(&id);
-                if let Some((handle, flag)) = entry {
+                if let Some(entry) = entry {
                     tracing::debug!(request_id = %id, "request cancelled by the client");
-                    flag.cancel();
-                    if let Some(handle) = handle {
-                        handle.abort();
-                    }
+                    entry.stop();
                 }
             }
             "notifications/roots/list_changed" => {
@@ -397,17 +421,14 @@ impl Session {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        for (_, (handle, flag)) in self
+        let running: Vec<Running> = self
             .in_flight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .drain()
-        {
-            flag.cancel();
-            if let Some(handle) = handle {
-                handle.abort();
-            }
-        }
+            .map(|(_, entry)| entry)
+            .collect();
+        running.into_iter().for_each(Running::stop);
         // Whoever waits for the client's answers hears that it is gone.
         self.pending
             .lock()

@@ -153,22 +153,21 @@ impl Inbox {
             }
         };
         if !Window::needs_slot(&incoming) {
-            self.window.observe(&incoming);
             session.receive_incoming(incoming, sink, None);
             return;
         }
-        let id = match &incoming {
-            Incoming::Single(Ok(Message::Request(request))) => Some(request.id.clone()),
-            _ => None,
-        };
-        let running = match self.window.enter(id.clone()) {
+        let running = match self.window.enter() {
             Ok(running) => running,
             Err(error) => {
-                let _ = sink.send(encode_error(id.as_ref(), &error));
+                let id = match &incoming {
+                    Incoming::Single(Ok(Message::Request(request))) => Some(&request.id),
+                    _ => None,
+                };
+                let _ = sink.send(encode_error(id, &error));
                 return;
             }
         };
-        // The request's task (or the session, when it answers on the spot) holds the slot.
+        // The session holds the slot until the request ends (or is cancelled).
         session.receive_incoming(incoming, sink, Some(running));
     }
 }

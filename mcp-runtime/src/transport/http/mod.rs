@@ -56,7 +56,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
-use super::window::{Running, Window};
+use super::window::Window;
 use crate::protocol::{
     ErrorObject, Incoming, Message, ProtocolVersion, RequestId, decode, encode_error, parse,
 };
@@ -611,9 +611,6 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // Notifications and responses: accepted, no body. Anything else without a readable id (an
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
-        if let Some(http_session) = &http_session {
-            http_session.window.observe(&incoming);
-        }
         let (sink, mut replies) = mpsc::unbounded_channel();
         session.receive_incoming(incoming, &sink, None);
         drop(sink);
@@ -629,21 +626,19 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         };
     }
 
-    // A request that runs takes a slot of the session's window, a batch one for all.
+    // A request that runs takes a slot of the session's window, a batch one for all; the
+    // session holds it until the request ends.
     let slot = match &http_session {
-        Some(http_session) if Window::needs_slot(&incoming) => {
-            let id = (!batch).then(|| ids[0].clone());
-            match http_session.window.enter(id) {
-                Ok(running) => Some(running),
-                Err(error) => return window_full(&ids, batch, &error),
-            }
-        }
+        Some(http_session) if Window::needs_slot(&incoming) => match http_session.window.enter() {
+            Ok(running) => Some(running),
+            Err(error) => return window_full(&ids, batch, &error),
+        },
         _ => None,
     };
 
     let (sink, replies): (Sink, _) = mpsc::unbounded_channel();
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
-    session.receive_incoming(incoming, &sink, None);
+    session.receive_incoming(incoming, &sink, slot);
     let mut replies = replies;
 
     // Most requests are answered while they are received: a single one whose answer is
@@ -653,7 +648,6 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         && let Some(reply) = &first
         && reply_id(reply).as_ref() == Some(&ids[0])
     {
-        drop(slot);
         return json_response(StatusCode::OK, first.unwrap_or_default());
     }
     let pending: HashSet<RequestId> = ids.into_iter().collect();
@@ -665,12 +659,10 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let mut waiting = Unanswered {
             session: Arc::clone(&session),
             ids: pending.clone(),
-            _slot: None,
         };
         match tokio::time::timeout(LAZY_SSE_WINDOW, replies.recv()).await {
             Ok(Some(reply)) if !reply.is_empty() && answers(&reply, &pending).is_some() => {
                 waiting.ids.clear();
-                drop(slot);
                 return json_response(StatusCode::OK, reply);
             }
             Ok(reply) => first = reply,
@@ -693,16 +685,12 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         {
             stream.prime(options.retry_ms);
         }
-        tokio::spawn(async move {
-            pump(first, replies, stream, pending).await;
-            drop(slot);
-        });
+        tokio::spawn(pump(first, replies, stream, pending));
         return sse_response(live);
     }
     let mut unanswered = Unanswered {
         session,
         ids: pending,
-        _slot: slot,
     };
     json_replies(
         first,
@@ -787,11 +775,10 @@ fn window_full(ids: &[RequestId], batch: bool, error: &ErrorObject) -> Response 
 
 /// The requests of a POST answered with JSON, until they are. Their answers can only ever go
 /// out on that response, so when the client goes away first they are cancelled, which stops
-/// their handlers and frees their slot.
+/// their handlers and frees their slots.
 struct Unanswered {
     session: Arc<Session>,
     ids: HashSet<RequestId>,
-    _slot: Option<Running>,
 }
 
 impl Drop for Unanswered {
