@@ -133,48 +133,7 @@ async fn calculator_exits_cleanly_on_eof_and_logs_only_to_stderr() {
     assert!(!logs.contains("\"jsonrpc\""), "protocol on stderr: {logs}");
 }
 
-#[tokio::test]
-async fn calculator_answers_a_piped_session() {
-    let binary = mcp_tests::example_binary("calculator");
-    let input = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#,
-        "\n",
-    );
-    let mut child = tokio::process::Command::new(binary)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    tokio::io::AsyncWriteExt::write_all(&mut stdin, input.as_bytes())
-        .await
-        .unwrap();
-    drop(stdin);
-    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(output.status.success());
-    let lines: Vec<Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["result"]["protocolVersion"], "2025-06-18");
-    assert_eq!(
-        lines[1],
-        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42}}})
-    );
-}
-
-/// The session `calculator_answers_a_piped_session` sends, and the replies it expects.
+/// A session a shell script could send: the handshake and one call.
 const SESSION: &str = concat!(
     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}"#,
     "\n",
@@ -183,6 +142,21 @@ const SESSION: &str = concat!(
     r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#,
     "\n",
 );
+
+/// The calculator example as a child process with these standard streams.
+fn calculator(
+    stdin: impl Into<std::process::Stdio>,
+    stdout: impl Into<std::process::Stdio>,
+    stderr: impl Into<std::process::Stdio>,
+) -> tokio::process::Child {
+    tokio::process::Command::new(mcp_tests::example_binary("calculator"))
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
 
 /// The JSON-RPC lines of `output` (anything else, such as logs sharing the pipe, is skipped).
 fn replies(output: &[u8]) -> Vec<Value> {
@@ -197,9 +171,26 @@ fn assert_session_answered(lines: &[Value]) {
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[0]["result"]["protocolVersion"], "2025-06-18");
     assert_eq!(
-        lines[1]["result"]["structuredContent"],
-        json!({"result": 42})
+        lines[1],
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42}}})
     );
+}
+
+#[tokio::test]
+async fn calculator_answers_a_piped_session() {
+    use std::process::Stdio;
+    let mut child = calculator(Stdio::piped(), Stdio::piped(), Stdio::null());
+    let mut stdin = child.stdin.take().unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stdin, SESSION.as_bytes())
+        .await
+        .unwrap();
+    drop(stdin);
+    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(output.status.success());
+    assert_session_answered(&replies(&output.stdout));
 }
 
 /// stdin that is a file, not a pipe, is read by a thread instead of the reactor.
@@ -207,13 +198,12 @@ fn assert_session_answered(lines: &[Value]) {
 async fn calculator_reads_stdin_from_a_file() {
     let path = std::env::temp_dir().join(format!("mcp-stdin-{}.jsonl", std::process::id()));
     std::fs::write(&path, SESSION).unwrap();
-    let child = tokio::process::Command::new(mcp_tests::example_binary("calculator"))
-        .stdin(std::fs::File::open(&path).unwrap())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let stdin = std::fs::File::open(&path).unwrap();
+    let child = calculator(
+        stdin,
+        std::process::Stdio::piped(),
+        std::process::Stdio::null(),
+    );
     let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
         .await
         .unwrap()
@@ -228,14 +218,11 @@ async fn calculator_reads_stdin_from_a_file() {
 #[tokio::test]
 async fn calculator_shares_a_pipe_between_stdout_and_stderr() {
     let (mut reader, writer) = std::io::pipe().unwrap();
-    let mut child = tokio::process::Command::new(mcp_tests::example_binary("calculator"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(writer.try_clone().unwrap())
-        .stderr(writer)
-        .env("RUST_LOG", "debug")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = calculator(
+        std::process::Stdio::piped(),
+        writer.try_clone().unwrap(),
+        writer,
+    );
     let mut stdin = child.stdin.take().unwrap();
     tokio::io::AsyncWriteExt::write_all(&mut stdin, SESSION.as_bytes())
         .await
@@ -258,13 +245,8 @@ async fn calculator_shares_a_pipe_between_stdout_and_stderr() {
 /// request is answered.
 #[tokio::test]
 async fn an_oversized_line_on_a_pipe_is_skipped() {
-    let mut child = tokio::process::Command::new(mcp_tests::example_binary("calculator"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    use std::process::Stdio;
+    let mut child = calculator(Stdio::piped(), Stdio::piped(), Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     let writer = tokio::spawn(async move {
         use tokio::io::AsyncWriteExt as _;
