@@ -100,7 +100,7 @@ impl Config {
             http_1_calls: 10_000 / scale,
             http_32_calls: 50_000 / scale,
             http_connections: 32,
-            startup_spawns: if quick { 5 } else { 20 },
+            startup_spawns: if quick { 10 } else { 50 },
             sessions: 1_000,
             cap_seconds: if quick { 5 } else { 15 },
         })
