@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -594,7 +594,7 @@ impl ToolBuilder {
     /// Declares an argument parameter of type `T`.
     pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, meta: &ParamMeta<T>) -> &mut Self {
         let mut property = schema::subschema::<T>(&mut self.generator);
-        let optional = meta.default.is_some() || T::deserialize(Value::Null).is_ok();
+        let optional = meta.default.is_some() || from_null::<T>().is_some();
         if optional {
             schema::strip_null(&mut property);
         } else {
@@ -744,9 +744,9 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
     let value = match call.arguments.remove(meta.name) {
         None => match meta.default {
             Some(default) => return Some(default()),
-            None => match T::deserialize(Value::Null) {
-                Ok(value) => return Some(value),
-                Err(_) => {
+            None => match from_null::<T>() {
+                Some(value) => return Some(value),
+                None => {
                     call.record(format!("missing required argument `{}`", meta.name));
                     return None;
                 }
@@ -768,6 +768,79 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
             call.record(format!("invalid value for argument {at}: {inner}"));
             None
         }
+    }
+}
+
+/// What an absent argument of type `T` stands for: `T` deserialized from `null`, as
+/// `T::deserialize(Value::Null)` would give it (`None` for an `Option`, `()`, `Value::Null`), or
+/// `None` when `T` needs a value. Unlike that call, a type that refuses `null` costs no error
+/// message, and every argument asks when the server is built.
+pub(crate) fn from_null<T: DeserializeOwned>() -> Option<T> {
+    T::deserialize(Null).ok()
+}
+
+/// `Value::Null` as a deserializer: it accepts exactly what serde_json's `Value::Null` does,
+/// method by method, and fails with [`NotNull`].
+struct Null;
+
+/// Why [`Null`] failed; the message serde would make is dropped unformatted.
+#[derive(Debug)]
+struct NotNull;
+
+impl fmt::Display for NotNull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the type does not accept null")
+    }
+}
+
+impl std::error::Error for NotNull {}
+
+impl serde::de::Error for NotNull {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Self
+    }
+}
+
+/// Deserializer methods that refuse `null`, as `Value::Null`'s do.
+macro_rules! refuse_null {
+    ($($method:ident($($arg:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $arg,)* _: V) -> Result<V::Value, NotNull> {
+            Err(NotNull)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Null {
+    type Error = NotNull;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotNull> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotNull> {
+        visitor.visit_none()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, NotNull> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! { unit unit_struct ignored_any }
+
+    refuse_null! {
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
+        deserialize_f64(); deserialize_char(); deserialize_str(); deserialize_string();
+        deserialize_bytes(); deserialize_byte_buf(); deserialize_seq(); deserialize_map();
+        deserialize_identifier(); deserialize_tuple(usize);
+        deserialize_tuple_struct(&'static str, usize);
+        deserialize_struct(&'static str, &'static [&'static str]);
+        deserialize_enum(&'static str, &'static [&'static str]);
     }
 }
 
@@ -830,6 +903,66 @@ mod tests {
             describe_deserialize_error(&err),
             "invalid type: integer `1`, expected a boolean"
         );
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct MaybeCount(Option<u32>);
+
+    #[derive(Deserialize)]
+    struct Marker;
+
+    #[derive(Default, Deserialize)]
+    #[serde(default)]
+    #[allow(dead_code)]
+    struct Defaults {
+        x: i64,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum NumberOrNothing {
+        Number(i64),
+        Nothing(()),
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    enum Choice {
+        A,
+        B(i64),
+    }
+
+    /// `from_null` and `Value::Null` agree on which types an absent argument can be.
+    #[test]
+    fn null_is_accepted_exactly_where_json_null_is() {
+        fn agree<T: DeserializeOwned>(accepts: bool) {
+            let json = T::deserialize(Value::Null).is_ok();
+            let ours = from_null::<T>().is_some();
+            let name = std::any::type_name::<T>();
+            assert_eq!(json, accepts, "serde_json on {name}");
+            assert_eq!(ours, accepts, "from_null on {name}");
+        }
+        agree::<Option<i64>>(true);
+        agree::<Option<Vec<String>>>(true);
+        agree::<()>(true);
+        agree::<Value>(true);
+        agree::<MaybeCount>(true);
+        agree::<Marker>(true);
+        agree::<NumberOrNothing>(true);
+        agree::<i64>(false);
+        agree::<u128>(false);
+        agree::<f64>(false);
+        agree::<bool>(false);
+        agree::<char>(false);
+        agree::<String>(false);
+        agree::<Vec<i64>>(false);
+        agree::<(i64, i64)>(false);
+        agree::<std::collections::HashMap<String, i64>>(false);
+        agree::<Defaults>(false);
+        agree::<Choice>(false);
+        agree::<Map<String, Value>>(false);
     }
 
     #[test]
