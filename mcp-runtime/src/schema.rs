@@ -52,6 +52,22 @@ pub(crate) fn into_object(value: Value) -> Map<String, Value> {
     }
 }
 
+/// Whether the instances of a root schema are objects, as its portable form says: its own
+/// `type`, or, when a `$ref` stands in for it (a newtype struct), the `type` inlined from there.
+pub(crate) fn is_object(root: &Map<String, Value>) -> bool {
+    let object =
+        |schema: &Map<String, Value>| schema.get("type").and_then(Value::as_str) == Some("object");
+    if root.contains_key("type") || !root.contains_key("$ref") {
+        // Inlining never overrides a keyword the schema has.
+        return object(root);
+    }
+    object(&finish(
+        root.clone(),
+        SchemaStyle::Portable,
+        Direction::Output,
+    ))
+}
+
 /// The values of an enum-like type: a `string` schema with `enum`, or `oneOf`/`anyOf` of
 /// `const`s. `None` for anything else.
 pub(crate) fn enum_values<T: JsonSchema>() -> Option<Vec<String>> {
@@ -398,6 +414,35 @@ mod tests {
             root["properties"]["children"]["items"],
             json!({"$ref": "#"})
         );
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Home(Address);
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Grove(Tree);
+
+    #[test]
+    fn object_roots_are_told_apart_as_their_portable_form_says() {
+        fn check<T: JsonSchema>(expected: bool) {
+            let root = root_schema::<T>();
+            let portable = finish(root.clone(), SchemaStyle::Portable, Direction::Output);
+            let name = std::any::type_name::<T>();
+            assert_eq!(is_object(&root), expected, "{name}");
+            assert_eq!(portable.get("type") == Some(&json!("object")), expected, "{name}");
+        }
+        check::<Person>(true);
+        check::<Tree>(true);
+        check::<Home>(true);
+        check::<std::collections::BTreeMap<String, i64>>(true);
+        check::<i64>(false);
+        check::<Option<Person>>(false);
+        check::<Vec<Person>>(false);
+        check::<Value>(false);
+        // A `$ref` to a recursive definition stays a reference: no `type` to read.
+        check::<Grove>(false);
     }
 
     #[test]

@@ -667,17 +667,17 @@ impl ToolBuilder {
     pub fn structured_output<T: JsonSchema>(&mut self) -> &mut Self {
         let mut root = schema::root_schema::<T>();
         root.remove("title");
-        let resolved = schema::finish(root.clone(), SchemaStyle::Portable, Direction::Output);
-        if resolved.get("type").and_then(Value::as_str) == Some("object") {
+        if schema::is_object(&root) {
             self.def.output = OutputShape::Object;
             self.def.output_schema = Some(root);
         } else {
-            let mut wrapper = Map::new();
             let defs = root.remove("$defs");
             root.remove("$schema");
+            let mut wrapper = Map::with_capacity(4);
             wrapper.insert("type".into(), Value::from("object"));
-            wrapper.insert("properties".into(), serde_json::json!({ "result": root }));
-            wrapper.insert("required".into(), serde_json::json!(["result"]));
+            let result = Map::from_iter([("result".to_owned(), Value::Object(root))]);
+            wrapper.insert("properties".into(), Value::Object(result));
+            wrapper.insert("required".into(), Value::Array(vec![Value::from("result")]));
             if let Some(defs) = defs {
                 wrapper.insert("$defs".into(), defs);
             }
