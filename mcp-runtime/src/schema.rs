@@ -55,17 +55,15 @@ pub(crate) fn into_object(value: Value) -> Map<String, Value> {
 /// Whether the instances of a root schema are objects, as its portable form says: its own
 /// `type`, or, when a `$ref` stands in for it (a newtype struct), the `type` inlined from there.
 pub(crate) fn is_object(root: &Map<String, Value>) -> bool {
-    let object =
-        |schema: &Map<String, Value>| schema.get("type").and_then(Value::as_str) == Some("object");
-    if root.contains_key("type") || !root.contains_key("$ref") {
+    match root.get("type") {
         // Inlining never overrides a keyword the schema has.
-        return object(root);
+        Some(kind) => kind == "object",
+        None if root.contains_key("$ref") => {
+            let portable = finish(root.clone(), SchemaStyle::Portable, Direction::Output);
+            portable.get("type").is_some_and(|kind| kind == "object")
+        }
+        None => false,
     }
-    object(&finish(
-        root.clone(),
-        SchemaStyle::Portable,
-        Direction::Output,
-    ))
 }
 
 /// The values of an enum-like type: a `string` schema with `enum`, or `oneOf`/`anyOf` of
@@ -431,7 +429,11 @@ mod tests {
             let portable = finish(root.clone(), SchemaStyle::Portable, Direction::Output);
             let name = std::any::type_name::<T>();
             assert_eq!(is_object(&root), expected, "{name}");
-            assert_eq!(portable.get("type") == Some(&json!("object")), expected, "{name}");
+            assert_eq!(
+                portable.get("type") == Some(&json!("object")),
+                expected,
+                "{name}"
+            );
         }
         check::<Person>(true);
         check::<Tree>(true);

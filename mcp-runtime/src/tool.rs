@@ -283,7 +283,7 @@ pub struct ToolDef {
     pub(crate) location: Option<SourceLocation>,
     pub(crate) problems: Vec<String>,
     pub(crate) takes_args_struct: bool,
-    pub(crate) argument_names: Arc<[String]>,
+    pub(crate) argument_names: Arc<[&'static str]>,
     /// The input schema was given verbatim: sent as it is, never rewritten.
     pub(crate) raw_input_schema: bool,
     /// The arguments mirrored in `Mcp-Param-*` headers, found once when the tool is built.
@@ -375,7 +375,7 @@ pub struct ToolCall {
     pub(crate) output: OutputShape,
     pub(crate) errors: Vec<String>,
     pub(crate) takes_args_struct: bool,
-    pub(crate) argument_names: Arc<[String]>,
+    pub(crate) argument_names: Arc<[&'static str]>,
 }
 
 impl ToolCall {
@@ -449,9 +449,9 @@ pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
 /// The arguments mirrored in `Mcp-Param-*` headers: each header name with the path of its
 /// property, reached through `properties` only (SEP-2243).
 fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>)]> {
-    fn walk(
-        schema: &Map<String, Value>,
-        path: &mut Vec<String>,
+    fn walk<'a>(
+        schema: &'a Map<String, Value>,
+        path: &mut Vec<&'a str>,
         out: &mut Vec<(String, Vec<String>)>,
     ) {
         let Some(Value::Object(properties)) = schema.get("properties") else {
@@ -461,9 +461,10 @@ fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>
             let Value::Object(property) = property else {
                 continue;
             };
-            path.push(key.clone());
+            path.push(key);
             if let Some(Value::String(header)) = property.get(X_MCP_HEADER) {
-                out.push((header.clone(), path.clone()));
+                let path = path.iter().map(|&k| k.to_owned()).collect();
+                out.push((header.clone(), path));
             }
             walk(property, path, out);
             path.pop();
@@ -471,6 +472,10 @@ fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>
     }
     let mut out = Vec::new();
     walk(input_schema, &mut Vec::new(), &mut out);
+    if out.is_empty() {
+        // Shared and unallocated, unlike an `Arc` made from an empty `Vec`.
+        return Arc::default();
+    }
     out.into()
 }
 
@@ -513,6 +518,8 @@ pub struct ToolBuilder {
     def: ToolDef,
     generator: schemars::SchemaGenerator,
     properties: Map<String, Value>,
+    /// The argument names, in declaration order.
+    names: Vec<&'static str>,
     required: Vec<Value>,
     args_struct: Option<Map<String, Value>>,
 }
@@ -538,12 +545,13 @@ impl ToolBuilder {
                 location: None,
                 problems: Vec::new(),
                 takes_args_struct: false,
-                argument_names: Arc::from(Vec::new()),
+                argument_names: Arc::default(),
                 raw_input_schema: false,
-                header_params: Arc::from(Vec::new()),
+                header_params: Arc::default(),
             },
             generator: schema::generator(),
             properties: Map::new(),
+            names: Vec::new(),
             required: Vec::new(),
             args_struct: None,
         }
@@ -629,6 +637,8 @@ impl ToolBuilder {
                 "two parameters take the argument name `{}`",
                 meta.name
             ));
+        } else {
+            self.names.push(meta.name);
         }
         self
     }
@@ -713,9 +723,9 @@ impl ToolBuilder {
             self.def.input_schema = args;
             self.def.takes_args_struct = true;
         } else {
-            let mut input = Map::new();
+            let mut input = Map::with_capacity(5);
             input.insert("type".into(), Value::from("object"));
-            self.def.argument_names = self.properties.keys().cloned().collect();
+            self.def.argument_names = self.names.as_slice().into();
             input.insert(
                 "properties".into(),
                 Value::Object(std::mem::take(&mut self.properties)),
