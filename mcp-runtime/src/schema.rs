@@ -27,9 +27,12 @@ pub enum SchemaStyle {
     KeepDefs,
 }
 
-/// The schema generator every tool schema is made with: JSON Schema 2020-12.
+/// The schema generator every tool schema is made with: JSON Schema 2020-12, without the
+/// `$schema` keyword, which no schema on the wire carries.
 pub(crate) fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().into_generator()
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.meta_schema = None;
+    settings.into_generator()
 }
 
 /// The schema of `T` as a JSON object, with `$ref`s into `generator`'s definitions.

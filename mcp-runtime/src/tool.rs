@@ -682,7 +682,6 @@ impl ToolBuilder {
             self.def.output_schema = Some(root);
         } else {
             let defs = root.remove("$defs");
-            root.remove("$schema");
             let mut wrapper = Map::with_capacity(4);
             wrapper.insert("type".into(), Value::from("object"));
             let result = Map::from_iter([("result".to_owned(), Value::Object(root))]);
@@ -713,13 +712,11 @@ impl ToolBuilder {
                     .problems
                     .push("`Args<T>` must be the tool's only argument parameter".to_owned());
             }
-            let mut args = args;
             if args.get("type").and_then(Value::as_str) != Some("object") {
                 self.def
                     .problems
                     .push("the `T` of `Args<T>` must have an object schema (a struct)".to_owned());
             }
-            args.remove("$schema");
             self.def.input_schema = args;
             self.def.takes_args_struct = true;
         } else {
