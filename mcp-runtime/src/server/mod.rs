@@ -507,6 +507,8 @@ impl Server {
         };
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
+        let tools = selected.iter().filter(|e| matches!(e.item, Item::Tool(_)));
+        items.tools.reserve(tools.count());
         for entry in &selected {
             match entry.item {
                 Item::Tool(build) => items.tools.push(build()),
