@@ -27,9 +27,12 @@ pub enum SchemaStyle {
     KeepDefs,
 }
 
-/// The schema generator every tool schema is made with: JSON Schema 2020-12.
+/// The schema generator every tool schema is made with: JSON Schema 2020-12, without the
+/// `$schema` keyword, which no schema on the wire carries.
 pub(crate) fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().into_generator()
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.meta_schema = None;
+    settings.into_generator()
 }
 
 /// The schema of `T` as a JSON object, with `$ref`s into `generator`'s definitions.
@@ -49,6 +52,20 @@ pub(crate) fn into_object(value: Value) -> Map<String, Value> {
         Value::Bool(true) => Map::new(),
         // `false` accepts nothing.
         _ => Map::from_iter([("not".to_owned(), Value::Object(Map::new()))]),
+    }
+}
+
+/// Whether the instances of a root schema are objects, as its portable form says: its own
+/// `type`, or, when a `$ref` stands in for it (a newtype struct), the `type` inlined from there.
+pub(crate) fn is_object(root: &Map<String, Value>) -> bool {
+    match root.get("type") {
+        // Inlining never overrides a keyword the schema has.
+        Some(kind) => kind == "object",
+        None if root.contains_key("$ref") => {
+            let portable = finish(root.clone(), SchemaStyle::Portable, Direction::Output);
+            portable.get("type").is_some_and(|kind| kind == "object")
+        }
+        None => false,
     }
 }
 
@@ -398,6 +415,39 @@ mod tests {
             root["properties"]["children"]["items"],
             json!({"$ref": "#"})
         );
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Home(Address);
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Grove(Tree);
+
+    #[test]
+    fn object_roots_are_told_apart_as_their_portable_form_says() {
+        fn check<T: JsonSchema>(expected: bool) {
+            let root = root_schema::<T>();
+            let portable = finish(root.clone(), SchemaStyle::Portable, Direction::Output);
+            let name = std::any::type_name::<T>();
+            assert_eq!(is_object(&root), expected, "{name}");
+            assert_eq!(
+                portable.get("type") == Some(&json!("object")),
+                expected,
+                "{name}"
+            );
+        }
+        check::<Person>(true);
+        check::<Tree>(true);
+        check::<Home>(true);
+        check::<std::collections::BTreeMap<String, i64>>(true);
+        check::<i64>(false);
+        check::<Option<Person>>(false);
+        check::<Vec<Person>>(false);
+        check::<Value>(false);
+        // A `$ref` to a recursive definition stays a reference: no `type` to read.
+        check::<Grove>(false);
     }
 
     #[test]

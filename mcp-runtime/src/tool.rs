@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -283,7 +283,7 @@ pub struct ToolDef {
     pub(crate) location: Option<SourceLocation>,
     pub(crate) problems: Vec<String>,
     pub(crate) takes_args_struct: bool,
-    pub(crate) argument_names: Arc<[String]>,
+    pub(crate) argument_names: Arc<[&'static str]>,
     /// The input schema was given verbatim: sent as it is, never rewritten.
     pub(crate) raw_input_schema: bool,
     /// The arguments mirrored in `Mcp-Param-*` headers, found once when the tool is built.
@@ -375,7 +375,7 @@ pub struct ToolCall {
     pub(crate) output: OutputShape,
     pub(crate) errors: Vec<String>,
     pub(crate) takes_args_struct: bool,
-    pub(crate) argument_names: Arc<[String]>,
+    pub(crate) argument_names: Arc<[&'static str]>,
 }
 
 impl ToolCall {
@@ -449,9 +449,9 @@ pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
 /// The arguments mirrored in `Mcp-Param-*` headers: each header name with the path of its
 /// property, reached through `properties` only (SEP-2243).
 fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>)]> {
-    fn walk(
-        schema: &Map<String, Value>,
-        path: &mut Vec<String>,
+    fn walk<'a>(
+        schema: &'a Map<String, Value>,
+        path: &mut Vec<&'a str>,
         out: &mut Vec<(String, Vec<String>)>,
     ) {
         let Some(Value::Object(properties)) = schema.get("properties") else {
@@ -461,9 +461,10 @@ fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>
             let Value::Object(property) = property else {
                 continue;
             };
-            path.push(key.clone());
+            path.push(key);
             if let Some(Value::String(header)) = property.get(X_MCP_HEADER) {
-                out.push((header.clone(), path.clone()));
+                let path = path.iter().map(|&k| k.to_owned()).collect();
+                out.push((header.clone(), path));
             }
             walk(property, path, out);
             path.pop();
@@ -471,6 +472,10 @@ fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>
     }
     let mut out = Vec::new();
     walk(input_schema, &mut Vec::new(), &mut out);
+    if out.is_empty() {
+        // Shared and unallocated, unlike an `Arc` made from an empty `Vec`.
+        return Arc::default();
+    }
     out.into()
 }
 
@@ -513,6 +518,8 @@ pub struct ToolBuilder {
     def: ToolDef,
     generator: schemars::SchemaGenerator,
     properties: Map<String, Value>,
+    /// The argument names, in declaration order.
+    names: Vec<&'static str>,
     required: Vec<Value>,
     args_struct: Option<Map<String, Value>>,
 }
@@ -538,12 +545,13 @@ impl ToolBuilder {
                 location: None,
                 problems: Vec::new(),
                 takes_args_struct: false,
-                argument_names: Arc::from(Vec::new()),
+                argument_names: Arc::default(),
                 raw_input_schema: false,
-                header_params: Arc::from(Vec::new()),
+                header_params: Arc::default(),
             },
             generator: schema::generator(),
             properties: Map::new(),
+            names: Vec::new(),
             required: Vec::new(),
             args_struct: None,
         }
@@ -594,7 +602,7 @@ impl ToolBuilder {
     /// Declares an argument parameter of type `T`.
     pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, meta: &ParamMeta<T>) -> &mut Self {
         let mut property = schema::subschema::<T>(&mut self.generator);
-        let optional = meta.default.is_some() || T::deserialize(Value::Null).is_ok();
+        let optional = meta.default.is_some() || from_null::<T>().is_some();
         if optional {
             schema::strip_null(&mut property);
         } else {
@@ -629,6 +637,8 @@ impl ToolBuilder {
                 "two parameters take the argument name `{}`",
                 meta.name
             ));
+        } else {
+            self.names.push(meta.name);
         }
         self
     }
@@ -667,17 +677,16 @@ impl ToolBuilder {
     pub fn structured_output<T: JsonSchema>(&mut self) -> &mut Self {
         let mut root = schema::root_schema::<T>();
         root.remove("title");
-        let resolved = schema::finish(root.clone(), SchemaStyle::Portable, Direction::Output);
-        if resolved.get("type").and_then(Value::as_str) == Some("object") {
+        if schema::is_object(&root) {
             self.def.output = OutputShape::Object;
             self.def.output_schema = Some(root);
         } else {
-            let mut wrapper = Map::new();
             let defs = root.remove("$defs");
-            root.remove("$schema");
+            let mut wrapper = Map::with_capacity(4);
             wrapper.insert("type".into(), Value::from("object"));
-            wrapper.insert("properties".into(), serde_json::json!({ "result": root }));
-            wrapper.insert("required".into(), serde_json::json!(["result"]));
+            let result = Map::from_iter([("result".to_owned(), Value::Object(root))]);
+            wrapper.insert("properties".into(), Value::Object(result));
+            wrapper.insert("required".into(), Value::Array(vec![Value::from("result")]));
             if let Some(defs) = defs {
                 wrapper.insert("$defs".into(), defs);
             }
@@ -703,19 +712,17 @@ impl ToolBuilder {
                     .problems
                     .push("`Args<T>` must be the tool's only argument parameter".to_owned());
             }
-            let mut args = args;
             if args.get("type").and_then(Value::as_str) != Some("object") {
                 self.def
                     .problems
                     .push("the `T` of `Args<T>` must have an object schema (a struct)".to_owned());
             }
-            args.remove("$schema");
             self.def.input_schema = args;
             self.def.takes_args_struct = true;
         } else {
-            let mut input = Map::new();
+            let mut input = Map::with_capacity(5);
             input.insert("type".into(), Value::from("object"));
-            self.def.argument_names = self.properties.keys().cloned().collect();
+            self.def.argument_names = self.names.as_slice().into();
             input.insert(
                 "properties".into(),
                 Value::Object(std::mem::take(&mut self.properties)),
@@ -744,9 +751,9 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
     let value = match call.arguments.remove(meta.name) {
         None => match meta.default {
             Some(default) => return Some(default()),
-            None => match T::deserialize(Value::Null) {
-                Ok(value) => return Some(value),
-                Err(_) => {
+            None => match from_null::<T>() {
+                Some(value) => return Some(value),
+                None => {
                     call.record(format!("missing required argument `{}`", meta.name));
                     return None;
                 }
@@ -768,6 +775,79 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
             call.record(format!("invalid value for argument {at}: {inner}"));
             None
         }
+    }
+}
+
+/// What an absent argument of type `T` stands for: `T` deserialized from `null`, as
+/// `T::deserialize(Value::Null)` would give it (`None` for an `Option`, `()`, `Value::Null`), or
+/// `None` when `T` needs a value. Unlike that call, a type that refuses `null` costs no error
+/// message, and every argument asks when the server is built.
+pub(crate) fn from_null<T: DeserializeOwned>() -> Option<T> {
+    T::deserialize(Null).ok()
+}
+
+/// `Value::Null` as a deserializer: it accepts exactly what serde_json's `Value::Null` does,
+/// method by method, and fails with [`NotNull`].
+struct Null;
+
+/// Why [`Null`] failed; the message serde would make is dropped unformatted.
+#[derive(Debug)]
+struct NotNull;
+
+impl fmt::Display for NotNull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the type does not accept null")
+    }
+}
+
+impl std::error::Error for NotNull {}
+
+impl serde::de::Error for NotNull {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Self
+    }
+}
+
+/// Deserializer methods that refuse `null`, as `Value::Null`'s do.
+macro_rules! refuse_null {
+    ($($method:ident($($arg:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $arg,)* _: V) -> Result<V::Value, NotNull> {
+            Err(NotNull)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Null {
+    type Error = NotNull;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotNull> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotNull> {
+        visitor.visit_none()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, NotNull> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! { unit unit_struct ignored_any }
+
+    refuse_null! {
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
+        deserialize_f64(); deserialize_char(); deserialize_str(); deserialize_string();
+        deserialize_bytes(); deserialize_byte_buf(); deserialize_seq(); deserialize_map();
+        deserialize_identifier(); deserialize_tuple(usize);
+        deserialize_tuple_struct(&'static str, usize);
+        deserialize_struct(&'static str, &'static [&'static str]);
+        deserialize_enum(&'static str, &'static [&'static str]);
     }
 }
 
@@ -830,6 +910,66 @@ mod tests {
             describe_deserialize_error(&err),
             "invalid type: integer `1`, expected a boolean"
         );
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct MaybeCount(Option<u32>);
+
+    #[derive(Deserialize)]
+    struct Marker;
+
+    #[derive(Default, Deserialize)]
+    #[serde(default)]
+    #[allow(dead_code)]
+    struct Defaults {
+        x: i64,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum NumberOrNothing {
+        Number(i64),
+        Nothing(()),
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    enum Choice {
+        A,
+        B(i64),
+    }
+
+    /// `from_null` and `Value::Null` agree on which types an absent argument can be.
+    #[test]
+    fn null_is_accepted_exactly_where_json_null_is() {
+        fn agree<T: DeserializeOwned>(accepts: bool) {
+            let json = T::deserialize(Value::Null).is_ok();
+            let ours = from_null::<T>().is_some();
+            let name = std::any::type_name::<T>();
+            assert_eq!(json, accepts, "serde_json on {name}");
+            assert_eq!(ours, accepts, "from_null on {name}");
+        }
+        agree::<Option<i64>>(true);
+        agree::<Option<Vec<String>>>(true);
+        agree::<()>(true);
+        agree::<Value>(true);
+        agree::<MaybeCount>(true);
+        agree::<Marker>(true);
+        agree::<NumberOrNothing>(true);
+        agree::<i64>(false);
+        agree::<u128>(false);
+        agree::<f64>(false);
+        agree::<bool>(false);
+        agree::<char>(false);
+        agree::<String>(false);
+        agree::<Vec<i64>>(false);
+        agree::<(i64, i64)>(false);
+        agree::<std::collections::HashMap<String, i64>>(false);
+        agree::<Defaults>(false);
+        agree::<Choice>(false);
+        agree::<Map<String, Value>>(false);
     }
 
     #[test]

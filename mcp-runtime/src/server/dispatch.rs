@@ -233,7 +233,7 @@ impl Guard {
                             let result = CallToolResult::error(format!("tool `{tool}` {message}"));
                             let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
                             if self.stateless {
-                                value = core.stamps.for_method("tools/call").apply(value);
+                                value = core.stamps().for_method("tools/call").apply(value);
                             }
                             encode_response(&id, &value)
                         }
@@ -297,7 +297,7 @@ async fn route_stateless(
         "subscriptions/listen" => listen(&call, &request).await,
         _ => serve(&call, request).await,
     };
-    let stamp = |method: &str| core.stamps.for_method(method);
+    let stamp = |method: &str| core.stamps().for_method(method);
     match outcome {
         Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
         Ok(Reply::Tool(result)) => {

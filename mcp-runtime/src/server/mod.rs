@@ -17,7 +17,7 @@ mod stateless;
 
 use std::any::TypeId;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::json;
@@ -507,6 +507,8 @@ impl Server {
         };
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
+        let tools = selected.iter().filter(|e| matches!(e.item, Item::Tool(_)));
+        items.tools.reserve(tools.count());
         for entry in &selected {
             match entry.item {
                 Item::Tool(build) => items.tools.push(build()),
@@ -561,10 +563,9 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
-        let stamps = Stamps::new(&info, &self.options.cache);
         Ok(Service {
             core: Arc::new(Core {
-                stamps,
+                stamps: OnceLock::new(),
                 info,
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(registry)),
@@ -624,8 +625,9 @@ fn default_identity(entries: &[&Entry]) -> (String, String) {
 /// What a built server shares across all its sessions.
 pub(crate) struct Core {
     pub(crate) info: Implementation,
-    /// What stateless results gain (`resultType`, server info, cache hints), made once.
-    pub(crate) stamps: Stamps,
+    /// What stateless results gain (`resultType`, server info, cache hints): made by the first
+    /// stateless request, since a server may never see one. See [`Core::stamps`].
+    stamps: OnceLock<Stamps>,
     pub(crate) instructions: Option<String>,
     /// What is served now; [`Core::registry`] takes a snapshot of it.
     registry: RwLock<Arc<Registry>>,
@@ -644,6 +646,12 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// The stamps of stateless results.
+    pub(crate) fn stamps(&self) -> &Stamps {
+        self.stamps
+            .get_or_init(|| Stamps::new(&self.info, &self.options.cache))
+    }
+
     pub(crate) fn register_session(&self, session: &Arc<Session>) {
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|s| s.strong_count() > 0);
