@@ -241,9 +241,10 @@ pub enum Incoming {
 /// followed by [`Message::from_value`] gives, without building the envelope as a map.
 ///
 /// A single message is read into its six JSON-RPC members at once; only `params`, `result`
-/// and `error` become values. Anything that does not fit that shape (an array, a repeated
-/// member, bytes that are not JSON) is parsed the general way, so the answer, and the error,
-/// are the same either way.
+/// and `error` become values. Anything that does not fit that shape (an array, a repeated or
+/// unknown member, bytes that are not JSON) is parsed the general way, so the answer, and the
+/// error, are the same either way. (An unknown member goes the general way because skipping it
+/// would not check it: an invalid string inside must still make the whole message -32700.)
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
     if exceeds_depth(bytes, max_depth) {
         return Err(ErrorObject::parse_error(format!(
@@ -269,9 +270,10 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
     }
 }
 
-/// The members of a JSON-RPC object, each `Some` when present (`null` included), every other
-/// member skipped.
+/// The members of a JSON-RPC object, each `Some` when present (`null` included); any other
+/// member makes it fail.
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Wire {
     #[serde(default, deserialize_with = "present")]
     jsonrpc: Option<Value>,
@@ -554,6 +556,9 @@ mod tests {
         let inputs: &[&str] = &[
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
             r#"  {"method":"ping","id":"x","jsonrpc":"2.0","extra":[1,{"a":null}]}"#,
+            // Found by the fuzzer: an invalid escape inside a member nobody reads.
+            r#"{"jsonrpc":"2.0","id":"a","method":"ping","Params":{"b":"\udc00"}}"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\u{1}\"}",
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
             r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
             r#"{"jsonrpc":"2.0","id":3,"error":null}"#,
