@@ -410,7 +410,7 @@ async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> 
         "resources/read" if !registry.resources.is_empty() => read_resource(call, request).await,
         "prompts/list" if !registry.prompts.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.prompts.list(version, o))
-            .map(Reply::text),
+            .map(Reply::Raw),
         "prompts/get" if !registry.prompts.is_empty() => get_prompt(call, request).await,
         "completion/complete" if core.capabilities.completions.is_some() => {
             complete(registry, &request).map(Reply::Value)

@@ -11,6 +11,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
+use serde_json::Value;
+
 use super::pagination;
 use crate::completion::Completer;
 use crate::error::{DefinitionError, is_valid_tool_name};
@@ -25,14 +27,19 @@ fn at(location: Option<SourceLocation>) -> String {
     location.map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string())
 }
 
-/// What the tool and prompt registries validate and index alike.
-trait Named {
+/// What the tool and prompt registries validate, index and list alike.
+pub(crate) trait Named {
+    /// The key of the list in its result, and the words errors use: `("tools", "tool", "tool
+    /// name")`.
+    const KIND: (&'static str, &'static str, &'static str);
     fn name(&self) -> &str;
     fn location(&self) -> Option<SourceLocation>;
     fn problems(&self) -> &[String];
+    fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value;
 }
 
 impl Named for ToolDef {
+    const KIND: (&'static str, &'static str, &'static str) = ("tools", "tool", "tool name");
     fn name(&self) -> &str {
         &self.name
     }
@@ -41,10 +48,14 @@ impl Named for ToolDef {
     }
     fn problems(&self) -> &[String] {
         &self.problems
+    }
+    fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
+        ToolDef::to_wire(self, version, style)
     }
 }
 
 impl Named for PromptDef {
+    const KIND: (&'static str, &'static str, &'static str) = ("prompts", "prompt", "prompt name");
     fn name(&self) -> &str {
         &self.name
     }
@@ -53,6 +64,9 @@ impl Named for PromptDef {
     }
     fn problems(&self) -> &[String] {
         &self.problems
+    }
+    fn to_wire(&self, version: ProtocolVersion, _: SchemaStyle) -> Value {
+        PromptDef::to_wire(self, version)
     }
 }
 
@@ -60,9 +74,9 @@ impl Named for PromptDef {
 /// both locations), and indexes the names.
 fn sort_and_index<T: Named>(
     items: &mut [T],
-    (kind, unique): (&'static str, &'static str),
     errors: &mut Vec<DefinitionError>,
 ) -> (Vec<Arc<str>>, HashMap<Arc<str>, usize>) {
+    let (_, kind, unique) = T::KIND;
     items.sort_by(|a, b| a.name().cmp(b.name()));
     for item in items.iter() {
         if !is_valid_tool_name(item.name()) {
@@ -111,148 +125,95 @@ fn slot(version: ProtocolVersion) -> usize {
 }
 
 /// The tools of a built server.
-pub(crate) struct ToolRegistry {
-    /// Every tool, enabled or not, sorted by name.
-    tools: Vec<ToolDef>,
+pub(crate) type ToolRegistry = Listed<ToolDef>;
+
+/// The prompts of a built server.
+pub(crate) type PromptRegistry = Listed<PromptDef>;
+
+/// Tools or prompts: validated, sorted, indexed by name, their list serialized once per
+/// protocol revision (the first page too) on first use.
+pub(crate) struct Listed<T> {
+    /// Every item, enabled or not, sorted by name.
+    items: Vec<T>,
     names: Vec<Arc<str>>,
-    /// The enabled tools only.
+    /// The enabled items only.
     by_name: HashMap<Arc<str>, usize>,
     disabled: HashSet<String>,
     served: bool,
     style: SchemaStyle,
     page_size: usize,
     generation: u64,
-    items: PerVersion<Vec<String>>,
+    wire: PerVersion<Vec<String>>,
     first_page: PerVersion<Arc<str>>,
 }
 
-impl ToolRegistry {
+impl<T: Named> Listed<T> {
     fn new(
-        mut tools: Vec<ToolDef>,
+        mut items: Vec<T>,
         disabled: HashSet<String>,
+        served: bool,
         settings: &Settings,
         generation: u64,
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
-        let (names, mut by_name) = sort_and_index(&mut tools, ("tool", "tool name"), errors);
+        let (names, mut by_name) = sort_and_index(&mut items, errors);
         by_name.retain(|name, _| !disabled.contains(&**name));
         Self {
-            tools,
+            items,
             names,
             by_name,
             disabled,
-            served: settings.served.tools,
+            served,
             style: settings.style,
             page_size: settings.page_size,
             generation,
-            items: Default::default(),
+            wire: Default::default(),
             first_page: Default::default(),
         }
     }
 
-    /// Whether `tools/*` are unknown methods on this server: it was built with no tools and
-    /// without [`Server::dynamic_tools`](crate::Server::dynamic_tools), so it never advertised
-    /// them. A server that did stays a tool server even when every tool is removed or disabled:
-    /// `tools/list` is then an empty list.
+    /// Whether this kind's methods are unknown on this server: it was built with none and
+    /// without [`Server::dynamic_tools`](crate::Server::dynamic_tools) (or `dynamic_prompts`),
+    /// so it never advertised them. A server that did stays one even when every item is removed
+    /// or disabled: the list is then empty.
     pub(crate) fn is_empty(&self) -> bool {
         !self.served
     }
 
-    /// The enabled tool called `name`, with its shared name.
-    pub(crate) fn get(&self, name: &str) -> Option<(&ToolDef, &Arc<str>)> {
+    /// The enabled item called `name`, with its shared name.
+    pub(crate) fn get(&self, name: &str) -> Option<(&T, &Arc<str>)> {
         self.by_name
             .get(name)
-            .map(|&i| (&self.tools[i], &self.names[i]))
+            .map(|&i| (&self.items[i], &self.names[i]))
     }
 
-    /// The serialized `tools/list` result page at `from` for `version`.
+    /// The serialized list result page at `from` for `version`.
     pub(crate) fn list(
         &self,
         version: ProtocolVersion,
         from: pagination::Position,
     ) -> Result<Arc<str>, ErrorObject> {
-        let items = self.items[slot(version)].get_or_init(|| {
-            self.tools
+        let (key, _, _) = T::KIND;
+        let items = self.wire[slot(version)].get_or_init(|| {
+            self.items
                 .iter()
-                .filter(|t| !self.disabled.contains(&*t.name))
-                .map(|t| t.to_wire(version, self.style).to_string())
+                .filter(|item| !self.disabled.contains(item.name()))
+                .map(|item| item.to_wire(version, self.style).to_string())
                 .collect()
         });
         let (page_size, generation) = (self.page_size, self.generation);
         if from.offset == 0 {
             let page = self.first_page[slot(version)].get_or_init(|| {
-                let first = pagination::page("tools", items, from, page_size, generation);
+                let first = pagination::page(key, items, from, page_size, generation);
                 Arc::from(first.unwrap_or_default())
             });
             return Ok(Arc::clone(page));
         }
-        pagination::page("tools", items, from, page_size, generation).map(Arc::from)
+        pagination::page(key, items, from, page_size, generation).map(Arc::from)
     }
-}
-
-/// The prompts of a built server.
-pub(crate) struct PromptRegistry {
-    /// Every prompt, enabled or not, sorted by name.
-    prompts: Vec<PromptDef>,
-    names: Vec<Arc<str>>,
-    /// The enabled prompts only.
-    by_name: HashMap<Arc<str>, usize>,
-    disabled: HashSet<String>,
-    served: bool,
-    page_size: usize,
-    generation: u64,
-    items: PerVersion<Vec<String>>,
 }
 
 impl PromptRegistry {
-    fn new(
-        mut prompts: Vec<PromptDef>,
-        disabled: HashSet<String>,
-        settings: &Settings,
-        generation: u64,
-        errors: &mut Vec<DefinitionError>,
-    ) -> Self {
-        let (names, mut by_name) = sort_and_index(&mut prompts, ("prompt", "prompt name"), errors);
-        by_name.retain(|name, _| !disabled.contains(&**name));
-        Self {
-            prompts,
-            names,
-            by_name,
-            disabled,
-            served: settings.served.prompts,
-            page_size: settings.page_size,
-            generation,
-            items: Default::default(),
-        }
-    }
-
-    /// Whether `prompts/*` are unknown methods on this server; see [`ToolRegistry::is_empty`].
-    pub(crate) fn is_empty(&self) -> bool {
-        !self.served
-    }
-
-    /// The enabled prompt called `name`, with its shared name.
-    pub(crate) fn get(&self, name: &str) -> Option<(&PromptDef, &Arc<str>)> {
-        self.by_name
-            .get(name)
-            .map(|&i| (&self.prompts[i], &self.names[i]))
-    }
-
-    pub(crate) fn list(
-        &self,
-        version: ProtocolVersion,
-        from: pagination::Position,
-    ) -> Result<String, ErrorObject> {
-        let items = self.items[slot(version)].get_or_init(|| {
-            self.prompts
-                .iter()
-                .filter(|p| !self.disabled.contains(&*p.name))
-                .map(|p| p.to_wire(version).to_string())
-                .collect()
-        });
-        pagination::page("prompts", items, from, self.page_size, self.generation)
-    }
-
     /// The completer for argument `argument` of prompt `name`.
     pub(crate) fn completer(
         &self,
@@ -501,7 +462,14 @@ impl Registry {
     ) -> Self {
         let Catalogue { items, disabled } = catalogue;
         Self {
-            tools: ToolRegistry::new(items.tools, disabled.tools, &settings, generation, errors),
+            tools: Listed::new(
+                items.tools,
+                disabled.tools,
+                settings.served.tools,
+                &settings,
+                generation,
+                errors,
+            ),
             resources: ResourceRegistry::new(
                 items.resources,
                 disabled.resources,
@@ -509,9 +477,10 @@ impl Registry {
                 generation,
                 errors,
             ),
-            prompts: PromptRegistry::new(
+            prompts: Listed::new(
                 items.prompts,
                 disabled.prompts,
+                settings.served.prompts,
                 &settings,
                 generation,
                 errors,
@@ -533,7 +502,7 @@ impl Registry {
     pub(crate) fn catalogue(&self) -> Catalogue {
         Catalogue {
             items: Items {
-                tools: self.tools.tools.clone(),
+                tools: self.tools.items.clone(),
                 resources: self
                     .resources
                     .statics
@@ -541,7 +510,7 @@ impl Registry {
                     .chain(&self.resources.templates)
                     .cloned()
                     .collect(),
-                prompts: self.prompts.prompts.clone(),
+                prompts: self.prompts.items.clone(),
             },
             disabled: Disabled {
                 tools: self.tools.disabled.clone(),
