@@ -1,16 +1,19 @@
 //! The stdio transport: one JSON-RPC message per line, in and out.
 //!
-//! Reading and writing run apart: the reader hands each line to the session, which answers on
-//! its own tasks, and one writer task drains every reply into the output, flushing when nothing
-//! more is queued, so a burst of replies costs one flush. A line longer than the configured limit
-//! is skipped (with an error to the client) without ever being held in memory whole; nesting
-//! deeper than the limit is refused before parsing. At the end of input, or when the output is
-//! gone (the client stopped reading), requests still running get the grace period to finish.
+//! Reading and writing run apart: the reader hands each line to the session, which answers it
+//! on the spot or, when its handler has to wait, on a task of its own, and one writer drains
+//! every reply into the output, flushing when nothing more is queued, so a burst of replies
+//! costs one flush. When stdin and stdout are pipes they are read and written through the
+//! runtime's reactor (see [`pipes`]); otherwise a thread of ours reads, or writes. A line longer
+//! than the configured limit is skipped (with an error to the client) without ever being held
+//! in memory whole; nesting deeper than the limit is refused before parsing. At the end of
+//! input, or when the output is gone (the client stopped reading), requests still running get
+//! the grace period to finish.
 //!
-//! Requests run in a bounded window: each takes a slot and gets a reply channel of its own, which
-//! is drained into the output. The slot is free again when the last sender of that channel is
-//! dropped, that is when the request's task has ended, however it ended (answered, cancelled,
-//! timed out, panicked). A request that finds the window full is answered at once with an error.
+//! Requests run in a bounded window: each takes a slot, which the session keeps with the
+//! request's in-flight entry and which is free again when the request ends, however it ends
+//! (answered, cancelled, timed out, panicked). A request that finds the window full is answered
+//! at once with an error.
 
 use std::any::TypeId;
 use std::io::{self, Read as _, Write as _};
