@@ -79,8 +79,7 @@ pub(crate) struct Negotiated {
     pub(crate) client: Arc<ClientInfo>,
 }
 
-/// A place in a transport's in-flight window, released when dropped.
-pub(crate) type Slot = crate::transport::window::Running;
+use crate::transport::window::Slot;
 
 /// The requests running, by id.
 type InFlight = HashMap<RequestId, Running>;
@@ -181,36 +180,18 @@ impl Session {
         session
     }
 
-    /// Handles one parsed message (or batch) from the client.
-    pub(crate) fn receive_value(self: &Arc<Self>, value: Value, sink: &Sink) {
-        self.receive_held(value, sink, None);
-    }
-
-    /// Handles one parsed message (or batch) that holds `slot` (a place in the transport's
-    /// in-flight window) until its work is done: released at once when it is answered on the
-    /// spot, else when its task ends, however it ends.
-    pub(crate) fn receive_held(self: &Arc<Self>, value: Value, sink: &Sink, slot: Option<Slot>) {
-        match value {
-            Value::Array(batch) => self.receive_batch(batch, sink, slot),
-            single => self.receive(Message::from_value(single), sink, slot),
-        }
-    }
-
-    /// Handles one message (or batch) as [`protocol::parse`](crate::protocol::parse) read it,
-    /// holding `slot` as [`Session::receive_held`] does.
-    pub(crate) fn receive_incoming(
-        self: &Arc<Self>,
-        incoming: Incoming,
-        sink: &Sink,
-        slot: Option<Slot>,
-    ) {
+    /// Handles one message (or batch) from the client, as [`protocol::parse`](crate::protocol::parse)
+    /// read it. `slot` (a place in the transport's in-flight window) is held until the work is
+    /// done: released at once when it is answered on the spot, else when the request ends,
+    /// however it ends.
+    pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {
         match incoming {
             Incoming::Batch(batch) => self.receive_batch(batch, sink, slot),
-            Incoming::Single(message) => self.receive(message, sink, slot),
+            Incoming::Single(message) => self.receive_message(message, sink, slot),
         }
     }
 
-    fn receive(
+    fn receive_message(
         self: &Arc<Self>,
         message: Result<Message, Box<InvalidMessage>>,
         sink: &Sink,
@@ -385,17 +366,9 @@ impl Session {
                 self.initialized.store(true, Ordering::Release);
             }
             "notifications/cancelled" => {
-                let Some(id) = params.get("requestId").and_then(RequestId::from_json) else {
-                    return;
-                };
-                let entry = self
-                    .in_flight
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
-                if let Some(entry) = entry {
+                if let Some(id) = params.get("requestId").and_then(RequestId::from_json) {
                     tracing::debug!(request_id = %id, "request cancelled by the client");
-                    entry.stop();
+                    self.cancel(&id);
                 }
             }
             "notifications/roots/list_changed" => {
@@ -403,6 +376,18 @@ impl Session {
             }
             // Unknown notifications are ignored, as JSON-RPC asks.
             _ => {}
+        }
+    }
+
+    /// Stops the request `id`, if it is running, without an answer, and frees its slot.
+    pub(crate) fn cancel(&self, id: &RequestId) {
+        let entry = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        if let Some(entry) = entry {
+            entry.stop();
         }
     }
 

@@ -156,7 +156,7 @@ impl Inbox {
             }
         };
         if !Window::needs_slot(&incoming) {
-            session.receive_incoming(incoming, sink, None);
+            session.receive(incoming, sink, None);
             return;
         }
         let running = match self.window.enter() {
@@ -171,7 +171,7 @@ impl Inbox {
             }
         };
         // The session holds the slot until the request ends (or is cancelled).
-        session.receive_incoming(incoming, sink, Some(running));
+        session.receive(incoming, sink, Some(running));
     }
 }
 

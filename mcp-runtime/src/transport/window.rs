@@ -18,7 +18,7 @@ pub(crate) struct Window {
 }
 
 /// A place in the window, held until dropped.
-pub(crate) struct Running {
+pub(crate) struct Slot {
     window: Arc<Window>,
 }
 
@@ -43,14 +43,14 @@ impl Window {
     }
 
     /// A slot, or the error to answer with.
-    pub(crate) fn enter(self: &Arc<Self>) -> Result<Running, ErrorObject> {
+    pub(crate) fn enter(self: &Arc<Self>) -> Result<Slot, ErrorObject> {
         let taken = self
             .taken
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |taken| {
                 (taken < self.size).then_some(taken + 1)
             });
         match taken {
-            Ok(_) => Ok(Running {
+            Ok(_) => Ok(Slot {
                 window: Arc::clone(self),
             }),
             Err(_) => Err(ErrorObject::new(
@@ -64,7 +64,7 @@ impl Window {
     }
 }
 
-impl Drop for Running {
+impl Drop for Slot {
     fn drop(&mut self) {
         self.window.taken.fetch_sub(1, Ordering::AcqRel);
     }

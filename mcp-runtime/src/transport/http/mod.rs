@@ -52,7 +52,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use futures_util::StreamExt as _;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
@@ -558,7 +558,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let (sink, mut replies) = mpsc::unbounded_channel();
         let (notifier, notifications) = mpsc::unbounded_channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
-        session.receive_incoming(incoming, &sink, None);
+        session.receive(incoming, &sink, None);
         // Answered on the spot; nothing else will ever come.
         drop(sink);
         let Some(reply) = replies.recv().await else {
@@ -612,7 +612,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
         let (sink, mut replies) = mpsc::unbounded_channel();
-        session.receive_incoming(incoming, &sink, None);
+        session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
         while let Some(reply) = replies.recv().await {
@@ -638,7 +638,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     let (sink, replies): (Sink, _) = mpsc::unbounded_channel();
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
-    session.receive_incoming(incoming, &sink, slot);
+    session.receive(incoming, &sink, slot);
     let mut replies = replies;
 
     // Most requests are answered while they are received: a single one whose answer is
@@ -783,15 +783,9 @@ struct Unanswered {
 
 impl Drop for Unanswered {
     fn drop(&mut self) {
-        let (sink, _) = mpsc::unbounded_channel();
         for id in self.ids.drain() {
             tracing::debug!(request_id = %id, "the client disconnected before the answer");
-            let cancel = json!({
-                "jsonrpc": "2.0",
-                "method": "notifications/cancelled",
-                "params": {"requestId": id, "reason": "the client disconnected"},
-            });
-            self.session.receive_value(cancel, &sink);
+            self.session.cancel(&id);
         }
     }
 }
@@ -1007,6 +1001,7 @@ pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn hosts_are_compared_without_ports() {
