@@ -9,12 +9,11 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::client::conn::http1::SendRequest;
 use hyper::{Request, Response, StatusCode};
 use mcp_runtime::{Server, Service};
+use mcp_tests::http::{connection, start};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
-use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::fixtures::*;
@@ -653,28 +652,6 @@ async fn handlers_that_never_return_time_out_over_stdio() {
 // Streamable HTTP: a server on 127.0.0.1, raw HTTP/1.1 requests.
 
 type HttpBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
-
-async fn start(server: Server) -> String {
-    let service = server.build().unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    addr.to_string()
-}
-
-async fn connection(addr: &str) -> SendRequest<HttpBody> {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    sender
-}
 
 struct Http {
     addr: String,

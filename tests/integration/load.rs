@@ -199,12 +199,7 @@ async fn connect(addr: &str) -> hyper::client::conn::http1::SendRequest<Full<Byt
             }
         }
     };
-    let (sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    sender
+    mcp_tests::http::handshake(stream).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

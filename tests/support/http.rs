@@ -3,11 +3,12 @@
 use std::time::Duration;
 
 use http_body_util::BodyExt;
-use hyper::body::{Bytes, Incoming};
+use hyper::body::{Body, Bytes, Incoming};
+use hyper::client::conn::http1::SendRequest;
 use hyper::{Request, Response, StatusCode};
 use mcp_runtime::Server;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
 /// How long any one HTTP exchange may take.
 pub const WAIT: Duration = Duration::from_secs(10);
@@ -25,14 +26,34 @@ pub async fn start(server: Server) -> String {
     addr.to_string()
 }
 
-/// Sends one request on a new connection.
-pub async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
+/// An HTTP/1.1 connection to `addr` (kept alive; its driver runs on a task of its own).
+pub async fn connection<B>(addr: &str) -> SendRequest<B>
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    handshake(TcpStream::connect(addr).await.unwrap()).await
+}
+
+/// An HTTP/1.1 connection over `stream`, as [`connection`].
+pub async fn handshake<B>(stream: TcpStream) -> SendRequest<B>
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let (sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
             .await
             .unwrap();
     tokio::spawn(connection);
+    sender
+}
+
+/// Sends one request on a new connection.
+pub async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
+    let mut sender = connection(addr).await;
     tokio::time::timeout(WAIT, sender.send_request(request))
         .await
         .unwrap()
