@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::protocol::{Incoming, Message, decode, encode_error, error_codes, parse};
+use mcp_runtime::fuzzing::{Incoming, Message, decode, encode_error, error_codes, parse};
 
 fuzz_target!(|bytes: &[u8]| {
     for max_depth in [1, 4, 64] {

@@ -126,7 +126,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Whether `name` is a valid tool name: 1 to 64 characters of `[A-Za-z0-9_.-]`. The spec allows
 /// 128; the conformance suite checks 64, so this runtime keeps to what every checker accepts.
-pub fn is_valid_tool_name(name: &str) -> bool {
+pub(crate) fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()

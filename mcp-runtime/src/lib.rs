@@ -16,6 +16,7 @@
 //! - [Both protocol eras](#both-protocol-eras)
 //! - [Streamable HTTP](#streamable-http)
 //! - [Testing](#testing)
+//! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
 //!
@@ -591,6 +592,13 @@
 //!
 //! # Testing
 //!
+//! The `testing` feature (not default) adds [`mod@testing`]; enable it where your tests are:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! mcp-runtime = { version = "0.1", features = ["testing"] }
+//! ```
+//!
 //! [`testing::Client`] drives a server in-process through the real stdio transport, so a test
 //! sees what a client would. [`ClientBuilder`](testing::ClientBuilder) picks the revision and
 //! capabilities, `on_request` scripts the answers to sampling, elicitation and roots,
@@ -629,9 +637,33 @@
 //! Each request runs in a `tracing` span with its method, id, tool name and session, and
 //! [`trace::ClientLogLayer`] sends the `tracing` events of handlers to their client as
 //! `notifications/message`: see [`trace`].
+//!
+//! # Cargo features
+//!
+//! - `macros` (default): `#[tool]`, `#[resource]`, `#[prompt]`, `#[server]` and
+//!   `#[derive(Elicit)]`, re-exported from `mcp-macros`.
+//! - `http` (default): Streamable HTTP on axum and hyper ([`Server::serve_http`],
+//!   [`Service::into_router`]).
+//! - `client-log-layer` (default): [`trace::ClientLogLayer`], on the `Layer` trait of
+//!   `tracing-subscriber`.
+//! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
+//!   `[dev-dependencies]`.
+//! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
+//!   API.
+//!
+//! A server that speaks only stdio builds without an HTTP stack:
+//!
+//! ```toml
+//! [dependencies]
+//! mcp-runtime = { version = "0.1", default-features = false, features = ["macros"] }
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// The guide links into `testing`, which exists only with that feature: documenting the crate
+// alone without it (`cargo doc -p mcp-runtime`) leaves those links plain text instead of failing.
+// The workspace's docs (and docs.rs, see Cargo.toml) build with `testing` and check every link.
+#![cfg_attr(not(feature = "testing"), allow(rustdoc::broken_intra_doc_links))]
 
 #[doc(hidden)]
 pub mod __private;
@@ -644,13 +676,14 @@ pub mod protocol;
 pub mod resource;
 pub mod schema;
 mod server;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod tool;
 pub mod trace;
 mod transport;
 
 pub use crate::context::{Context, Elicit};
-pub use crate::error::{DefinitionError, Error, Result, is_valid_tool_name};
+pub use crate::error::{DefinitionError, Error, Result};
 pub use crate::handle::{Changes, ServerHandle};
 pub use crate::prompt::{GetPromptResult, PromptMessage};
 pub use crate::protocol::{
@@ -659,13 +692,22 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{
-    CacheHint, CacheScope, Cacheable, Items, McpServer, Server, ServerDefaults, Service,
-};
+pub use crate::server::{CacheHint, CacheScope, Cacheable, McpServer, Server, Service};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
 pub use mcp_macros::{Elicit, prompt, resource, server, tool};
+
+/// The JSON-RPC framing the fuzz targets in `fuzz/` drive directly: reading bytes into messages
+/// and answering the ones that fail. Not public API: it exists only with the `fuzzing` feature
+/// and may change in any release.
+#[doc(hidden)]
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing {
+    pub use crate::protocol::jsonrpc::{
+        ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes, parse,
+    };
+}
 
 /// Everything a server module needs, in one import.
 pub mod prelude {

@@ -435,7 +435,7 @@ fn invalid(id: Option<RequestId>, message: &'static str) -> Box<InvalidMessage> 
 
 /// Looks a method up in a version-independent spelling: some clients send `initialized` or
 /// `cancelled` without the `notifications/` prefix, and both spellings are accepted.
-pub fn canonical_notification(method: &str) -> &str {
+pub(crate) fn canonical_notification(method: &str) -> &str {
     match method {
         "initialized" => "notifications/initialized",
         "cancelled" => "notifications/cancelled",
@@ -478,7 +478,7 @@ struct RequestEnvelope<'a, T: ?Sized> {
 
 /// Serializes a result response. Serializing a `Value` or a derived type cannot fail; a
 /// user type whose `Serialize` fails becomes an internal error response instead.
-pub fn encode_response<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Vec<u8> {
+pub(crate) fn encode_response<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Vec<u8> {
     serde_json::to_vec(&ResultEnvelope {
         jsonrpc: "2.0",
         id,
@@ -505,7 +505,10 @@ pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
 }
 
 /// Serializes a notification.
-pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: Option<&T>) -> Vec<u8> {
+pub(crate) fn encode_notification<T: Serialize + ?Sized>(
+    method: &str,
+    params: Option<&T>,
+) -> Vec<u8> {
     serde_json::to_vec(&NotificationEnvelope {
         jsonrpc: "2.0",
         method,
@@ -515,7 +518,7 @@ pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: Option<&
 }
 
 /// Serializes a request.
-pub fn encode_request<T: Serialize + ?Sized>(
+pub(crate) fn encode_request<T: Serialize + ?Sized>(
     id: &RequestId,
     method: &str,
     params: Option<&T>,
@@ -531,7 +534,7 @@ pub fn encode_request<T: Serialize + ?Sized>(
 
 /// Serializes a result response around a result that is already JSON text, such as a cached
 /// `tools/list` result, without parsing it again.
-pub fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
+pub(crate) fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw_result.len() + 48);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     // Writing an id into a Vec cannot fail.

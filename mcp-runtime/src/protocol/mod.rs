@@ -4,7 +4,10 @@
 //! Nothing here knows about tools, sessions or transports; everything above builds on it.
 
 mod content;
-mod jsonrpc;
+// `pub(crate)` so the hidden `fuzzing` module can re-export the framing; without that feature
+// its `pub` items are reachable from this crate only.
+#[cfg_attr(not(feature = "fuzzing"), allow(unreachable_pub))]
+pub(crate) mod jsonrpc;
 mod lifecycle;
 mod logging;
 mod version;
@@ -13,10 +16,10 @@ pub use self::content::{
     Annotations, Audio, BlobResourceContents, Content, EmbeddedResource, Icon, IconTheme, Image,
     ResourceContents, ResourceLink, Role, Text, TextResourceContents,
 };
-pub use self::jsonrpc::{
-    ErrorObject, Incoming, InvalidMessage, Message, Notification, Request, RequestId, Response,
-    canonical_notification, decode, encode_error, encode_notification, encode_raw_response,
-    encode_request, encode_response, error_codes, parse,
+pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
+pub(crate) use self::jsonrpc::{
+    Incoming, InvalidMessage, Message, Request, canonical_notification, decode, encode_error,
+    encode_notification, encode_raw_response, encode_request, encode_response, parse,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,
