@@ -16,7 +16,7 @@ use crate::internals::ast::{Function, Param, Receiver, last_segment};
 use crate::internals::attr::ResourceAttrs;
 use crate::internals::check::{self, Kind};
 use crate::internals::ctxt::Ctxt;
-use crate::uri_template::{self, Operator, Part};
+use mcp_uri_template::{self as uri_template, Operator, Part};
 
 /// A `#[resource]` function, checked.
 pub(crate) struct Resource<'a> {
