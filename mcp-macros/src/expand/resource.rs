@@ -2,7 +2,7 @@
 //! parameters. The template is parsed here, at compile time, and every mismatch between its
 //! variables and the parameters is an error pointing at the template.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -24,8 +24,18 @@ pub(crate) struct Resource<'a> {
     pub(crate) function: Function<'a>,
     /// The URI or template literal.
     pub(crate) uri: syn::LitStr,
-    /// The template's variable names; empty for a static resource.
-    pub(crate) variables: BTreeSet<String>,
+    /// The template's variables by name; empty for a static resource.
+    pub(crate) variables: BTreeMap<String, Variable>,
+}
+
+/// What a template asks of the parameter bound to one of its variables. The macro cannot judge
+/// a type by its spelling (an alias hides `Option`), so the expansion asks the compiler.
+#[derive(Clone, Copy)]
+pub(crate) struct Variable {
+    /// `{name*}`: the parameter's type must be a list.
+    pub(crate) explode: bool,
+    /// `{?name}` or `{&name}` without `#[arg(default)]`: the type must allow absence.
+    pub(crate) optional: bool,
 }
 
 impl<'a> Resource<'a> {
@@ -69,7 +79,7 @@ fn check_template(
     uri: &syn::LitStr,
     function: &Function<'_>,
     attrs: &ResourceAttrs,
-) -> BTreeSet<String> {
+) -> BTreeMap<String, Variable> {
     let text = uri.value();
     let template = match uri_template::parse(&text) {
         Ok(template) => template,
@@ -79,17 +89,16 @@ fn check_template(
                 uri,
                 format!("invalid URI template: {} (at `{excerpt}`)", error.message),
             );
-            return BTreeSet::new();
+            return BTreeMap::new();
         }
     };
     let params: Vec<&Param<'_>> = function.params.iter().collect();
-    let mut variables = BTreeSet::new();
+    let mut variables = BTreeMap::new();
     for part in &template.parts {
         let Part::Expression(expression) = part else {
             continue;
         };
         for var in &expression.variables {
-            variables.insert(var.name.clone());
             let Some(param) = params.iter().find(|p| p.wire_name == var.name) else {
                 cx.error_spanned_by(
                     uri,
@@ -97,31 +106,17 @@ fn check_template(
                 );
                 continue;
             };
-            let segment = last_segment(param.ty);
-            let is_vec = segment.as_deref() == Some("Vec");
-            let is_option = segment.as_deref() == Some("Option");
-            if var.explode && !is_vec {
-                cx.error_spanned_by(
-                    uri,
-                    format!(
-                        "exploded variable `{}*` binds a list: its parameter must be a `Vec<T>`",
-                        var.name
-                    ),
-                );
-            }
             let query = matches!(
                 expression.operator,
                 Operator::Query | Operator::QueryContinuation
             );
-            if query && !is_option && !is_vec && param.attrs.default.is_none() {
-                cx.error_spanned_by(
-                    uri,
-                    format!(
-                        "query variable `{}` may be absent from the URI: make its parameter an `Option<T>` or give it `#[arg(default = ...)]`",
-                        var.name
-                    ),
-                );
-            }
+            variables.insert(
+                var.name.clone(),
+                Variable {
+                    explode: var.explode,
+                    optional: query && param.attrs.default.is_none(),
+                },
+            );
         }
     }
     if template.is_static() && attrs.list.is_some() {
@@ -131,7 +126,7 @@ fn check_template(
         );
     }
     for param in &params {
-        if variables.contains(&param.wire_name) {
+        if variables.contains_key(&param.wire_name) {
             continue;
         }
         // Types that are certainly not context parameters: say so now, at the template.
@@ -302,8 +297,14 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         let ty = param.ty;
         let meta = meta_ident(index, ty);
         let value = value_ident(index);
-        if resource.variables.contains(&param.wire_name) {
+        if let Some(variable) = resource.variables.get(&param.wire_name) {
             setup.push(completer(param));
+            if variable.explode {
+                setup.push(quote_spanned! {ty.span()=> __mcp::exploded_variable::<#ty>(); });
+            }
+            if variable.optional {
+                setup.push(quote_spanned! {ty.span()=> __mcp::optional_variable::<#ty>(); });
+            }
             extracts.push(quote_spanned! {ty.span()=>
                 let #value = {
                     use __mcp::resource_param::{ViaContext as _, ViaList as _, ViaOptional as _, ViaSingle as _, ViaUnsupported as _};

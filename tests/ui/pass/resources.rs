@@ -72,6 +72,18 @@ fn everything(a: String, b: String, c: Option<String>, d: Option<String>, e: Vec
     format!("{a}{b}{c:?}{d:?}{e:?}{f:?}{g:?}{h}{i:?}")
 }
 
+/// A level the query may leave out.
+type Level = Option<String>;
+
+/// Tags, one path segment each.
+type Tags = Vec<String>;
+
+/// Optional and exploded variables are judged by type, so aliases work.
+#[resource("logs://app{/tags*}{?level}")]
+fn logs(tags: Tags, level: Level) -> String {
+    format!("{tags:?}{level:?}")
+}
+
 fn main() {
     Server::builder()
         .resource(text)
@@ -83,6 +95,7 @@ fn main() {
         .resource(item)
         .resource(file)
         .resource(everything)
+        .resource(logs)
         .build()
         .unwrap();
 }
