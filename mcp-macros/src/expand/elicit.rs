@@ -320,8 +320,48 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         }
     };
     if let Err(error) = cx.check() {
-        return error.to_compile_error();
+        let error = error.to_compile_error();
+        let fallback = fallback(&input, &krate);
+        return quote! { #error #fallback };
     }
+    wrap_in_const(quote! {
+        use #krate::__private as __mcp;
+        #body
+    })
+}
+
+/// On error, impls whose bodies are never reached (as thiserror does for `Error`), so the one
+/// error the user sees is the real one, not a second "`T: Elicit` is not satisfied" where the
+/// type is asked for. A struct is a form (`Elicit`), an enum a choice (`ElicitEnum` and
+/// `ElicitField`); none for a union or a generic type, which have no impl to stand in for.
+fn fallback(input: &DeriveInput, krate: &TokenStream) -> TokenStream {
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &input.ident;
+    let body = match &input.data {
+        Data::Struct(_) => quote! {
+            impl __mcp::Elicit for #ident {
+                fn requested_schema() -> __mcp::Map<__mcp::String, __mcp::Value> {
+                    ::core::unreachable!()
+                }
+            }
+        },
+        Data::Enum(_) => quote! {
+            impl __mcp::ElicitEnum for #ident {
+                fn options() -> __mcp::Vec<(&'static str, __mcp::Option<&'static str>)> {
+                    ::core::unreachable!()
+                }
+            }
+
+            impl __mcp::ElicitField for #ident {
+                fn field_schema() -> __mcp::Map<__mcp::String, __mcp::Value> {
+                    ::core::unreachable!()
+                }
+            }
+        },
+        Data::Union(_) => return TokenStream::new(),
+    };
     wrap_in_const(quote! {
         use #krate::__private as __mcp;
         #body

@@ -121,13 +121,14 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         }
     }
-    if let Err(error) = cx.check() {
-        let error = error.to_compile_error();
-        return quote! { #item #error };
-    }
-
     let krate = runtime_path(attrs.krate.as_ref());
     let self_ty = &item.self_ty;
+    if let Err(error) = cx.check() {
+        let error = error.to_compile_error();
+        let fallback = fallback(&item, &krate);
+        return quote! { #item #error #fallback };
+    }
+
     let string = |lit: &Option<syn::LitStr>| match lit {
         Some(lit) => quote!(__mcp::Option::Some(__mcp::From::from(#lit))),
         None => quote!(__mcp::Option::None),
@@ -175,4 +176,28 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     });
     quote! { #item #generated }
+}
+
+/// On error, an `McpServer` impl whose bodies are never reached (as thiserror does for `Error`),
+/// so the one error the user sees is the real one, not a second "`T: McpServer` is not
+/// satisfied" wherever the type is served. None for a generic or trait impl: the fallback would
+/// be wrong there too, and those errors say why already.
+fn fallback(item: &syn::ItemImpl, krate: &TokenStream) -> TokenStream {
+    if item.trait_.is_some() || !item.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let self_ty = &item.self_ty;
+    wrap_in_const(quote! {
+        use #krate::__private as __mcp;
+
+        impl __mcp::McpServer for #self_ty {
+            fn server_defaults() -> __mcp::ServerDefaults {
+                ::core::unreachable!()
+            }
+
+            fn items(self: __mcp::Arc<Self>) -> __mcp::Items {
+                ::core::unreachable!()
+            }
+        }
+    })
 }
