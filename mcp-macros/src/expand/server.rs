@@ -13,23 +13,17 @@ use super::prompt::{self, Prompt};
 use super::resource::{self, Resource};
 use super::tool::{self, Tool};
 use super::wrap_in_const;
-use crate::internals::ast::strip_param_attrs;
+use crate::internals::ast::{Kind, strip_param_attrs};
 use crate::internals::attr::{PromptAttrs, ResourceAttrs, ServerAttrs, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ItemKind {
-    Tool,
-    Resource,
-    Prompt,
-}
-
-fn item_kind(attr: &syn::Attribute) -> Option<ItemKind> {
+/// The item a method attribute makes, by its last path segment (`#[mcp_runtime::tool]` too).
+fn item_kind(attr: &syn::Attribute) -> Option<Kind> {
     let last = attr.path().segments.last()?.ident.to_string();
     match last.as_str() {
-        "tool" => Some(ItemKind::Tool),
-        "resource" => Some(ItemKind::Resource),
-        "prompt" => Some(ItemKind::Prompt),
+        "tool" => Some(Kind::Tool),
+        "resource" => Some(Kind::Resource),
+        "prompt" => Some(Kind::Prompt),
         _ => None,
     }
 }
@@ -71,7 +65,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         let syn::ImplItem::Fn(method) = impl_item else {
             continue;
         };
-        let mut found: Vec<(ItemKind, syn::Attribute)> = Vec::new();
+        let mut found: Vec<(Kind, syn::Attribute)> = Vec::new();
         method.attrs.retain(|attr| match item_kind(attr) {
             Some(kind) => {
                 found.push((kind, attr.clone()));
@@ -94,32 +88,33 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut builds = Vec::new();
     for (kind, attr, sig, fn_attrs) in &annotated {
         let args = attr_args(attr);
-        match kind {
-            ItemKind::Tool => {
-                let tool =
-                    Tool::from_ast(&cx, ToolAttrs::from_args(&cx, args), sig, fn_attrs, true);
-                let build = tool::build_expr(&tool);
-                builds.push(quote! { __items.tools.push({ #build }); });
+        let build = match kind {
+            Kind::Tool => Tool::from_ast(&cx, ToolAttrs::from_args(&cx, args), sig, fn_attrs, true)
+                .map(|tool| {
+                    let build = tool::build_expr(&tool);
+                    quote! { __items.tools.push({ #build }); }
+                }),
+            Kind::Resource => Resource::from_ast(
+                &cx,
+                ResourceAttrs::from_args(&cx, args),
+                sig,
+                fn_attrs,
+                true,
+            )
+            .map(|resource| {
+                let build = resource::build_expr(&resource);
+                quote! { __items.resources.push({ #build }); }
+            }),
+            Kind::Prompt => {
+                Prompt::from_ast(&cx, PromptAttrs::from_args(&cx, args), sig, fn_attrs, true).map(
+                    |prompt| {
+                        let build = prompt::build_expr(&prompt);
+                        quote! { __items.prompts.push({ #build }); }
+                    },
+                )
             }
-            ItemKind::Resource => {
-                if let Some(resource) = Resource::from_ast(
-                    &cx,
-                    ResourceAttrs::from_args(&cx, args),
-                    sig,
-                    fn_attrs,
-                    true,
-                ) {
-                    let build = resource::build_expr(&resource);
-                    builds.push(quote! { __items.resources.push({ #build }); });
-                }
-            }
-            ItemKind::Prompt => {
-                let prompt =
-                    Prompt::from_ast(&cx, PromptAttrs::from_args(&cx, args), sig, fn_attrs, true);
-                let build = prompt::build_expr(&prompt);
-                builds.push(quote! { __items.prompts.push({ #build }); });
-            }
-        }
+        };
+        builds.extend(build);
     }
     let krate = runtime_path(attrs.krate.as_ref());
     let self_ty = &item.self_ty;
