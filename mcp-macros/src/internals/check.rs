@@ -289,10 +289,23 @@ fn check_template(
     };
     let params: Vec<&Param<'_>> = function.params.iter().collect();
     let mut variables = BTreeMap::new();
+    let mut after_expression = false;
     for part in &template.parts {
         let Part::Expression(expression) = part else {
+            after_expression = false;
             continue;
         };
+        // `{a}{b}`: a URI could not tell where `a` ends and `b` begins. An operator that
+        // writes a prefix (`{/b}`, `{?b}`, ...) separates them; `{b}` and `{+b}` do not.
+        if after_expression && expression.operator.prefix().is_empty() {
+            cx.syn_error(syn::Error::new(
+                uri.span(),
+                format!(
+                    "`{expression}` follows another expression with nothing between them, so a URI could not tell where one value ends: put a literal between them, such as `/` or `-`"
+                ),
+            ));
+        }
+        after_expression = true;
         for var in &expression.variables {
             let Some(param) = params.iter().find(|p| p.wire_name == var.name) else {
                 cx.error_spanned_by(

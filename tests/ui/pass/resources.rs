@@ -67,7 +67,7 @@ fn file(path: String) -> String {
 }
 
 /// Every level-4 operator.
-#[resource("x://{a}{+b}{#c}{.d}{/e*}{;f}{?g,h}{&i}")]
+#[resource("x://{a}-{+b}{#c}{.d}{/e*}{;f}{?g,h}{&i}")]
 fn everything(a: String, b: String, c: Option<String>, d: Option<String>, e: Vec<String>, f: Option<u8>, g: Option<u32>, #[arg(default = 3)] h: u32, i: Vec<String>) -> String {
     format!("{a}{b}{c:?}{d:?}{e:?}{f:?}{g:?}{h}{i:?}")
 }
