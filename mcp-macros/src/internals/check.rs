@@ -2,6 +2,7 @@
 //! before anything is expanded.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use mcp_uri_template::{Operator, Part};
 use proc_macro2::Span;
@@ -280,10 +281,10 @@ fn check_template(
         Ok(template) => template,
         Err(error) => {
             let excerpt = &text[error.span.start.min(text.len())..error.span.end.min(text.len())];
-            cx.error_spanned_by(
-                uri,
+            cx.syn_error(syn::Error::new(
+                template_span(uri, error.span.clone()),
                 format!("invalid URI template: {} (at `{excerpt}`)", error.message),
-            );
+            ));
             return BTreeMap::new();
         }
     };
@@ -299,7 +300,7 @@ fn check_template(
         // writes a prefix (`{/b}`, `{?b}`, ...) separates them; `{b}` and `{+b}` do not.
         if after_expression && expression.operator.prefix().is_empty() {
             cx.syn_error(syn::Error::new(
-                uri.span(),
+                template_span(uri, expression.span.clone()),
                 format!(
                     "`{expression}` follows another expression with nothing between them, so a URI could not tell where one value ends: put a literal between them, such as `/` or `-`"
                 ),
@@ -308,10 +309,10 @@ fn check_template(
         after_expression = true;
         for var in &expression.variables {
             let Some(param) = params.iter().find(|p| p.wire_name == var.name) else {
-                cx.error_spanned_by(
-                    uri,
+                cx.syn_error(syn::Error::new(
+                    template_span(uri, expression.span.clone()),
                     format!("template variable `{}` has no parameter: add a parameter `{}: T` to the function", var.name, var.name),
-                );
+                ));
                 continue;
             };
             let query = matches!(
@@ -380,4 +381,23 @@ fn check_template(
         }
     }
     variables
+}
+
+/// Where to point for bytes `range` of the template: just that `{...}` where the compiler can
+/// point inside a string literal (`Literal::subspan`; stable compilers cannot yet) and the
+/// literal is written out verbatim (an escape would shift the offsets); else the whole literal.
+fn template_span(uri: &syn::LitStr, range: Range<usize>) -> Span {
+    let token = uri.token();
+    let source = token.to_string();
+    let value = uri.value();
+    // The value starts after the first `"`, also in `r"..."` and `r#"..."#`.
+    let Some(start) = source.find('"').map(|quote| quote + 1) else {
+        return uri.span();
+    };
+    if source.get(start..start + value.len()) != Some(value.as_str()) {
+        return uri.span();
+    }
+    token
+        .subspan(start + range.start..start + range.end)
+        .unwrap_or_else(|| uri.span())
 }
