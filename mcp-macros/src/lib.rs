@@ -13,7 +13,6 @@
 
 mod expand;
 mod internals;
-mod uri_template;
 
 use proc_macro::TokenStream;
 

@@ -893,3 +893,42 @@ pub fn resource_variables_ok(call: &ResourceCall) -> bool {
 pub fn resource_variable_error(call: &ResourceCall) -> ResourceError {
     call.variable_error()
 }
+
+// ---------------------------------------------------------------------------------------------
+// `#[resource]` template variables judged by trait (appended by the macros' owner; keep it last).
+//
+// Whether a parameter can take an exploded (`{/path*}`) or a possibly absent (`{?q}`) variable
+// is decided here by the parameter's type, not by how the macro sees it spelled, so an alias
+// (`type Level = Option<String>`) is accepted and `Foo` named `Vec` elsewhere is not. The macro
+// calls the two functions below, spanned at the parameter's type, only for the variables that
+// need the property; a wrong type is one error at that type.
+// ---------------------------------------------------------------------------------------------
+
+/// A type an exploded template variable (`{name*}`) binds: a list.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take an exploded URI-template variable (`{{name*}}`): it binds a list",
+    label = "make this a `Vec<T>`",
+    note = "an exploded variable binds one item per separator, so its parameter is a `Vec<T>` with `T: FromStr`"
+)]
+pub trait ExplodedVariable {}
+
+impl<T> ExplodedVariable for Vec<T> {}
+
+/// A type a query variable (`{?name}`, `{&name}`) without a default binds: one that can be
+/// absent.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take a query variable (`{{?name}}`): the URI may leave it out",
+    label = "make this an `Option<T>`, or give it `#[arg(default = ...)]`",
+    note = "a query variable binds `None` (or an empty `Vec<T>`) when the URI does not have it"
+)]
+pub trait OptionalVariable {}
+
+impl<T> OptionalVariable for Option<T> {}
+
+impl<T> OptionalVariable for Vec<T> {}
+
+/// Compiles only when `T` can take an exploded variable.
+pub const fn exploded_variable<T: ExplodedVariable>() {}
+
+/// Compiles only when `T` can take a variable the URI may leave out.
+pub const fn optional_variable<T: OptionalVariable>() {}

@@ -11,77 +11,37 @@ use syn::{Data, DeriveInput, Fields};
 use super::common::runtime_path;
 use super::wrap_in_const;
 use crate::internals::ast::unraw;
+use crate::internals::attr;
 use crate::internals::ctxt::Ctxt;
 use crate::internals::doc;
+use crate::internals::symbol::{ElicitEnumKey, ElicitFieldKey, ElicitVariantKey, Key};
 
-const FIELD_KEYS: &[&str] = &[
-    "rename",
-    "title",
-    "description",
-    "min_length",
-    "max_length",
-    "format",
-    "minimum",
-    "maximum",
-    "default",
-    "min_items",
-    "max_items",
-];
-const VARIANT_KEYS: &[&str] = &["rename", "title"];
-const ENUM_KEYS: &[&str] = &["enum_names"];
 const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
-/// What `#[elicit(..)]` said on a field or variant.
+/// What `#[elicit(..)]` said on a field, variant or enum: each key's value, a bare flag `true`.
 #[derive(Default)]
 struct ElicitAttrs {
-    values: Vec<(String, syn::Expr)>,
+    values: Vec<(&'static str, syn::Expr)>,
 }
 
 impl ElicitAttrs {
-    fn from_attrs(cx: &Ctxt, attrs: &[syn::Attribute], keys: &[&str]) -> Self {
+    /// Reads every `#[elicit(..)]` among `attrs`, with the keys `K` allows there.
+    fn from_attrs<K: Key>(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
         let mut out = Self::default();
-        for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
-            let result = attr.parse_nested_meta(|meta| {
-                let key = meta
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                if !keys.contains(&key.as_str()) {
-                    let list = keys
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    cx.error_spanned_by(
-                        &meta.path,
-                        format!("unknown `#[elicit]` key `{key}`; expected one of {list}"),
-                    );
-                    if meta.input.peek(syn::Token![=]) {
-                        meta.value()?.parse::<syn::Expr>()?;
-                    }
-                    return Ok(());
-                }
-                if out.values.iter().any(|(k, _)| *k == key) {
-                    cx.error_spanned_by(&meta.path, format!("duplicate `#[elicit]` key `{key}`"));
-                }
-                let value = if meta.input.peek(syn::Token![=]) {
-                    meta.value()?.parse::<syn::Expr>()?
-                } else {
-                    syn::parse_quote!(true)
-                };
-                out.values.push((key, value));
-                Ok(())
-            });
-            if let Err(error) = result {
-                cx.syn_error(error);
-            }
-        }
+        attr::parse_attr_keys(cx, attrs, "elicit", |key: K, meta| {
+            let value = if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?
+            } else {
+                syn::parse_quote!(true)
+            };
+            out.values.push((key.name(), value));
+            Ok(())
+        });
         out
     }
 
     fn get(&self, key: &str) -> Option<&syn::Expr> {
-        self.values.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     fn string(&self, cx: &Ctxt, key: &str) -> Option<String> {
@@ -207,7 +167,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                 Fields::Named(fields) => {
                     let mut entries = Vec::new();
                     for field in &fields.named {
-                        let attrs = ElicitAttrs::from_attrs(&cx, &field.attrs, FIELD_KEYS);
+                        let attrs = ElicitAttrs::from_attrs::<ElicitFieldKey>(&cx, &field.attrs);
                         let Some(field_ident) = &field.ident else {
                             continue;
                         };
@@ -272,7 +232,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
             }
         }
         Data::Enum(data) => {
-            let legacy = ElicitAttrs::from_attrs(&cx, &input.attrs, ENUM_KEYS)
+            let legacy = ElicitAttrs::from_attrs::<ElicitEnumKey>(&cx, &input.attrs)
                 .get("enum_names")
                 .is_some();
             let mut options = Vec::new();
@@ -284,7 +244,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                     );
                     continue;
                 }
-                let attrs = ElicitAttrs::from_attrs(&cx, &variant.attrs, VARIANT_KEYS);
+                let attrs = ElicitAttrs::from_attrs::<ElicitVariantKey>(&cx, &variant.attrs);
                 let value = attrs
                     .string(&cx, "rename")
                     .or_else(|| serde_rename(&variant.attrs))
@@ -320,8 +280,48 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         }
     };
     if let Err(error) = cx.check() {
-        return error.to_compile_error();
+        let error = error.to_compile_error();
+        let fallback = fallback(&input, &krate);
+        return quote! { #error #fallback };
     }
+    wrap_in_const(quote! {
+        use #krate::__private as __mcp;
+        #body
+    })
+}
+
+/// On error, impls whose bodies are never reached (as thiserror does for `Error`), so the one
+/// error the user sees is the real one, not a second "`T: Elicit` is not satisfied" where the
+/// type is asked for. A struct is a form (`Elicit`), an enum a choice (`ElicitEnum` and
+/// `ElicitField`); none for a union or a generic type, which have no impl to stand in for.
+fn fallback(input: &DeriveInput, krate: &TokenStream) -> TokenStream {
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &input.ident;
+    let body = match &input.data {
+        Data::Struct(_) => quote! {
+            impl __mcp::Elicit for #ident {
+                fn requested_schema() -> __mcp::Map<__mcp::String, __mcp::Value> {
+                    ::core::unreachable!()
+                }
+            }
+        },
+        Data::Enum(_) => quote! {
+            impl __mcp::ElicitEnum for #ident {
+                fn options() -> __mcp::Vec<(&'static str, __mcp::Option<&'static str>)> {
+                    ::core::unreachable!()
+                }
+            }
+
+            impl __mcp::ElicitField for #ident {
+                fn field_schema() -> __mcp::Map<__mcp::String, __mcp::Value> {
+                    ::core::unreachable!()
+                }
+            }
+        },
+        Data::Union(_) => return TokenStream::new(),
+    };
     wrap_in_const(quote! {
         use #krate::__private as __mcp;
         #body

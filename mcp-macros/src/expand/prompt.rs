@@ -9,42 +9,16 @@ use super::common::{
     Generated, call_user_fn, completer, expand_free_fn, handler, icons_and_meta, meta_ident,
     param_meta, runtime_path, value_ident,
 };
-use crate::internals::ast::Function;
+use crate::internals::ast::Item;
 use crate::internals::attr::PromptAttrs;
-use crate::internals::check::{self, Kind};
-use crate::internals::ctxt::Ctxt;
 
-/// A `#[prompt]` function, checked.
-pub(crate) struct Prompt<'a> {
-    pub(crate) attrs: PromptAttrs,
-    pub(crate) function: Function<'a>,
-}
-
-impl<'a> Prompt<'a> {
-    pub(crate) fn from_ast(
-        cx: &Ctxt,
-        attrs: PromptAttrs,
-        sig: &'a syn::Signature,
-        fn_attrs: &[syn::Attribute],
-        in_impl: bool,
-    ) -> Self {
-        let function = Function::from_ast(
-            cx,
-            sig,
-            fn_attrs,
-            attrs.name.as_ref(),
-            attrs.description.as_ref(),
-            in_impl,
-        );
-        check::check_function(cx, Kind::Prompt, &function);
-        Self { attrs, function }
-    }
-}
+/// A `#[prompt]` function, modelled and checked.
+pub(crate) type Prompt<'a> = Item<'a, PromptAttrs>;
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_free_fn("#[prompt]", input, |cx, item| {
         let attrs = PromptAttrs::from_args(cx, args);
-        let prompt = Prompt::from_ast(cx, attrs, &item.sig, &item.attrs, false);
+        let prompt = Prompt::from_ast(cx, attrs, &item.sig, &item.attrs, false)?;
         Some(Generated {
             krate: runtime_path(prompt.attrs.krate.as_ref()),
             kind: "Prompt",

@@ -1,10 +1,9 @@
 //! `#[resource("uri")]`: a static resource, or a URI template whose variables are the function's
-//! parameters. The template is parsed here, at compile time, and every mismatch between its
-//! variables and the parameters is an error pointing at the template.
+//! parameters. The template is parsed and matched against the parameters at compile time, by
+//! `check::check_resource`; what a variable asks of its parameter's type (a list, an optional
+//! value) is asked of the compiler here, spanned at that type.
 
-use std::collections::BTreeSet;
-
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -12,172 +11,12 @@ use super::common::{
     Generated, call_user_fn, completer, expand_free_fn, handler, icons_and_meta, meta_ident,
     param_meta, runtime_path, value_ident,
 };
-use crate::internals::ast::{Function, Param, Receiver, last_segment};
+use crate::internals::ast::{Item, Receiver};
 use crate::internals::attr::ResourceAttrs;
-use crate::internals::check::{self, Kind};
-use crate::internals::ctxt::Ctxt;
-use crate::uri_template::{self, Operator, Part};
+use crate::internals::check::{self, Role};
 
-/// A `#[resource]` function, checked.
-pub(crate) struct Resource<'a> {
-    pub(crate) attrs: ResourceAttrs,
-    pub(crate) function: Function<'a>,
-    /// The URI or template literal.
-    pub(crate) uri: syn::LitStr,
-    /// The template's variable names; empty for a static resource.
-    pub(crate) variables: BTreeSet<String>,
-}
-
-impl<'a> Resource<'a> {
-    pub(crate) fn from_ast(
-        cx: &Ctxt,
-        attrs: ResourceAttrs,
-        sig: &'a syn::Signature,
-        fn_attrs: &[syn::Attribute],
-        in_impl: bool,
-    ) -> Option<Self> {
-        let function = Function::from_ast(
-            cx,
-            sig,
-            fn_attrs,
-            attrs.name.as_ref(),
-            attrs.description.as_ref(),
-            in_impl,
-        );
-        check::check_function(cx, Kind::Resource, &function);
-        let Some(uri) = attrs.uri.clone() else {
-            cx.syn_error(syn::Error::new(
-                Span::call_site(),
-                "`#[resource]` needs its URI first: `#[resource(\"scheme://path/{variable}\")]`",
-            ));
-            return None;
-        };
-        let variables = check_template(cx, &uri, &function, &attrs);
-        Some(Self {
-            attrs,
-            function,
-            uri,
-            variables,
-        })
-    }
-}
-
-/// Parses the template and checks it against the parameters, both ways; every error points at
-/// the template.
-fn check_template(
-    cx: &Ctxt,
-    uri: &syn::LitStr,
-    function: &Function<'_>,
-    attrs: &ResourceAttrs,
-) -> BTreeSet<String> {
-    let text = uri.value();
-    let template = match uri_template::parse(&text) {
-        Ok(template) => template,
-        Err(error) => {
-            let excerpt = &text[error.span.start.min(text.len())..error.span.end.min(text.len())];
-            cx.error_spanned_by(
-                uri,
-                format!("invalid URI template: {} (at `{excerpt}`)", error.message),
-            );
-            return BTreeSet::new();
-        }
-    };
-    let params: Vec<&Param<'_>> = function.params.iter().collect();
-    let mut variables = BTreeSet::new();
-    for part in &template.parts {
-        let Part::Expression(expression) = part else {
-            continue;
-        };
-        for var in &expression.variables {
-            variables.insert(var.name.clone());
-            let Some(param) = params.iter().find(|p| p.wire_name == var.name) else {
-                cx.error_spanned_by(
-                    uri,
-                    format!("template variable `{}` has no parameter: add a parameter `{}: T` to the function", var.name, var.name),
-                );
-                continue;
-            };
-            let segment = last_segment(param.ty);
-            let is_vec = segment.as_deref() == Some("Vec");
-            let is_option = segment.as_deref() == Some("Option");
-            if var.explode && !is_vec {
-                cx.error_spanned_by(
-                    uri,
-                    format!(
-                        "exploded variable `{}*` binds a list: its parameter must be a `Vec<T>`",
-                        var.name
-                    ),
-                );
-            }
-            let query = matches!(
-                expression.operator,
-                Operator::Query | Operator::QueryContinuation
-            );
-            if query && !is_option && !is_vec && param.attrs.default.is_none() {
-                cx.error_spanned_by(
-                    uri,
-                    format!(
-                        "query variable `{}` may be absent from the URI: make its parameter an `Option<T>` or give it `#[arg(default = ...)]`",
-                        var.name
-                    ),
-                );
-            }
-        }
-    }
-    if template.is_static() && attrs.list.is_some() {
-        cx.error_spanned_by(
-            uri,
-            "`list` is for URI templates; a URI without `{}` expressions is listed already",
-        );
-    }
-    for param in &params {
-        if variables.contains(&param.wire_name) {
-            continue;
-        }
-        // Types that are certainly not context parameters: say so now, at the template.
-        let plain = matches!(
-            last_segment(param.ty).as_deref(),
-            Some(
-                "String"
-                    | "Option"
-                    | "Vec"
-                    | "bool"
-                    | "char"
-                    | "u8"
-                    | "u16"
-                    | "u32"
-                    | "u64"
-                    | "u128"
-                    | "usize"
-                    | "i8"
-                    | "i16"
-                    | "i32"
-                    | "i64"
-                    | "i128"
-                    | "isize"
-                    | "f32"
-                    | "f64"
-                    | "PathBuf"
-            )
-        );
-        if plain {
-            cx.error_spanned_by(
-                uri,
-                format!(
-                    "parameter `{}` is not a variable of the template `{text}`: add `{{{}}}` to the template, or remove the parameter",
-                    param.wire_name, param.wire_name
-                ),
-            );
-        }
-        if let Some(key) = &param.attrs.complete_key {
-            cx.error_spanned_by(
-                key,
-                "`complete` is for template variables; this parameter is not one",
-            );
-        }
-    }
-    variables
-}
+/// A `#[resource]` function, modelled and checked.
+pub(crate) type Resource<'a> = Item<'a, ResourceAttrs>;
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_free_fn("#[resource]", input, |cx, item| {
@@ -191,30 +30,19 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     })
 }
 
-fn audience(cx: &Ctxt, expr: &syn::Expr) -> TokenStream {
+/// The roles of a checked `audience = [..]` list ([`check::check_resource`] rejects anything
+/// else, and nothing is expanded then).
+fn audience(expr: &syn::Expr) -> TokenStream {
     let syn::Expr::Array(array) = expr else {
-        cx.error_spanned_by(
-            expr,
-            "`audience` is a list: `audience = [\"user\", \"assistant\"]`",
-        );
-        return quote!();
+        return quote!(__mcp::Vec::new());
     };
-    let roles = array.elems.iter().map(|elem| match elem {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) if s.value() == "user" => quote!(__mcp::Role::User),
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) if s.value() == "assistant" => {
-            quote!(__mcp::Role::Assistant)
-        }
-        other => {
-            cx.error_spanned_by(other, "an audience is `\"user\"` or `\"assistant\"`");
-            quote!()
-        }
-    });
+    let roles = array
+        .elems
+        .iter()
+        .filter_map(|elem| match check::role(elem)? {
+            Role::User => Some(quote!(__mcp::Role::User)),
+            Role::Assistant => Some(quote!(__mcp::Role::Assistant)),
+        });
     quote!(__mcp::Vec::from([#(#roles),*]))
 }
 
@@ -224,7 +52,11 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
     let name = &function.name;
     let output = &function.output;
     let attrs = &resource.attrs;
-    let uri = &resource.uri;
+    // `Item::from_ast` gives every resource its template; there is nothing to build without.
+    let Some(template) = &resource.template else {
+        return TokenStream::new();
+    };
+    let uri = &template.uri;
     let mut setup = Vec::new();
     if let Some(description) = &function.description {
         setup.push(quote! { __builder.description(#description); });
@@ -239,10 +71,9 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         setup.push(quote_spanned! {size.span()=> __builder.size(#size); });
     }
     if attrs.audience.is_some() || attrs.priority.is_some() || attrs.last_modified.is_some() {
-        let cx = Ctxt::new();
         let audience = match &attrs.audience {
             Some(expr) => {
-                let roles = audience(&cx, expr);
+                let roles = audience(expr);
                 quote!(__mcp::Option::Some(#roles))
             }
             None => quote!(__mcp::Option::None),
@@ -255,9 +86,7 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
             Some(lit) => quote!(__mcp::Option::Some(__mcp::From::from(#lit))),
             None => quote!(__mcp::Option::None),
         };
-        let errors = cx.check().err().map(|e| e.to_compile_error());
         setup.push(quote! {
-            #errors
             __builder.annotations(__mcp::Annotations { audience: #audience, priority: #priority, last_modified: #last_modified });
         });
     }
@@ -302,8 +131,14 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         let ty = param.ty;
         let meta = meta_ident(index, ty);
         let value = value_ident(index);
-        if resource.variables.contains(&param.wire_name) {
+        if let Some(variable) = template.variables.get(&param.wire_name) {
             setup.push(completer(param));
+            if variable.explode {
+                setup.push(quote_spanned! {ty.span()=> __mcp::exploded_variable::<#ty>(); });
+            }
+            if variable.optional {
+                setup.push(quote_spanned! {ty.span()=> __mcp::optional_variable::<#ty>(); });
+            }
             extracts.push(quote_spanned! {ty.span()=>
                 let #value = {
                     use __mcp::resource_param::{ViaContext as _, ViaList as _, ViaOptional as _, ViaSingle as _, ViaUnsupported as _};

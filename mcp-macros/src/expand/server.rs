@@ -13,23 +13,17 @@ use super::prompt::{self, Prompt};
 use super::resource::{self, Resource};
 use super::tool::{self, Tool};
 use super::wrap_in_const;
-use crate::internals::ast::strip_param_attrs;
+use crate::internals::ast::{Kind, strip_param_attrs};
 use crate::internals::attr::{PromptAttrs, ResourceAttrs, ServerAttrs, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ItemKind {
-    Tool,
-    Resource,
-    Prompt,
-}
-
-fn item_kind(attr: &syn::Attribute) -> Option<ItemKind> {
+/// The item a method attribute makes, by its last path segment (`#[mcp_runtime::tool]` too).
+fn item_kind(attr: &syn::Attribute) -> Option<Kind> {
     let last = attr.path().segments.last()?.ident.to_string();
     match last.as_str() {
-        "tool" => Some(ItemKind::Tool),
-        "resource" => Some(ItemKind::Resource),
-        "prompt" => Some(ItemKind::Prompt),
+        "tool" => Some(Kind::Tool),
+        "resource" => Some(Kind::Resource),
+        "prompt" => Some(Kind::Prompt),
         _ => None,
     }
 }
@@ -71,7 +65,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         let syn::ImplItem::Fn(method) = impl_item else {
             continue;
         };
-        let mut found: Vec<(ItemKind, syn::Attribute)> = Vec::new();
+        let mut found: Vec<(Kind, syn::Attribute)> = Vec::new();
         method.attrs.retain(|attr| match item_kind(attr) {
             Some(kind) => {
                 found.push((kind, attr.clone()));
@@ -94,40 +88,42 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut builds = Vec::new();
     for (kind, attr, sig, fn_attrs) in &annotated {
         let args = attr_args(attr);
-        match kind {
-            ItemKind::Tool => {
-                let tool =
-                    Tool::from_ast(&cx, ToolAttrs::from_args(&cx, args), sig, fn_attrs, true);
-                let build = tool::build_expr(&tool);
-                builds.push(quote! { __items.tools.push({ #build }); });
+        let build = match kind {
+            Kind::Tool => Tool::from_ast(&cx, ToolAttrs::from_args(&cx, args), sig, fn_attrs, true)
+                .map(|tool| {
+                    let build = tool::build_expr(&tool);
+                    quote! { __items.tools.push({ #build }); }
+                }),
+            Kind::Resource => Resource::from_ast(
+                &cx,
+                ResourceAttrs::from_args(&cx, args),
+                sig,
+                fn_attrs,
+                true,
+            )
+            .map(|resource| {
+                let build = resource::build_expr(&resource);
+                quote! { __items.resources.push({ #build }); }
+            }),
+            Kind::Prompt => {
+                Prompt::from_ast(&cx, PromptAttrs::from_args(&cx, args), sig, fn_attrs, true).map(
+                    |prompt| {
+                        let build = prompt::build_expr(&prompt);
+                        quote! { __items.prompts.push({ #build }); }
+                    },
+                )
             }
-            ItemKind::Resource => {
-                if let Some(resource) = Resource::from_ast(
-                    &cx,
-                    ResourceAttrs::from_args(&cx, args),
-                    sig,
-                    fn_attrs,
-                    true,
-                ) {
-                    let build = resource::build_expr(&resource);
-                    builds.push(quote! { __items.resources.push({ #build }); });
-                }
-            }
-            ItemKind::Prompt => {
-                let prompt =
-                    Prompt::from_ast(&cx, PromptAttrs::from_args(&cx, args), sig, fn_attrs, true);
-                let build = prompt::build_expr(&prompt);
-                builds.push(quote! { __items.prompts.push({ #build }); });
-            }
-        }
+        };
+        builds.extend(build);
     }
-    if let Err(error) = cx.check() {
-        let error = error.to_compile_error();
-        return quote! { #item #error };
-    }
-
     let krate = runtime_path(attrs.krate.as_ref());
     let self_ty = &item.self_ty;
+    if let Err(error) = cx.check() {
+        let error = error.to_compile_error();
+        let fallback = fallback(&item, &krate);
+        return quote! { #item #error #fallback };
+    }
+
     let string = |lit: &Option<syn::LitStr>| match lit {
         Some(lit) => quote!(__mcp::Option::Some(__mcp::From::from(#lit))),
         None => quote!(__mcp::Option::None),
@@ -175,4 +171,28 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     });
     quote! { #item #generated }
+}
+
+/// On error, an `McpServer` impl whose bodies are never reached (as thiserror does for `Error`),
+/// so the one error the user sees is the real one, not a second "`T: McpServer` is not
+/// satisfied" wherever the type is served. None for a generic or trait impl: the fallback would
+/// be wrong there too, and those errors say why already.
+fn fallback(item: &syn::ItemImpl, krate: &TokenStream) -> TokenStream {
+    if item.trait_.is_some() || !item.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let self_ty = &item.self_ty;
+    wrap_in_const(quote! {
+        use #krate::__private as __mcp;
+
+        impl __mcp::McpServer for #self_ty {
+            fn server_defaults() -> __mcp::ServerDefaults {
+                ::core::unreachable!()
+            }
+
+            fn items(self: __mcp::Arc<Self>) -> __mcp::Items {
+                ::core::unreachable!()
+            }
+        }
+    })
 }

@@ -16,42 +16,16 @@ use super::common::{
     Generated, call_user_fn, expand_free_fn, handler, icons_and_meta, meta_ident, param_meta,
     runtime_path, value_ident,
 };
-use crate::internals::ast::Function;
+use crate::internals::ast::Item;
 use crate::internals::attr::ToolAttrs;
-use crate::internals::check::{self, Kind};
-use crate::internals::ctxt::Ctxt;
 
-/// A `#[tool]` function, checked.
-pub(crate) struct Tool<'a> {
-    pub(crate) attrs: ToolAttrs,
-    pub(crate) function: Function<'a>,
-}
-
-impl<'a> Tool<'a> {
-    pub(crate) fn from_ast(
-        cx: &Ctxt,
-        attrs: ToolAttrs,
-        sig: &'a syn::Signature,
-        fn_attrs: &[syn::Attribute],
-        in_impl: bool,
-    ) -> Self {
-        let function = Function::from_ast(
-            cx,
-            sig,
-            fn_attrs,
-            attrs.name.as_ref(),
-            attrs.description.as_ref(),
-            in_impl,
-        );
-        check::check_function(cx, Kind::Tool, &function);
-        Self { attrs, function }
-    }
-}
+/// A `#[tool]` function, modelled and checked.
+pub(crate) type Tool<'a> = Item<'a, ToolAttrs>;
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_free_fn("#[tool]", input, |cx, item| {
         let attrs = ToolAttrs::from_args(cx, args);
-        let tool = Tool::from_ast(cx, attrs, &item.sig, &item.attrs, false);
+        let tool = Tool::from_ast(cx, attrs, &item.sig, &item.attrs, false)?;
         Some(Generated {
             krate: runtime_path(tool.attrs.krate.as_ref()),
             kind: "Tool",

@@ -1,12 +1,15 @@
 //! The model of an annotated function, built from the parsed item and its attributes: what every
 //! check and every expansion reads.
 
+use std::collections::BTreeMap;
+
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, FnArg, Pat, ReturnType, Signature, Type, Visibility};
 
-use super::attr::ArgAttrs;
+use super::attr::{ArgAttrs, PromptAttrs, ResourceAttrs, ToolAttrs};
+use super::check;
 use super::ctxt::Ctxt;
 use super::doc;
 
@@ -56,6 +59,137 @@ impl ItemFn {
         let body = &self.body;
         quote::quote! { #(#attrs)* #vis #sig #body }
     }
+}
+
+/// Which item a function is: the macro, and the word used in messages.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Self::Tool => "#[tool]",
+            Self::Resource => "#[resource]",
+            Self::Prompt => "#[prompt]",
+        }
+    }
+
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Resource => "resource",
+            Self::Prompt => "prompt",
+        }
+    }
+}
+
+/// What the model reads from an item's attribute, whichever the item.
+pub(crate) trait ItemAttrs {
+    /// The item these attributes are for.
+    const KIND: Kind;
+    /// `name = ".."`: the wire name instead of the identifier.
+    fn name(&self) -> Option<&syn::LitStr>;
+    /// `description = ".."`: instead of the doc comments.
+    fn description(&self) -> Option<&syn::LitStr>;
+    /// The resource attribute, for the checks only a resource has.
+    fn resource(&self) -> Option<&ResourceAttrs> {
+        None
+    }
+}
+
+impl ItemAttrs for ToolAttrs {
+    const KIND: Kind = Kind::Tool;
+    fn name(&self) -> Option<&syn::LitStr> {
+        self.name.as_ref()
+    }
+    fn description(&self) -> Option<&syn::LitStr> {
+        self.description.as_ref()
+    }
+}
+
+impl ItemAttrs for PromptAttrs {
+    const KIND: Kind = Kind::Prompt;
+    fn name(&self) -> Option<&syn::LitStr> {
+        self.name.as_ref()
+    }
+    fn description(&self) -> Option<&syn::LitStr> {
+        self.description.as_ref()
+    }
+}
+
+impl ItemAttrs for ResourceAttrs {
+    const KIND: Kind = Kind::Resource;
+    fn name(&self) -> Option<&syn::LitStr> {
+        self.name.as_ref()
+    }
+    fn description(&self) -> Option<&syn::LitStr> {
+        self.description.as_ref()
+    }
+    fn resource(&self) -> Option<&ResourceAttrs> {
+        Some(self)
+    }
+}
+
+/// One `#[tool]`, `#[resource]` or `#[prompt]` function, free or in a `#[server]` impl: the one
+/// model every check reads and every expansion writes out.
+pub(crate) struct Item<'a, A> {
+    pub(crate) attrs: A,
+    pub(crate) function: Function<'a>,
+    /// A resource's URI and variables; `None` for a tool or a prompt.
+    pub(crate) template: Option<Template>,
+}
+
+impl<'a, A: ItemAttrs> Item<'a, A> {
+    /// Models the function and runs every check on the model, recording problems in `cx`.
+    /// `None` when the item is too broken to model (a resource without a URI).
+    pub(crate) fn from_ast(
+        cx: &Ctxt,
+        attrs: A,
+        sig: &'a Signature,
+        fn_attrs: &[Attribute],
+        in_impl: bool,
+    ) -> Option<Self> {
+        let function = Function::from_ast(
+            cx,
+            sig,
+            fn_attrs,
+            attrs.name(),
+            attrs.description(),
+            in_impl,
+        );
+        check::check_function(cx, A::KIND, &function);
+        let template = match attrs.resource() {
+            Some(resource) => Some(check::check_resource(cx, resource, &function)?),
+            None => None,
+        };
+        Some(Self {
+            attrs,
+            function,
+            template,
+        })
+    }
+}
+
+/// A resource's URI or URI template, and what each variable asks of its parameter.
+pub(crate) struct Template {
+    /// The literal, to expand and to point errors at.
+    pub(crate) uri: syn::LitStr,
+    /// The variables by name; empty for a static resource.
+    pub(crate) variables: BTreeMap<String, Variable>,
+}
+
+/// What a template asks of the parameter bound to one of its variables. The macro cannot judge
+/// a type by its spelling (an alias hides `Option`), so the expansion asks the compiler.
+#[derive(Clone, Copy)]
+pub(crate) struct Variable {
+    /// `{name*}`: the parameter's type must be a list.
+    pub(crate) explode: bool,
+    /// `{?name}` or `{&name}` without `#[arg(default)]`: the type must allow absence.
+    pub(crate) optional: bool,
 }
 
 /// One parameter of an annotated function.

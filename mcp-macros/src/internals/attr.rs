@@ -3,15 +3,13 @@
 //! Problems are recorded in the [`Ctxt`] and parsing goes on, so every mistake in an attribute is
 //! reported in one build. Each error is spanned on the token to fix.
 
-use std::collections::BTreeSet;
-
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::{Attribute, Expr, ExprLit, Lit, LitBool, LitStr};
 
 use super::ctxt::Ctxt;
-use super::symbol::{self, ARG_KEYS, PROMPT_KEYS, RESOURCE_KEYS, SERVER_KEYS, TOOL_KEYS};
+use super::symbol::{self, ArgKey, Key, PromptKey, ResourceKey, ServerKey, ToolKey};
 
 /// What `#[tool(..)]` said.
 #[derive(Default)]
@@ -85,36 +83,61 @@ pub(crate) struct ServerAttrs {
     pub(crate) krate: Option<syn::Path>,
 }
 
-/// Parses `key = value, flag, ...` with a closed key set: unknown and duplicate keys are
+/// Parses `key = value, flag, ...` with the closed key set `K`: unknown and duplicate keys are
 /// recorded and skipped, and `on_key` reads the value of every accepted key.
-fn parse_keys(
+fn parse_keys<K: Key>(
     cx: &Ctxt,
     args: TokenStream,
     attr: &str,
-    keys: &[&str],
-    mut on_key: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+    on_key: impl FnMut(K, &ParseNestedMeta<'_>) -> syn::Result<()>,
 ) {
-    let mut seen = BTreeSet::new();
-    let parser = syn::meta::parser(|meta| {
-        let key = key_of(&meta);
-        if !keys.contains(&key.as_str()) {
+    let mut seen = Vec::new();
+    if let Err(error) = syn::meta::parser(on_meta(cx, attr, &mut seen, on_key)).parse2(args) {
+        cx.syn_error(error);
+    }
+}
+
+/// [`parse_keys`] over every `#[name(..)]` among `attrs` (a parameter may carry several
+/// `#[arg]`), a key counted once across all of them.
+pub(crate) fn parse_attr_keys<K: Key>(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    name: &str,
+    mut on_key: impl FnMut(K, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
+    let mut seen = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(name)) {
+        if let Err(error) = attr.parse_nested_meta(on_meta(cx, name, &mut seen, &mut on_key)) {
+            cx.syn_error(error);
+        }
+    }
+}
+
+/// The handler of one `key` or `key = value`: the key looked up in `K`'s table, then passed on.
+fn on_meta<'c, K: Key>(
+    cx: &'c Ctxt,
+    attr: &'c str,
+    seen: &'c mut Vec<K>,
+    mut on_key: impl FnMut(K, &ParseNestedMeta<'_>) -> syn::Result<()> + 'c,
+) -> impl FnMut(ParseNestedMeta<'_>) -> syn::Result<()> + 'c {
+    move |meta| {
+        let name = key_of(&meta);
+        let Some(&(_, key)) = K::ALL.iter().find(|(text, _)| *text == name) else {
             cx.error_spanned_by(
                 &meta.path,
                 format!(
-                    "unknown `#[{attr}]` key `{key}`; expected one of {}",
-                    symbol::list(keys)
+                    "unknown `#[{attr}]` key `{name}`; expected one of {}",
+                    symbol::list::<K>()
                 ),
             );
             return skip_rest(&meta);
-        }
-        if !seen.insert(key.clone()) {
-            cx.error_spanned_by(&meta.path, format!("duplicate `#[{attr}]` key `{key}`"));
+        };
+        if seen.contains(&key) && !key.repeatable() {
+            cx.error_spanned_by(&meta.path, format!("duplicate `#[{attr}]` key `{name}`"));
             return skip_rest(&meta);
         }
-        on_key(&key, &meta)
-    });
-    if let Err(error) = parser.parse2(args) {
-        cx.syn_error(error);
+        seen.push(key);
+        on_key(key, &meta)
     }
 }
 
@@ -171,22 +194,27 @@ impl ResourceAttrs {
                 }
             }
         }
-        parse_keys(cx, rest, "resource", RESOURCE_KEYS, |key, meta| {
+        parse_keys(cx, rest, "resource", |key, meta| {
             let attr = "#[resource]";
+            let name = &key_of(meta);
             match key {
-                "name" => attrs.name = string_value(cx, meta, key, attr)?,
-                "title" => attrs.title = string_value(cx, meta, key, attr)?,
-                "description" => attrs.description = string_value(cx, meta, key, attr)?,
-                "mime_type" => attrs.mime_type = string_value(cx, meta, key, attr)?,
-                "last_modified" => attrs.last_modified = string_value(cx, meta, key, attr)?,
-                "size" => attrs.size = value(cx, meta, key, attr)?,
-                "audience" => attrs.audience = value(cx, meta, key, attr)?,
-                "priority" => attrs.priority = value(cx, meta, key, attr)?,
-                "icons" => attrs.icons = value(cx, meta, key, attr)?,
-                "meta" => attrs.meta = value(cx, meta, key, attr)?,
-                "list" => attrs.list = value(cx, meta, key, attr)?,
-                "allow_traversal" => attrs.allow_traversal = flag(cx, meta, key)?,
-                _ => attrs.krate = crate_path(cx, meta, attr)?,
+                ResourceKey::Name => attrs.name = string_value(cx, meta, name, attr)?,
+                ResourceKey::Title => attrs.title = string_value(cx, meta, name, attr)?,
+                ResourceKey::Description => {
+                    attrs.description = string_value(cx, meta, name, attr)?;
+                }
+                ResourceKey::MimeType => attrs.mime_type = string_value(cx, meta, name, attr)?,
+                ResourceKey::LastModified => {
+                    attrs.last_modified = string_value(cx, meta, name, attr)?;
+                }
+                ResourceKey::Size => attrs.size = value(cx, meta, name, attr)?,
+                ResourceKey::Audience => attrs.audience = value(cx, meta, name, attr)?,
+                ResourceKey::Priority => attrs.priority = value(cx, meta, name, attr)?,
+                ResourceKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ResourceKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
+                ResourceKey::List => attrs.list = value(cx, meta, name, attr)?,
+                ResourceKey::AllowTraversal => attrs.allow_traversal = flag(cx, meta, name)?,
+                ResourceKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
         });
@@ -197,15 +225,16 @@ impl ResourceAttrs {
 impl PromptAttrs {
     pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
         let mut attrs = Self::default();
-        parse_keys(cx, args, "prompt", PROMPT_KEYS, |key, meta| {
+        parse_keys(cx, args, "prompt", |key, meta| {
             let attr = "#[prompt]";
+            let name = &key_of(meta);
             match key {
-                "name" => attrs.name = string_value(cx, meta, key, attr)?,
-                "title" => attrs.title = string_value(cx, meta, key, attr)?,
-                "description" => attrs.description = string_value(cx, meta, key, attr)?,
-                "icons" => attrs.icons = value(cx, meta, key, attr)?,
-                "meta" => attrs.meta = value(cx, meta, key, attr)?,
-                _ => attrs.krate = crate_path(cx, meta, attr)?,
+                PromptKey::Name => attrs.name = string_value(cx, meta, name, attr)?,
+                PromptKey::Title => attrs.title = string_value(cx, meta, name, attr)?,
+                PromptKey::Description => attrs.description = string_value(cx, meta, name, attr)?,
+                PromptKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                PromptKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
+                PromptKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
         });
@@ -216,17 +245,20 @@ impl PromptAttrs {
 impl ServerAttrs {
     pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
         let mut attrs = Self::default();
-        parse_keys(cx, args, "server", SERVER_KEYS, |key, meta| {
+        parse_keys(cx, args, "server", |key, meta| {
             let attr = "#[server]";
+            let name = &key_of(meta);
             match key {
-                "name" => attrs.name = string_value(cx, meta, key, attr)?,
-                "version" => attrs.version = string_value(cx, meta, key, attr)?,
-                "title" => attrs.title = string_value(cx, meta, key, attr)?,
-                "description" => attrs.description = string_value(cx, meta, key, attr)?,
-                "instructions" => attrs.instructions = string_value(cx, meta, key, attr)?,
-                "website_url" => attrs.website_url = string_value(cx, meta, key, attr)?,
-                "icons" => attrs.icons = value(cx, meta, key, attr)?,
-                _ => attrs.krate = crate_path(cx, meta, attr)?,
+                ServerKey::Name => attrs.name = string_value(cx, meta, name, attr)?,
+                ServerKey::Version => attrs.version = string_value(cx, meta, name, attr)?,
+                ServerKey::Title => attrs.title = string_value(cx, meta, name, attr)?,
+                ServerKey::Description => attrs.description = string_value(cx, meta, name, attr)?,
+                ServerKey::Instructions => {
+                    attrs.instructions = string_value(cx, meta, name, attr)?;
+                }
+                ServerKey::WebsiteUrl => attrs.website_url = string_value(cx, meta, name, attr)?,
+                ServerKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ServerKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
         });
@@ -316,19 +348,20 @@ fn key_of(meta: &ParseNestedMeta<'_>) -> String {
 impl ToolAttrs {
     pub(crate) fn from_args(cx: &Ctxt, args: TokenStream) -> Self {
         let mut attrs = Self::default();
-        parse_keys(cx, args, "tool", TOOL_KEYS, |key, meta| {
+        parse_keys(cx, args, "tool", |key, meta| {
             let attr = "#[tool]";
+            let name = &key_of(meta);
             match key {
-                "name" => attrs.name = string_value(cx, meta, key, attr)?,
-                "title" => attrs.title = string_value(cx, meta, key, attr)?,
-                "description" => attrs.description = string_value(cx, meta, key, attr)?,
-                "read_only" => attrs.read_only = flag(cx, meta, key)?,
-                "destructive" => attrs.destructive = flag(cx, meta, key)?,
-                "idempotent" => attrs.idempotent = flag(cx, meta, key)?,
-                "open_world" => attrs.open_world = flag(cx, meta, key)?,
-                "icons" => attrs.icons = value(cx, meta, key, attr)?,
-                "meta" => attrs.meta = value(cx, meta, key, attr)?,
-                _ => attrs.krate = crate_path(cx, meta, attr)?,
+                ToolKey::Name => attrs.name = string_value(cx, meta, name, attr)?,
+                ToolKey::Title => attrs.title = string_value(cx, meta, name, attr)?,
+                ToolKey::Description => attrs.description = string_value(cx, meta, name, attr)?,
+                ToolKey::ReadOnly => attrs.read_only = flag(cx, meta, name)?,
+                ToolKey::Destructive => attrs.destructive = flag(cx, meta, name)?,
+                ToolKey::Idempotent => attrs.idempotent = flag(cx, meta, name)?,
+                ToolKey::OpenWorld => attrs.open_world = flag(cx, meta, name)?,
+                ToolKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
+                ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
         });
@@ -340,44 +373,24 @@ impl ArgAttrs {
     /// Reads every `#[arg(..)]` among a parameter's attributes.
     pub(crate) fn from_attrs(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut out = Self::default();
-        let mut seen = BTreeSet::new();
-        for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
-            let result = attr.parse_nested_meta(|meta| {
-                let key = key_of(&meta);
-                if !ARG_KEYS.contains(&key.as_str()) {
-                    cx.error_spanned_by(
-                        &meta.path,
-                        format!(
-                            "unknown `#[arg]` key `{key}`; expected one of {}",
-                            symbol::list(ARG_KEYS)
-                        ),
-                    );
-                    return skip_rest(&meta);
-                }
-                if key != "example" && !seen.insert(key.clone()) {
-                    cx.error_spanned_by(&meta.path, format!("duplicate `#[arg]` key `{key}`"));
-                    return skip_rest(&meta);
-                }
-                if key == "complete" {
-                    out.complete_key = Some(meta.path.clone());
-                }
-                let Some(expr) = value(cx, &meta, &key, "#[arg]")? else {
-                    return Ok(());
-                };
-                match key.as_str() {
-                    "rename" => out.rename = string(cx, expr, &key),
-                    "description" => out.description = string(cx, expr, &key),
-                    "default" => out.default = Some(expr),
-                    "complete" => out.complete = Some(expr),
-                    "header" => out.header = string(cx, expr, &key),
-                    _ => out.examples.push(expr),
-                }
-                Ok(())
-            });
-            if let Err(error) = result {
-                cx.syn_error(error);
+        parse_attr_keys(cx, attrs, "arg", |key, meta| {
+            let name = &key_of(meta);
+            if key == ArgKey::Complete {
+                out.complete_key = Some(meta.path.clone());
             }
-        }
+            let Some(expr) = value(cx, meta, name, "#[arg]")? else {
+                return Ok(());
+            };
+            match key {
+                ArgKey::Rename => out.rename = string(cx, expr, name),
+                ArgKey::Description => out.description = string(cx, expr, name),
+                ArgKey::Default => out.default = Some(expr),
+                ArgKey::Complete => out.complete = Some(expr),
+                ArgKey::Header => out.header = string(cx, expr, name),
+                ArgKey::Example => out.examples.push(expr),
+            }
+            Ok(())
+        });
         out
     }
 }

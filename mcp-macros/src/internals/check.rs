@@ -1,39 +1,20 @@
 //! The rules that span more than one attribute or token, each in one function, run on the model
 //! before anything is expanded.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
+use mcp_uri_template::{Operator, Part};
+use proc_macro2::Span;
 use syn::{FnArg, Pat, Type};
 
-use super::ast::{Function, Receiver, is_args_pattern};
+use super::ast::{
+    Function, Kind, Param, Receiver, Template, Variable, is_args_pattern, last_segment,
+};
+use super::attr::ResourceAttrs;
 use super::ctxt::Ctxt;
 
-/// Which macro is checking: the word used in messages.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Tool,
-    Resource,
-    Prompt,
-}
-
-impl Kind {
-    pub(crate) fn attr(self) -> &'static str {
-        match self {
-            Self::Tool => "#[tool]",
-            Self::Resource => "#[resource]",
-            Self::Prompt => "#[prompt]",
-        }
-    }
-
-    fn noun(self) -> &'static str {
-        match self {
-            Self::Tool => "tool",
-            Self::Resource => "resource",
-            Self::Prompt => "prompt",
-        }
-    }
-}
-
+/// Every check of a function, whatever the item.
 pub(crate) fn check_function(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
     if kind != Kind::Resource {
         check_name(cx, kind, function);
@@ -224,4 +205,199 @@ fn check_param_type(cx: &Ctxt, attr: &str, ty: &Type) {
         }
         _ => {}
     }
+}
+
+/// A resource: its URI is there, its template parses, template and parameters agree both ways
+/// (every error points at the template), and `audience` names roles. `None` without a URI.
+pub(crate) fn check_resource(
+    cx: &Ctxt,
+    attrs: &ResourceAttrs,
+    function: &Function<'_>,
+) -> Option<Template> {
+    let Some(uri) = &attrs.uri else {
+        cx.syn_error(syn::Error::new(
+            Span::call_site(),
+            "`#[resource]` needs its URI first: `#[resource(\"scheme://path/{variable}\")]`",
+        ));
+        return None;
+    };
+    if let Some(audience) = &attrs.audience {
+        check_audience(cx, audience);
+    }
+    let variables = check_template(cx, uri, function, attrs);
+    Some(Template {
+        uri: uri.clone(),
+        variables,
+    })
+}
+
+/// `audience = ["user", "assistant"]`: a list of roles.
+fn check_audience(cx: &Ctxt, expr: &syn::Expr) {
+    let syn::Expr::Array(array) = expr else {
+        cx.error_spanned_by(
+            expr,
+            "`audience` is a list: `audience = [\"user\", \"assistant\"]`",
+        );
+        return;
+    };
+    for elem in &array.elems {
+        if role(elem).is_none() {
+            cx.error_spanned_by(elem, "an audience is `\"user\"` or `\"assistant\"`");
+        }
+    }
+}
+
+/// A role an `audience` list may name.
+pub(crate) enum Role {
+    User,
+    Assistant,
+}
+
+/// The role an element of an `audience` list names, if it is one.
+pub(crate) fn role(elem: &syn::Expr) -> Option<Role> {
+    match elem {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => match s.value().as_str() {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Parses the template and checks it against the parameters, both ways; every error points at
+/// the template.
+fn check_template(
+    cx: &Ctxt,
+    uri: &syn::LitStr,
+    function: &Function<'_>,
+    attrs: &ResourceAttrs,
+) -> BTreeMap<String, Variable> {
+    let text = uri.value();
+    let template = match mcp_uri_template::parse(&text) {
+        Ok(template) => template,
+        Err(error) => {
+            let excerpt = &text[error.span.start.min(text.len())..error.span.end.min(text.len())];
+            cx.syn_error(syn::Error::new(
+                template_span(uri, error.span.clone()),
+                format!("invalid URI template: {} (at `{excerpt}`)", error.message),
+            ));
+            return BTreeMap::new();
+        }
+    };
+    let params: Vec<&Param<'_>> = function.params.iter().collect();
+    let mut variables = BTreeMap::new();
+    let mut after_expression = false;
+    for part in &template.parts {
+        let Part::Expression(expression) = part else {
+            after_expression = false;
+            continue;
+        };
+        // `{a}{b}`: a URI could not tell where `a` ends and `b` begins. An operator that
+        // writes a prefix (`{/b}`, `{?b}`, ...) separates them; `{b}` and `{+b}` do not.
+        if after_expression && expression.operator.prefix().is_empty() {
+            cx.syn_error(syn::Error::new(
+                template_span(uri, expression.span.clone()),
+                format!(
+                    "`{expression}` follows another expression with nothing between them, so a URI could not tell where one value ends: put a literal between them, such as `/` or `-`"
+                ),
+            ));
+        }
+        after_expression = true;
+        for var in &expression.variables {
+            let Some(param) = params.iter().find(|p| p.wire_name == var.name) else {
+                cx.syn_error(syn::Error::new(
+                    template_span(uri, expression.span.clone()),
+                    format!("template variable `{}` has no parameter: add a parameter `{}: T` to the function", var.name, var.name),
+                ));
+                continue;
+            };
+            let query = matches!(
+                expression.operator,
+                Operator::Query | Operator::QueryContinuation
+            );
+            variables.insert(
+                var.name.clone(),
+                Variable {
+                    explode: var.explode,
+                    optional: query && param.attrs.default.is_none(),
+                },
+            );
+        }
+    }
+    if template.is_static() && attrs.list.is_some() {
+        cx.error_spanned_by(
+            uri,
+            "`list` is for URI templates; a URI without `{}` expressions is listed already",
+        );
+    }
+    for param in &params {
+        if variables.contains_key(&param.wire_name) {
+            continue;
+        }
+        // Types that are certainly not context parameters: say so now, at the template.
+        let plain = matches!(
+            last_segment(param.ty).as_deref(),
+            Some(
+                "String"
+                    | "Option"
+                    | "Vec"
+                    | "bool"
+                    | "char"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "f32"
+                    | "f64"
+                    | "PathBuf"
+            )
+        );
+        if plain {
+            cx.error_spanned_by(
+                uri,
+                format!(
+                    "parameter `{}` is not a variable of the template `{text}`: add `{{{}}}` to the template, or remove the parameter",
+                    param.wire_name, param.wire_name
+                ),
+            );
+        }
+        if let Some(key) = &param.attrs.complete_key {
+            cx.error_spanned_by(
+                key,
+                "`complete` is for template variables; this parameter is not one",
+            );
+        }
+    }
+    variables
+}
+
+/// Where to point for bytes `range` of the template: just that `{...}` where the compiler can
+/// point inside a string literal (`Literal::subspan`; stable compilers cannot yet) and the
+/// literal is written out verbatim (an escape would shift the offsets); else the whole literal.
+fn template_span(uri: &syn::LitStr, range: Range<usize>) -> Span {
+    let token = uri.token();
+    let source = token.to_string();
+    let value = uri.value();
+    // The value starts after the first `"`, also in `r"..."` and `r#"..."#`.
+    let Some(start) = source.find('"').map(|quote| quote + 1) else {
+        return uri.span();
+    };
+    if source.get(start..start + value.len()) != Some(value.as_str()) {
+        return uri.span();
+    }
+    token
+        .subspan(start + range.start..start + range.end)
+        .unwrap_or_else(|| uri.span())
 }

@@ -1,12 +1,16 @@
 //! Error accumulation, after serde_derive's `Ctxt`: every problem in an item is recorded, so one
 //! build shows them all instead of one per compile.
+//!
+//! A context must end in [`Ctxt::check`]: dropping one unchecked is a bug in the macro (its
+//! errors would be lost and the expansion would look valid), so `Drop` panics, as serde's does.
 
 use std::cell::RefCell;
 use std::fmt::Display;
+use std::thread;
 
 use quote::ToTokens;
 
-#[derive(Default)]
+/// The errors of one expansion. `None` once checked.
 pub(crate) struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
 }
@@ -41,5 +45,14 @@ impl Ctxt {
             combined.combine(rest);
         }
         Err(combined)
+    }
+}
+
+impl Drop for Ctxt {
+    fn drop(&mut self) {
+        // Not while unwinding: a second panic would abort and hide the first.
+        if !thread::panicking() && self.errors.borrow().is_some() {
+            panic!("mcp-macros bug: a `Ctxt` was dropped without `check()`; its errors are lost");
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! RFC 6570 URI templates at run time: matching the URI of a `resources/read` back to a
 //! template's variables, and expanding a template with values.
 //!
-//! The parser is the file the macros use to check every `#[resource]` template at compile time;
-//! this module includes it, so both sides accept exactly the same templates.
+//! The parser is the `mcp-uri-template` crate, the one the macros use to check every
+//! `#[resource]` template at compile time, so both sides accept exactly the same templates.
 //!
 //! Matching inverts expansion in one pass without backtracking, with a matcher built when the
 //! template is parsed: literals match exactly, each variable takes the longest run of the
@@ -12,15 +12,12 @@
 //! literal characters, then fewer wide variables, then fewer optional ones, then the text. The
 //! full rules are on [`UriTemplate`], where rustdoc shows them.
 
-#[path = "../../../mcp-macros/src/uri_template.rs"]
-mod parse;
-
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
-use self::parse::{Operator, Part, Template};
+use mcp_uri_template::{self as parse, Operator, Part, Template};
 
 /// Why a URI template does not parse.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,4 +6,10 @@ enum Choice {
     Custom(String),
 }
 
+// The derive's fallback impls keep this from being a second error.
+#[derive(Deserialize, Elicit)]
+struct Form {
+    choice: Choice,
+}
+
 fn main() {}

@@ -12,4 +12,7 @@ impl Store {
     }
 }
 
-fn main() {}
+fn main() {
+    // The macro's fallback impl keeps this from being a second error.
+    let _ = Store.into_server();
+}

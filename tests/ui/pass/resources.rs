@@ -67,9 +67,21 @@ fn file(path: String) -> String {
 }
 
 /// Every level-4 operator.
-#[resource("x://{a}{+b}{#c}{.d}{/e*}{;f}{?g,h}{&i}")]
+#[resource("x://{a}-{+b}{#c}{.d}{/e*}{;f}{?g,h}{&i}")]
 fn everything(a: String, b: String, c: Option<String>, d: Option<String>, e: Vec<String>, f: Option<u8>, g: Option<u32>, #[arg(default = 3)] h: u32, i: Vec<String>) -> String {
     format!("{a}{b}{c:?}{d:?}{e:?}{f:?}{g:?}{h}{i:?}")
+}
+
+/// A level the query may leave out.
+type Level = Option<String>;
+
+/// Tags, one path segment each.
+type Tags = Vec<String>;
+
+/// Optional and exploded variables are judged by type, so aliases work.
+#[resource("logs://app{/tags*}{?level}")]
+fn logs(tags: Tags, level: Level) -> String {
+    format!("{tags:?}{level:?}")
 }
 
 fn main() {
@@ -83,6 +95,7 @@ fn main() {
         .resource(item)
         .resource(file)
         .resource(everything)
+        .resource(logs)
         .build()
         .unwrap();
 }

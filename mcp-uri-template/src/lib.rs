@@ -1,28 +1,41 @@
-//! RFC 6570 URI templates: the parser.
+//! RFC 6570 URI templates: the parser, shared by the `#[resource]` macro and the runtime.
 //!
-//! One file, two crates: `#[resource]` parses its template here at compile time, and the runtime
-//! includes this same file (`#[path]`) to parse templates built at run time and to build its
-//! matcher. It therefore uses nothing but `std`, and every item is `pub(crate)`.
+//! `#[resource]` parses its template with this crate at compile time, and the runtime parses
+//! templates built at run time with it and builds its matcher on the result, so both sides
+//! accept exactly the same templates. It uses nothing but `std`, so a proc-macro crate can
+//! depend on it without pulling in the runtime.
 //!
 //! The grammar is [RFC 6570 §2](https://www.rfc-editor.org/rfc/rfc6570#section-2), levels 1 to 4,
 //! with one restriction of ours: a variable appears once per template, because a URI binds each
 //! variable to one value. Errors carry the byte range of the text to fix, so the macro can point
 //! at the exact `{...}`.
-
-#![allow(dead_code)] // each crate that includes this file uses a subset of it
+//!
+//! ```
+//! use mcp_uri_template::{Operator, Part, parse};
+//!
+//! let template = parse("notes://{id}{?q}").unwrap();
+//! let names: Vec<&str> = template.variables().map(|v| v.name.as_str()).collect();
+//! assert_eq!(names, ["id", "q"]);
+//! let Part::Expression(query) = &template.parts[2] else { unreachable!() };
+//! assert_eq!(query.operator, Operator::Query);
+//!
+//! let error = parse("notes://{id").unwrap_err();
+//! assert_eq!(&"notes://{id"[error.span], "{id");
+//! ```
 
 use std::fmt;
 use std::ops::Range;
 
 /// A parsed URI template: literal text and `{...}` expressions, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Template {
-    pub(crate) parts: Vec<Part>,
+pub struct Template {
+    /// Literals and expressions in template order; two literals are never adjacent.
+    pub parts: Vec<Part>,
 }
 
 /// A run of literal text, or one `{...}` expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Part {
+pub enum Part {
     /// Literal text, exactly as written (percent-encoded triplets kept as they are).
     Literal(String),
     /// A `{...}` expression.
@@ -31,16 +44,18 @@ pub(crate) enum Part {
 
 /// One `{...}` expression: an operator and its variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Expression {
-    pub(crate) operator: Operator,
-    pub(crate) variables: Vec<VarSpec>,
+pub struct Expression {
+    /// The character after `{`, or [`Operator::Simple`] when there is none.
+    pub operator: Operator,
+    /// The variables, in the order written; at least one.
+    pub variables: Vec<VarSpec>,
     /// The byte range of the whole expression, braces included.
-    pub(crate) span: Range<usize>,
+    pub span: Range<usize>,
 }
 
 /// The operator of an expression ([RFC 6570 §3.2](https://www.rfc-editor.org/rfc/rfc6570#section-3.2)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Operator {
+pub enum Operator {
     /// `{v}`: simple string expansion.
     Simple,
     /// `{+v}`: reserved expansion, reserved characters pass through.
@@ -75,7 +90,7 @@ impl Operator {
     }
 
     /// The character written after `{`; `None` for [`Operator::Simple`].
-    pub(crate) fn symbol(self) -> Option<char> {
+    pub fn symbol(self) -> Option<char> {
         match self {
             Self::Simple => None,
             Self::Reserved => Some('+'),
@@ -90,7 +105,7 @@ impl Operator {
 
     /// What the expansion starts with when any variable is defined ("first" in RFC 6570
     /// Appendix A).
-    pub(crate) fn prefix(self) -> &'static str {
+    pub fn prefix(self) -> &'static str {
         match self {
             Self::Simple | Self::Reserved => "",
             Self::Fragment => "#",
@@ -104,7 +119,7 @@ impl Operator {
 
     /// What goes between two defined variables, and between the items of an exploded list
     /// ("sep").
-    pub(crate) fn separator(self) -> char {
+    pub fn separator(self) -> char {
         match self {
             Self::Simple | Self::Reserved | Self::Fragment => ',',
             Self::Label => '.',
@@ -115,7 +130,7 @@ impl Operator {
     }
 
     /// Whether values are written `name=value` ("named").
-    pub(crate) fn named(self) -> bool {
+    pub fn named(self) -> bool {
         matches!(
             self,
             Self::PathParam | Self::Query | Self::QueryContinuation
@@ -123,7 +138,7 @@ impl Operator {
     }
 
     /// What follows the name of a named variable whose value is empty ("ifemp").
-    pub(crate) fn if_empty(self) -> &'static str {
+    pub fn if_empty(self) -> &'static str {
         match self {
             Self::Query | Self::QueryContinuation => "=",
             _ => "",
@@ -131,31 +146,31 @@ impl Operator {
     }
 
     /// Whether reserved characters pass through unencoded ("allow": U+R rather than U).
-    pub(crate) fn allow_reserved(self) -> bool {
+    pub fn allow_reserved(self) -> bool {
         matches!(self, Self::Reserved | Self::Fragment)
     }
 }
 
 /// One variable of an expression: `name`, `name*` or `name:n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct VarSpec {
+pub struct VarSpec {
     /// The name as written (it may contain `.` and `%XX`).
-    pub(crate) name: String,
+    pub name: String,
     /// `name*`: a list, one item per separator.
-    pub(crate) explode: bool,
+    pub explode: bool,
     /// `name:n`: at most the first `n` characters of the value (1 to 9999).
-    pub(crate) prefix: Option<u16>,
+    pub prefix: Option<u16>,
     /// The byte range of the variable, modifier included.
-    pub(crate) span: Range<usize>,
+    pub span: Range<usize>,
 }
 
 /// Why a template does not parse, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TemplateError {
+pub struct TemplateError {
     /// What is wrong and how to fix it, lower case, code in backticks.
-    pub(crate) message: String,
+    pub message: String,
     /// The byte range of the text to fix; never empty, always on character boundaries.
-    pub(crate) span: Range<usize>,
+    pub span: Range<usize>,
 }
 
 impl TemplateError {
@@ -177,7 +192,7 @@ impl std::error::Error for TemplateError {}
 
 impl Template {
     /// The expressions, in order.
-    pub(crate) fn expressions(&self) -> impl Iterator<Item = &Expression> {
+    pub fn expressions(&self) -> impl Iterator<Item = &Expression> {
         self.parts.iter().filter_map(|part| match part {
             Part::Expression(expression) => Some(expression),
             Part::Literal(_) => None,
@@ -185,13 +200,13 @@ impl Template {
     }
 
     /// Every variable, in order.
-    pub(crate) fn variables(&self) -> impl Iterator<Item = &VarSpec> {
+    pub fn variables(&self) -> impl Iterator<Item = &VarSpec> {
         self.expressions()
             .flat_map(|expression| &expression.variables)
     }
 
     /// Whether the template has no expression: it is one fixed URI.
-    pub(crate) fn is_static(&self) -> bool {
+    pub fn is_static(&self) -> bool {
         self.expressions().next().is_none()
     }
 }
@@ -238,7 +253,7 @@ impl fmt::Display for VarSpec {
 }
 
 /// Parses `text` as an RFC 6570 template (levels 1 to 4).
-pub(crate) fn parse(text: &str) -> Result<Template, TemplateError> {
+pub fn parse(text: &str) -> Result<Template, TemplateError> {
     let mut parts = Vec::new();
     let mut literal = String::new();
     let mut seen: Vec<String> = Vec::new();
