@@ -161,6 +161,12 @@ async fn reserved_expansion_refuses_escapes_unless_allowed() {
         read_text(&client, "raw://../etc/passwd").await,
         "raw ../etc/passwd"
     );
+    // A `..` that stays inside the directory is no escape.
+    assert_eq!(
+        read_text(&client, "files://docs/../readme.md").await,
+        "file docs/../readme.md"
+    );
+    assert_eq!(read_text(&client, "files://a/..").await, "file a/..");
 }
 
 #[tokio::test]

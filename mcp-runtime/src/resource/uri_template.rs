@@ -619,7 +619,9 @@ impl Eq for UriTemplate {}
 
 /// Why a decoded value bound to a template variable would escape the directory a handler
 /// serves, or `None` when it is safe: it contains NUL, starts with `/` or `\` (absolute, UNC),
-/// starts with a Windows drive (`C:`), or has a `..` segment (between `/` or `\`).
+/// starts with a Windows drive (`C:`), or has more `..` segments (between `/` or `\`) than
+/// the names before them, so that it would climb out of the directory: `a/..` and `a/../b` stay
+/// inside, `a/../..` does not.
 ///
 /// The value is screened after percent-decoding, so `%2e%2e/x` is caught as `../x`.
 pub(crate) fn escapes(value: &str) -> Option<&'static str> {
@@ -634,8 +636,17 @@ pub(crate) fn escapes(value: &str) -> Option<&'static str> {
     {
         return Some("it starts with a Windows drive");
     }
-    if value.split(['/', '\\']).any(|segment| segment == "..") {
-        return Some("it climbs out of its directory with `..`");
+    // A `..` is fine as long as it stays inside: `a/..` is the directory itself, `a/../b` is `b`.
+    let mut depth = 0usize;
+    for segment in value.split(['/', '\\']) {
+        match segment {
+            ".." => match depth.checked_sub(1) {
+                Some(up) => depth = up,
+                None => return Some("it climbs out of its directory with `..`"),
+            },
+            "" | "." => {}
+            _ => depth += 1,
+        }
     }
     None
 }
@@ -1401,8 +1412,19 @@ mod tests {
                 Some("it climbs out of its directory with `..`"),
             ),
             ("..", Some("it climbs out of its directory with `..`")),
-            ("a/..", Some("it climbs out of its directory with `..`")),
-            ("a\\..\\b", Some("it climbs out of its directory with `..`")),
+            ("a/../..", Some("it climbs out of its directory with `..`")),
+            (
+                "a/./../../x",
+                Some("it climbs out of its directory with `..`"),
+            ),
+            (
+                "a\\..\\..\\b",
+                Some("it climbs out of its directory with `..`"),
+            ),
+            ("a/..", None),
+            ("a/../b", None),
+            ("a\\..\\b", None),
+            ("a//../b", None),
             ("/abs", Some("it is an absolute path")),
             ("\\\\server\\share", Some("it is an absolute path")),
             ("C:\\x", Some("it starts with a Windows drive")),
