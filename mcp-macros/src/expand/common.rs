@@ -43,8 +43,8 @@ pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
     };
     let (default, default_json) = match &param.attrs.default {
         Some(expr) => (
-            quote_spanned! {expr.span()=> __mcp::Option::Some(|| -> #ty { #expr }) },
-            quote_spanned! {expr.span()=> __mcp::Option::Some(|| __mcp::default_json::<#ty>(|| -> #ty { #expr })) },
+            quote_spanned! {expr.span()=> __mcp::Option::Some(|| { let __default: #ty = #expr; __default }) },
+            quote_spanned! {expr.span()=> __mcp::Option::Some(|| __mcp::default_json::<#ty>(|| { let __default: #ty = #expr; __default })) },
         ),
         None => (quote!(__mcp::Option::None), quote!(__mcp::Option::None)),
     };
