@@ -319,6 +319,8 @@ async fn main() {
 /// `--build-rows-only`: the first example's clean builds alone, merged into the result files
 /// of the last full run (their section replaced, the rest kept). Returns the exit code.
 fn build_rows_only(dir: &Path, config: &Config) -> i32 {
+    // Made first, so its date and start load average are those of the builds.
+    let mut results = report::Results::new(config.clone());
     let samples = match build::first_example_clean_builds(dir, config.clean_build_reps) {
         Ok(samples) => samples,
         Err(message) => {
@@ -326,7 +328,6 @@ fn build_rows_only(dir: &Path, config: &Config) -> i32 {
             return 1;
         }
     };
-    let mut results = report::Results::new(config.clone());
     results.set_first_example(samples);
     match results.merge_first_example(dir) {
         Ok(section) => {

@@ -210,7 +210,7 @@ impl Results {
              before, by `cargo fetch`), each in its own empty target directory: the README's \
              first example (`firsthour/`) with mcp-runtime's default features, with the \
              stdio-only set (`default-features = false, features = [\"macros\"]`), and rmcp \
-             3.11's equivalent. Median of {} rounds, the order alternated. Measured {} at `{}` \
+             3.11's equivalent. Median of {} round(s), the order alternated. Measured {} at `{}` \
              on {} CPUs; load average `{}` at the start, `{}` at the end.\n",
             self.config.clean_build_reps,
             environment("date"),
