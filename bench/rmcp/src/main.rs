@@ -1,4 +1,4 @@
-//! The benchmark server written with rmcp 3.9, the official Rust SDK: `add` and 20 trivial tools.
+//! The benchmark server written with rmcp 3.11, the official Rust SDK: `add` and 20 trivial tools.
 //!
 //! `bench-rmcp stdio` serves stdio; `bench-rmcp http 127.0.0.1:PORT` serves Streamable HTTP on
 //! `/mcp` with rmcp's defaults (sessions, SSE replies).

@@ -7,6 +7,11 @@
 //!   same build again; the edit is then reverted and that rebuild is a second sample;
 //! - `clean_build_s` (only with `--full-clean-build`): everything, dependencies included, in a
 //!   fresh target directory `bench/target/clean-<server>`.
+//!
+//! And the build rows of issue 13 (`first_example_clean_builds`): the clean release build,
+//! dependencies included, of the README's first example (a one-tool stdio server) with our
+//! default features, with the stdio-only feature set, and of rmcp's equivalent, each in its
+//! own empty target directory, as a new user's first `cargo build --release` would be.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,6 +90,80 @@ impl Edit {
 impl Drop for Edit {
     fn drop(&mut self) {
         let _ = std::fs::write(&self.path, &self.original);
+    }
+}
+
+/// The first-example packages whose clean builds are compared (report order): (row, package).
+pub const FIRST_EXAMPLE: [(&str, &str); 3] = [
+    ("ours-default", "firsthour-ours-default"),
+    ("ours-stdio", "firsthour-ours-stdio"),
+    ("rmcp", "firsthour-rmcp"),
+];
+
+/// A fresh empty directory under the system temp dir (what `mktemp -d` gives), removed when
+/// dropped, so each timed build starts with nothing compiled and leaves nothing behind.
+struct TempTarget(PathBuf);
+
+impl TempTarget {
+    fn new(name: &str, round: usize) -> Result<Self, String> {
+        let path =
+            std::env::temp_dir().join(format!("bench-clean-{name}-{}-{round}", std::process::id()));
+        // A leftover of an interrupted run with the same pid must not count as a warm cache.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for TempTarget {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Times `cargo build --release -p <package> --locked` of each first-example package in its
+/// own empty target directory, `reps` rounds, each round starting with the next package (so
+/// no package always runs first, or right after the same one). Returns every sample by row.
+///
+/// `cargo fetch` runs first: downloading crates is not compiling them, and a new user's
+/// network is not ours to measure.
+pub fn first_example_clean_builds(
+    dir: &Path,
+    reps: usize,
+) -> Result<BTreeMap<String, Vec<f64>>, String> {
+    run_cargo(dir, &["fetch", "--locked"], None)?;
+    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for round in 0..reps {
+        for k in 0..FIRST_EXAMPLE.len() {
+            let (name, package) = FIRST_EXAMPLE[(round + k) % FIRST_EXAMPLE.len()];
+            eprintln!(
+                "clean build of the first example {}/{reps} {name}",
+                round + 1
+            );
+            let target = TempTarget::new(name, round)?;
+            // `--timings` costs nothing measurable and says which crates the time went to.
+            let seconds = run_cargo(
+                dir,
+                &["build", "--release", "-p", package, "--locked", "--timings"],
+                Some(&target.0),
+            )?;
+            eprintln!("  {seconds:.1} s");
+            keep_timings(dir, &target.0, name, round);
+            samples.entry(name.to_owned()).or_default().push(seconds);
+        }
+    }
+    Ok(samples)
+}
+
+/// Keeps cargo's timing report of a clean build, which would go with its temporary target
+/// directory, as `bench/target/first-example-timings/<row>-<round>.html`.
+fn keep_timings(dir: &Path, target: &Path, name: &str, round: usize) {
+    let kept = dir.join("target/first-example-timings");
+    let report = target.join("cargo-timings/cargo-timing.html");
+    let copied = std::fs::create_dir_all(&kept)
+        .and_then(|()| std::fs::copy(&report, kept.join(format!("{name}-{round}.html"))));
+    if let Err(error) = copied {
+        eprintln!("  (timing report not kept: {error})");
     }
 }
 

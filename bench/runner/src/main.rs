@@ -1,7 +1,9 @@
 //! The benchmark runner: builds the three servers (this framework, rmcp, bare), drives them in
 //! turn, several repetitions, and writes `bench/results.md` and `bench/results.json`.
 //!
-//! Usage: `bench/run.sh [--quick] [--reps N] [--no-build-times] [--full-clean-build] [--servers ours,rmcp,bare]` (see `bench/README.md`).
+//! Usage: `bench/run.sh [--quick] [--reps N] [--no-build-times] [--full-clean-build] [--servers ours,rmcp,bare]`,
+//! or `bench/run.sh --build-rows-only [--clean-build-reps N]` for the first example's clean
+//! builds alone (see `bench/README.md`).
 
 mod build;
 mod http;
@@ -30,6 +32,11 @@ pub struct Config {
     pub build_times: bool,
     pub build_reps: usize,
     pub full_clean_build: bool,
+    /// Only the first example's clean builds (`--build-rows-only`): no servers driven, and the
+    /// other figures in `results.md` / `results.json` are kept.
+    pub build_rows_only: bool,
+    /// Rounds of the first example's clean builds (3, `--quick` 1, `--clean-build-reps N`).
+    pub clean_build_reps: usize,
     /// Use the binaries already in `bench/target/release` (`--no-build`, for A/B runs).
     pub no_build: bool,
     /// The servers to drive (all three unless `--servers` names some).
@@ -53,6 +60,8 @@ impl Config {
         let mut reps = None;
         let mut build_times = true;
         let mut full_clean_build = false;
+        let mut build_rows_only = false;
+        let mut clean_build_reps = None;
         let mut no_build = false;
         let mut servers: Vec<String> = SERVERS.iter().map(|(s, _)| (*s).to_owned()).collect();
         while let Some(arg) = args.next() {
@@ -65,6 +74,14 @@ impl Config {
                 }
                 "--no-build-times" => build_times = false,
                 "--full-clean-build" => full_clean_build = true,
+                "--build-rows-only" => build_rows_only = true,
+                "--clean-build-reps" => {
+                    let n = args.next().ok_or("`--clean-build-reps` needs a number")?;
+                    clean_build_reps = Some(
+                        n.parse()
+                            .map_err(|_| format!("bad `--clean-build-reps` {n}"))?,
+                    );
+                }
                 "--servers" => {
                     let list = args
                         .next()
@@ -79,7 +96,7 @@ impl Config {
                 }
                 other => {
                     return Err(format!(
-                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`, `--no-build`"
+                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`, `--no-build`, `--build-rows-only`, `--clean-build-reps N`"
                     ));
                 }
             }
@@ -91,6 +108,8 @@ impl Config {
             build_times,
             build_reps: if quick { 1 } else { 2 },
             full_clean_build,
+            build_rows_only,
+            clean_build_reps: clean_build_reps.unwrap_or(if quick { 1 } else { 3 }).max(1),
             no_build,
             servers,
             stdio_sequential_calls: 20_000 / scale,
@@ -239,6 +258,9 @@ async fn main() {
         }
     };
     let dir = bench_dir();
+    if config.build_rows_only {
+        std::process::exit(build_rows_only(&dir, &config));
+    }
     eprintln!("building the servers (release)...");
     let binaries = match build::build_all(&dir, config.no_build) {
         Ok(binaries) => binaries,
@@ -256,6 +278,15 @@ async fn main() {
     {
         eprintln!("bench-runner: {message}");
         std::process::exit(1);
+    }
+    if config.build_times {
+        match build::first_example_clean_builds(&dir, config.clean_build_reps) {
+            Ok(samples) => results.set_first_example(samples),
+            Err(message) => {
+                eprintln!("bench-runner: {message}");
+                std::process::exit(1);
+            }
+        }
     }
     for rep in 0..config.reps {
         // Alternate: each repetition starts with the next server.
@@ -281,6 +312,31 @@ async fn main() {
         Err(error) => {
             eprintln!("bench-runner: writing the results: {error}");
             std::process::exit(1);
+        }
+    }
+}
+
+/// `--build-rows-only`: the first example's clean builds alone, merged into the result files
+/// of the last full run (their section replaced, the rest kept). Returns the exit code.
+fn build_rows_only(dir: &Path, config: &Config) -> i32 {
+    // Made first, so its date and start load average are those of the builds.
+    let mut results = report::Results::new(config.clone());
+    let samples = match build::first_example_clean_builds(dir, config.clean_build_reps) {
+        Ok(samples) => samples,
+        Err(message) => {
+            eprintln!("bench-runner: {message}");
+            return 1;
+        }
+    };
+    results.set_first_example(samples);
+    match results.merge_first_example(dir) {
+        Ok(section) => {
+            println!("{section}");
+            0
+        }
+        Err(error) => {
+            eprintln!("bench-runner: writing the results: {error}");
+            1
         }
     }
 }

@@ -113,7 +113,19 @@ pub struct Results {
     /// Figures measured outside the repetitions (sizes, build times): every sample.
     samples: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
     environment: BTreeMap<&'static str, String>,
+    /// Clean-build samples of the first example (issue 13), by row (`build::FIRST_EXAMPLE`).
+    first_example: BTreeMap<String, Vec<f64>>,
 }
+
+/// The heading of the first example's section in `results.md`; `--build-rows-only` replaces
+/// the file from this heading on.
+const FIRST_EXAMPLE_HEADING: &str = "## Clean build of the first example (2 cores)";
+
+/// The key of the first example's figures in `results.json`.
+const FIRST_EXAMPLE_KEY: &str = "first_example_clean_build";
+
+/// Issue 13's targets: (row, bound on its median over rmcp's).
+const FIRST_EXAMPLE_TARGETS: [(&str, f64); 2] = [("ours-stdio", 0.6), ("ours-default", 1.0)];
 
 fn shell(command: &str, args: &[&str]) -> String {
     std::process::Command::new(command)
@@ -130,18 +142,13 @@ impl Results {
         environment.insert("cpus", shell("nproc", &[]));
         environment.insert("rustc", shell("rustc", &["-V"]));
         environment.insert("commit", shell("git", &["rev-parse", "--short", "HEAD"]));
-        environment.insert(
-            "loadavg_start",
-            std::fs::read_to_string("/proc/loadavg")
-                .unwrap_or_default()
-                .trim()
-                .to_owned(),
-        );
+        environment.insert("loadavg_start", loadavg());
         Self {
             config,
             runs: Vec::new(),
             samples: BTreeMap::new(),
             environment,
+            first_example: BTreeMap::new(),
         }
     }
 
@@ -156,6 +163,138 @@ impl Results {
             .entry(metric.to_owned())
             .or_default()
             .push(value);
+    }
+
+    pub fn set_first_example(&mut self, samples: BTreeMap<String, Vec<f64>>) {
+        self.first_example = samples;
+    }
+
+    fn first_example_median(&self, row: &str) -> f64 {
+        self.first_example
+            .get(row)
+            .map_or(f64::NAN, |samples| median(samples))
+    }
+
+    /// Issue 13's checks on the first example's clean builds: (what, ratio, pass).
+    fn first_example_targets(&self) -> Vec<(String, f64, bool)> {
+        let rmcp = self.first_example_median("rmcp");
+        FIRST_EXAMPLE_TARGETS
+            .iter()
+            .map(|(row, bound)| {
+                let ratio = self.first_example_median(row) / rmcp;
+                (
+                    format!("clean build of the first example: {row}/rmcp ≤ {bound}"),
+                    ratio,
+                    ratio <= *bound,
+                )
+            })
+            .filter(|(_, ratio, _)| !ratio.is_nan())
+            .collect()
+    }
+
+    /// The first example's section of `results.md` (empty when it was not measured).
+    fn first_example_markdown(&self) -> String {
+        let mut out = String::new();
+        if self.first_example.is_empty() {
+            return out;
+        }
+        let environment = |key| self.environment.get(key).map_or("", String::as_str);
+        let _ = writeln!(
+            out,
+            "{FIRST_EXAMPLE_HEADING}
+"
+        );
+        let _ = writeln!(
+            out,
+            "`cargo build --release -p <package> --locked`, dependencies included (downloaded \
+             before, by `cargo fetch`), each in its own empty target directory: the README's \
+             first example (`firsthour/`) with mcp-runtime's default features, with the \
+             stdio-only set (`default-features = false, features = [\"macros\"]`), and rmcp \
+             3.11's equivalent. Median of {} round(s), the order alternated. Measured {} at `{}` \
+             on {} CPUs; load average `{}` at the start, `{}` at the end.\n",
+            self.config.clean_build_reps,
+            environment("date"),
+            environment("commit"),
+            environment("cpus"),
+            environment("loadavg_start"),
+            environment("loadavg_end"),
+        );
+        let _ = writeln!(out, "| build | median (s) | samples (s) | x rmcp |");
+        let _ = writeln!(out, "|---|---:|---|---:|");
+        let rmcp = self.first_example_median("rmcp");
+        for (row, label) in [
+            ("ours-default", "ours, default features"),
+            ("ours-stdio", "ours, stdio-only features"),
+            ("rmcp", "rmcp 3.11"),
+        ] {
+            let samples = self.first_example.get(row).cloned().unwrap_or_default();
+            let value = self.first_example_median(row);
+            let listed: Vec<String> = samples.iter().map(|s| format!("{s:.1}")).collect();
+            let _ = writeln!(
+                out,
+                "| {label} | {} | {} | {} |",
+                number(value),
+                listed.join(", "),
+                ratio(value / rmcp),
+            );
+        }
+        let _ = writeln!(out, "\n| target (issue 13) | ratio | met |");
+        let _ = writeln!(out, "|---|---:|:---:|");
+        for (what, value, pass) in self.first_example_targets() {
+            let _ = writeln!(
+                out,
+                "| {what} | {} | {} |",
+                ratio(value),
+                if pass { "yes" } else { "**no**" }
+            );
+        }
+        out
+    }
+
+    /// The first example's figures for `results.json`.
+    fn first_example_json(&self) -> serde_json::Value {
+        let medians: BTreeMap<&String, f64> = self
+            .first_example
+            .keys()
+            .map(|row| (row, self.first_example_median(row)))
+            .collect();
+        json!({
+            "reps": self.config.clean_build_reps,
+            "environment": self.environment,
+            "medians_s": medians,
+            "samples_s": self.first_example,
+            "targets": self.first_example_targets().iter().map(|(what, value, pass)| json!({"target": what, "ratio": value, "met": pass})).collect::<Vec<_>>(),
+        })
+    }
+
+    /// For `--build-rows-only`: puts the first example's section into the `results.md` and
+    /// `results.json` of `dir`, replacing an older one and keeping every other figure (the
+    /// full run's). Returns the section.
+    pub fn merge_first_example(&mut self, dir: &Path) -> std::io::Result<String> {
+        self.environment.insert("loadavg_end", loadavg());
+        let section = self.first_example_markdown();
+        let markdown_path = dir.join("results.md");
+        let mut markdown = std::fs::read_to_string(&markdown_path)
+            .unwrap_or_else(|_| "# Benchmark results\n".to_owned());
+        if let Some(at) = markdown.find(FIRST_EXAMPLE_HEADING) {
+            markdown.truncate(at);
+        }
+        let markdown = format!("{}\n\n{section}", markdown.trim_end());
+        let json_path = dir.join("results.json");
+        let mut json: serde_json::Value = std::fs::read_to_string(&json_path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .filter(serde_json::Value::is_object)
+            .unwrap_or_else(|| json!({}));
+        if let Some(object) = json.as_object_mut() {
+            object.insert(FIRST_EXAMPLE_KEY.to_owned(), self.first_example_json());
+        }
+        std::fs::write(markdown_path, markdown)?;
+        std::fs::write(
+            json_path,
+            serde_json::to_string_pretty(&json).map_err(std::io::Error::other)? + "\n",
+        )?;
+        Ok(section)
     }
 
     pub fn push(&mut self, server: &str, rep: usize, metrics: Metrics) {
@@ -255,7 +394,7 @@ impl Results {
         );
         let _ = writeln!(
             out,
-            "| metric | | ours | rmcp 3.9 | bare | ours/rmcp | ours/bare |"
+            "| metric | | ours | rmcp 3.11 | bare | ours/rmcp | ours/bare |"
         );
         let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|");
         for (metric, label, unit, higher) in ROWS {
@@ -288,18 +427,16 @@ impl Results {
                 if pass { "yes" } else { "**no**" }
             );
         }
+        let section = self.first_example_markdown();
+        if !section.is_empty() {
+            let _ = write!(out, "\n{section}");
+        }
         out
     }
 
     /// Writes `results.md` and `results.json` into `dir`; returns the markdown.
     pub fn write(&mut self, dir: &Path) -> std::io::Result<String> {
-        self.environment.insert(
-            "loadavg_end",
-            std::fs::read_to_string("/proc/loadavg")
-                .unwrap_or_default()
-                .trim()
-                .to_owned(),
-        );
+        self.environment.insert("loadavg_end", loadavg());
         let markdown = self.markdown();
         let mut medians = serde_json::Map::new();
         for (server, _) in SERVERS {
@@ -318,6 +455,7 @@ impl Results {
             "medians": medians,
             "targets": self.targets().iter().map(|(what, value, pass)| json!({"target": what, "ratio": value, "met": pass})).collect::<Vec<_>>(),
             "samples": self.samples,
+            FIRST_EXAMPLE_KEY: self.first_example_json(),
             "runs": self.runs.iter().map(|(server, rep, metrics)| json!({"server": server, "rep": rep, "metrics": metrics})).collect::<Vec<_>>(),
         });
         std::fs::write(dir.join("results.md"), &markdown)?;
@@ -327,6 +465,14 @@ impl Results {
         )?;
         Ok(markdown)
     }
+}
+
+/// `/proc/loadavg`: how busy the machine was, since the figures depend on it.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
 }
 
 fn number(value: f64) -> String {
