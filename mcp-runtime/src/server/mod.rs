@@ -1,7 +1,7 @@
 //! Building a server and serving it.
 //!
 //! [`Server`] collects what to serve (every `#[tool]` in the binary, or an explicit selection)
-//! and how; [`Server::build`] validates it into a [`Service`], where the dispatch table, the
+//! and how; [`Server::build`] validates it into a [`McpService`], where the dispatch table, the
 //! schemas and the capabilities are fixed once. Transports then open sessions on the service.
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
@@ -484,7 +484,7 @@ impl Server {
     ///
     /// Fails with every problem found: duplicate or invalid names (with both source locations),
     /// a function named with [`Server::tool`] that is not a `#[tool]`.
-    pub fn build(self) -> Result<Service> {
+    pub fn build(self) -> Result<McpService> {
         let mut errors = Vec::new();
         let selected: Vec<&Entry> = match &self.selection {
             Selection::All => inventory::iter::<Entry>.into_iter().collect(),
@@ -563,7 +563,7 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
-        Ok(Service {
+        Ok(McpService {
             core: Arc::new(Core {
                 stamps: OnceLock::new(),
                 info,
@@ -748,11 +748,11 @@ impl Broadcast for Core {
 
 /// A validated server, ready to serve: cheap to clone, and every clone serves the same tools.
 #[derive(Clone)]
-pub struct Service {
+pub struct McpService {
     pub(crate) core: Arc<Core>,
 }
 
-impl Service {
+impl McpService {
     /// The `serverInfo` this server reports.
     pub fn info(&self) -> &Implementation {
         &self.core.info
@@ -800,8 +800,8 @@ impl Service {
     }
 
     /// Ends every open `subscriptions/listen` stream with its final result, as a graceful
-    /// shutdown should. [`Service::serve_http`] does this itself; call it before shutting down
-    /// a server mounted with [`Service::into_router`].
+    /// shutdown should. [`McpService::serve_http`] does this itself; call it before shutting down
+    /// a server mounted with [`McpService::into_router`].
     pub fn close_subscriptions(&self) {
         self.core.close();
     }
@@ -830,9 +830,9 @@ impl Service {
     }
 }
 
-impl std::fmt::Debug for Service {
+impl std::fmt::Debug for McpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Service")
+        f.debug_struct("McpService")
             .field("info", &self.core.info)
             .finish_non_exhaustive()
     }
