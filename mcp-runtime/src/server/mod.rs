@@ -8,12 +8,14 @@
 
 mod dispatch;
 mod dynamic;
+mod http;
 mod pagination;
 mod registered;
 mod registry;
 mod request_state;
 mod session;
 mod stateless;
+mod window;
 
 use std::any::TypeId;
 use std::sync::atomic::Ordering;
@@ -21,7 +23,6 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::__private::{Entry, Item};
 use crate::error::{DefinitionError, Error, Result};
@@ -34,16 +35,17 @@ use crate::protocol::{
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
-use crate::transport::http::{HostPolicy, HttpOptions};
 
 pub(crate) use self::dispatch::handle_stateless;
 use self::dynamic::OptIn;
+pub(crate) use self::http::{HostPolicy, HttpOptions};
 use self::registry::{Catalogue, Registry, Served, Settings};
 use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
 use self::stateless::{CacheHints, Listeners, Stamps};
 pub(crate) use self::stateless::{Envelope, is_stateless, read_envelope};
+pub(crate) use self::window::Window;
 
 /// Limits and behaviours a server can tune. Every field has a documented default.
 #[derive(Debug, Clone)]
@@ -586,28 +588,6 @@ impl Server {
     }
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
-}
-
 /// The crate the served items come from; the executable's name when there is no single one.
 fn default_identity(entries: &[&Entry]) -> (String, String) {
     if let Some(first) = entries.first()
@@ -769,64 +749,11 @@ impl McpService {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
     }
 
-    /// Serves Streamable HTTP on `addr` until Ctrl-C (SIGINT) or SIGTERM, then lets requests in
-    /// flight finish. Bind `127.0.0.1` for a local server: on a non-loopback address the
-    /// DNS-rebinding check is off unless [`Server::allowed_hosts`] was set.
-    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        self.serve_http_on(listener, shutdown_signal()).await
-    }
-
-    /// Serves Streamable HTTP on a bound listener until `shutdown` completes.
-    pub async fn serve_http_on(
-        &self,
-        listener: tokio::net::TcpListener,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> Result<()> {
-        let local = listener.local_addr()?;
-        let mut options = self.core.options.http.clone();
-        if !options.hosts_configured && !crate::transport::http::is_loopback(&local) {
-            options.hosts = HostPolicy::Any;
-        }
-        let router = crate::transport::http::router(Arc::clone(&self.core), options);
-        let core = Arc::clone(&self.core);
-        let shutdown = async move {
-            shutdown.await;
-            // Open listen streams end with their final result, so the server can drain.
-            core.close();
-        };
-        crate::transport::http::serve(router, listener, shutdown).await?;
-        Ok(())
-    }
-
     /// Ends every open `subscriptions/listen` stream with its final result, as a graceful
     /// shutdown should. [`McpService::serve_http`] does this itself; call it before shutting down
     /// a server mounted with [`McpService::into_router`].
     pub fn close_subscriptions(&self) {
         self.core.close();
-    }
-
-    /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing
-    /// app (`app.merge(service.into_router())` or `nest`).
-    pub fn into_router(&self) -> axum::Router {
-        crate::transport::http::router(Arc::clone(&self.core), self.core.options.http.clone())
-    }
-
-    /// Serves one session on stdin and stdout (newline-delimited JSON-RPC) until stdin closes.
-    /// Logs belong on stderr: stdout carries protocol messages only.
-    pub async fn serve_stdio(&self) -> Result<()> {
-        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
-            .await
-    }
-
-    /// Serves one session over any byte stream pair with stdio framing: one JSON-RPC message
-    /// per line. Returns when `reader` reaches its end.
-    pub async fn serve_connection<R, W>(&self, reader: R, writer: W) -> Result<()>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        crate::transport::stdio::serve(Arc::clone(&self.core), reader, writer).await
     }
 }
 

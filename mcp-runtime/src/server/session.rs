@@ -79,12 +79,12 @@ pub(crate) struct Negotiated {
     pub(crate) client: Arc<ClientInfo>,
 }
 
-use crate::transport::window::Slot;
+use super::window::Slot;
 
 /// The requests running, by id.
 type InFlight = HashMap<RequestId, Running>;
 
-/// A request that is running: how to stop it, and its place in the transport's window, given
+/// A request that is running: how to stop it, and its place in the session's in-flight window, given
 /// back as soon as the entry goes (when the request ends, or the client cancels it).
 struct Running {
     /// Its task, once it has one (a handler that finishes at once never gets one).
@@ -181,7 +181,7 @@ impl Session {
     }
 
     /// Handles one message (or batch) from the client, as [`protocol::parse`](crate::protocol::parse)
-    /// read it. `slot` (a place in the transport's in-flight window) is held until the work is
+    /// read it. `slot` (a place in the session's in-flight window) is held until the work is
     /// done: released at once when it is answered on the spot, else when the request ends,
     /// however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {

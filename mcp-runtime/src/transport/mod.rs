@@ -11,4 +11,3 @@
 
 pub(crate) mod http;
 pub(crate) mod stdio;
-pub(crate) mod window;

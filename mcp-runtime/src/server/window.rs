@@ -1,4 +1,5 @@
-//! The bounded window of requests one session runs at once (`Server::max_in_flight_requests`).
+//! The bounded window of requests one session runs at once (`Server::max_in_flight_requests`):
+//! server state a transport creates per session and checks before handing a request over.
 //!
 //! A request takes a slot before it reaches the session and gives it back when its handler has
 //! ended, however it ended. A request that finds the window full is answered at once with an
