@@ -8,6 +8,7 @@
 
 mod dispatch;
 mod dynamic;
+#[cfg(feature = "http")]
 mod http;
 mod pagination;
 mod registered;
@@ -36,14 +37,18 @@ use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 
+// Only the HTTP transport serves the stateless era and sessionless requests.
+#[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 use self::dynamic::OptIn;
+#[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
 use self::registry::{Catalogue, Registry, Served, Settings};
 use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
 use self::stateless::{CacheHints, Listeners, Stamps};
+#[cfg(feature = "http")]
 pub(crate) use self::stateless::{Envelope, is_stateless, read_envelope};
 pub(crate) use self::window::Window;
 
@@ -67,6 +72,7 @@ pub(crate) struct Options {
     /// How long a request to the client (sampling, elicitation, roots) may wait. Default: 60 s.
     pub(crate) request_timeout: Duration,
     /// The Streamable HTTP settings.
+    #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
     /// The cache hints of stateless results. Default: `ttlMs: 0`, `private`, everywhere.
     pub(crate) cache: CacheHints,
@@ -87,6 +93,7 @@ impl Default for Options {
             shutdown_grace: Duration::from_secs(5),
             page_size: 100,
             request_timeout: Duration::from_secs(60),
+            #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
             request_state_secret: None,
@@ -400,12 +407,14 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// The path of the Streamable HTTP endpoint (`/mcp` by default).
     pub fn http_path(mut self, path: impl Into<String>) -> Self {
         self.options.http.path = path.into();
         self
     }
 
+    #[cfg(feature = "http")]
     /// Accepts these host names (any port) in `Host` and `Origin`, instead of the loopback names
     /// the DNS-rebinding check allows by default.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
@@ -414,6 +423,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Turns the `Host`/`Origin` check off, for a server behind its own front door.
     pub fn allow_any_host(mut self) -> Self {
         self.options.http.hosts = HostPolicy::Any;
@@ -421,18 +431,21 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// How long an HTTP session may stay idle before it ends (30 minutes by default).
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.options.http.session_idle = idle;
         self
     }
 
+    #[cfg(feature = "http")]
     /// The most HTTP sessions open at once (10,000 by default); past it `initialize` gets 503.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.options.http.max_sessions = sessions;
         self
     }
 
+    #[cfg(feature = "http")]
     /// How many events each SSE stream keeps for clients that resume with `Last-Event-ID`
     /// (1,000 by default).
     pub fn event_buffer(mut self, events: usize) -> Self {
@@ -440,6 +453,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Serves Streamable HTTP without sessions: every POST on its own, GET and DELETE 405.
     pub fn stateless_http(mut self) -> Self {
         self.options.http.stateless = true;
@@ -476,6 +490,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Builds the server and serves Streamable HTTP on `addr` until Ctrl-C.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
         self.build()?.serve_http(addr).await

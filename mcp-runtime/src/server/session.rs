@@ -165,6 +165,7 @@ impl Session {
 
     /// A session for one stateless HTTP request: no handshake happened, so it is taken as done at
     /// `version`, with a client that declared nothing.
+    #[cfg(feature = "http")]
     pub(crate) fn new_stateless(
         core: Arc<Core>,
         notifier: Sink,

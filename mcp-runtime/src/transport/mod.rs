@@ -9,5 +9,6 @@
 //! [`McpService::serve_http`]: crate::McpService::serve_http
 //! [`McpService::into_router`]: crate::McpService::into_router
 
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod stdio;
