@@ -7,6 +7,7 @@ mod content;
 mod jsonrpc;
 mod lifecycle;
 mod logging;
+mod method;
 mod version;
 
 pub use self::content::{
@@ -23,4 +24,5 @@ pub use self::lifecycle::{
     ResourcesCapability, ServerCapabilities,
 };
 pub use self::logging::LoggingLevel;
+pub(crate) use self::method::Method;
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

@@ -18,7 +18,7 @@ use tokio::task::AbortHandle;
 use super::Core;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
-    ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, ProtocolVersion, Request,
+    ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, Method, ProtocolVersion, Request,
     RequestId, canonical_notification, encode_error, encode_notification, encode_request,
 };
 use crate::tool::BoxFuture;
@@ -101,9 +101,6 @@ impl Running {
         }
     }
 }
-
-/// Requests that never wait on anything: answered inline, in order.
-const INLINE: &[&str] = &["tools/list", "prompts/list", "resources/templates/list"];
 
 pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
@@ -293,7 +290,7 @@ impl Session {
         }
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
-        if INLINE.contains(&request.method.as_str())
+        if Method::parse(&request.method).is_some_and(Method::answered_inline)
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
             drop(in_flight);

@@ -38,20 +38,6 @@ pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key on listen notifications: which subscription they belong to.
 pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
-/// The requests of the stateless era. Anything else on an enveloped request is -32601.
-pub(crate) const METHODS: &[&str] = &[
-    "server/discover",
-    "subscriptions/listen",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-];
-
 /// Whether a request belongs to the stateless era (`initialize` is checked first, elsewhere).
 pub(crate) fn is_stateless(method: &str, params: &Map<String, Value>) -> bool {
     method == "server/discover"

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::protocol::{ErrorObject, Incoming, Message, error_codes};
+use crate::protocol::{ErrorObject, Incoming, Message, Method, error_codes};
 
 pub(crate) struct Window {
     taken: AtomicUsize,
@@ -37,7 +37,7 @@ impl Window {
         match incoming {
             Incoming::Batch(_) => true,
             Incoming::Single(Ok(Message::Request(request))) => {
-                request.method != "ping" && request.method != "initialize"
+                Method::parse(&request.method).is_none_or(Method::needs_slot)
             }
             Incoming::Single(_) => false,
         }

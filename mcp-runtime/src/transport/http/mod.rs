@@ -57,7 +57,7 @@ use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
 use crate::protocol::{
-    ErrorObject, Incoming, Message, ProtocolVersion, RequestId, decode, encode_error, parse,
+    ErrorObject, Incoming, Message, Method, ProtocolVersion, RequestId, decode, encode_error, parse,
 };
 use crate::server::{
     Core, HostPolicy, HttpOptions, McpService, Session, Sink, Window, is_stateless,
@@ -350,7 +350,7 @@ impl Post {
     /// decide where it goes.
     fn read(body: &[u8], max_depth: usize) -> Result<Self, ErrorObject> {
         let runs_user_code =
-            |method: &str| matches!(method, "tools/call" | "prompts/get" | "resources/read");
+            |method: &str| Method::parse(method).is_some_and(Method::runs_user_code);
         if let Incoming::Single(Ok(message)) = parse(body, max_depth)? {
             let (method, params, id) = match &message {
                 Message::Request(r) => (Some(r.method.as_str()), Some(&r.params), Some(&r.id)),
