@@ -16,12 +16,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::Core;
+use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
     ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, Method, ProtocolVersion, Request,
     RequestId, canonical_notification, encode_error, encode_notification, encode_request,
 };
-use crate::tool::BoxFuture;
 
 /// Where encoded messages for the client go: a line on stdio, an event on an HTTP stream.
 pub(crate) type Sink = mpsc::UnboundedSender<Vec<u8>>;

@@ -18,12 +18,12 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::Sink;
+use crate::context::BoxFuture;
 use crate::context::{ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
     ServerCapabilities, encode_notification, error_codes,
 };
-use crate::tool::BoxFuture;
 
 /// `_meta` key: the revision a stateless request is sent under.
 pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
