@@ -13,7 +13,6 @@ mod http;
 mod pagination;
 mod registered;
 mod registry;
-mod request_state;
 mod session;
 mod stateless;
 mod window;
@@ -44,8 +43,8 @@ use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
 use self::registry::{Catalogue, Registry, Served, Settings};
-use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
+use self::stateless::request_state::RequestStateKey;
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
 use self::stateless::{CacheHints, Listeners, Stamps};
 #[cfg(feature = "http")]

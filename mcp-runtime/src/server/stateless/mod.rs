@@ -6,9 +6,12 @@
 //! `io.modelcontextprotocol/protocolVersion`, and `server/discover` always, is served here; any
 //! other message follows the handshake rules. Nothing here locks a connection into an era.
 //!
-//! What this module owns: reading the envelope, the stateless method table, `server/discover`,
-//! the shaping of results (`resultType`, `_meta` server info, cache hints), the input-required
-//! bookkeeping behind `ctx.elicit`/`ctx.sample`/`ctx.roots`, and `subscriptions/listen`.
+//! What this module owns: reading the envelope, `server/discover`, the shaping of results
+//! (`resultType`, `_meta` server info, cache hints), the input-required bookkeeping behind
+//! `ctx.elicit`/`ctx.sample`/`ctx.roots` with its signed `requestState` ([`request_state`]), and
+//! `subscriptions/listen`.
+
+pub(crate) mod request_state;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
