@@ -59,8 +59,8 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-fn service() -> &'static Service {
-    static SERVICE: OnceLock<Service> = OnceLock::new();
+fn service() -> &'static McpService {
+    static SERVICE: OnceLock<McpService> = OnceLock::new();
     SERVICE.get_or_init(|| {
         Server::builder()
             .tool(add)

@@ -2,7 +2,7 @@
 //!
 //! The server implements the narrow [`Broadcast`] trait defined here; handlers reach it through
 //! [`Context::server`](crate::Context::server) and application code through
-//! [`Service::handle`](crate::Service::handle), without either importing the server.
+//! [`McpService::handle`](crate::McpService::handle), without either importing the server.
 //!
 //! [`ServerHandle`] documents how changes to what a server serves meet requests in flight,
 //! capabilities, cursors and subscriptions.
@@ -69,7 +69,7 @@ pub(crate) enum Change {
 /// use mcp_runtime::Changes;
 /// use mcp_runtime::tool::{CallToolResult, ToolBuilder};
 ///
-/// # async fn run(service: mcp_runtime::Service) -> mcp_runtime::Result<()> {
+/// # async fn run(service: mcp_runtime::McpService) -> mcp_runtime::Result<()> {
 /// let v2 = ToolBuilder::new("search", |_call| {
 ///     Box::pin(async { CallToolResult::success(["no hits yet"]) })
 /// })
@@ -207,7 +207,7 @@ impl fmt::Debug for Changes {
 /// clone; every clone acts on the same server.
 ///
 /// ```no_run
-/// # async fn run(service: mcp_runtime::Service) {
+/// # async fn run(service: mcp_runtime::McpService) {
 /// let handle = service.handle();
 /// // ... a file changed on disk:
 /// handle.resource_updated("files:///notes.txt");

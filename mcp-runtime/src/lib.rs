@@ -418,7 +418,7 @@
 //!
 //! # Changing what a server serves
 //!
-//! [`ServerHandle`] ([`Service::handle`], [`Context::server`]) adds, removes, enables and
+//! [`ServerHandle`] ([`McpService::handle`], [`Context::server`]) adds, removes, enables and
 //! disables tools, resources and prompts while the server runs, and tells connected clients
 //! with `notifications/*/list_changed` (on stateless `subscriptions/listen` streams too);
 //! requests in flight keep the snapshot they started with. A server that starts without tools
@@ -474,7 +474,7 @@
 //! - **`subscriptions/listen`** replaces per-session notifications in the stateless era: it
 //!   acknowledges the honoured subset of the requested list-changed and resource subscriptions,
 //!   then streams only those notifications until the client cancels or the server shuts down
-//!   ([`Service::close_subscriptions`]).
+//!   ([`McpService::close_subscriptions`]).
 //!
 //! ```
 //! use mcp_runtime::prelude::*;
@@ -561,7 +561,7 @@
 //! - `Host` and `Origin` must name a loopback host unless [`Server::allowed_hosts`] or
 //!   [`Server::allow_any_host`] says otherwise (against DNS rebinding). `serve_http` on a
 //!   non-loopback address with no hosts configured turns the check off; a router from
-//!   [`Service::into_router`] keeps it.
+//!   [`McpService::into_router`] keeps it.
 //! - [`Server::stateless_http`] serves handshake-era clients without sessions (GET and DELETE
 //!   405), for load-balanced deployments that need no server-to-client requests. The stateless
 //!   era needs nothing: it never uses sessions.
@@ -571,7 +571,7 @@
 //!   `private` by default).
 //! - TCP_NODELAY is set on accepted sockets.
 //!
-//! To serve next to other routes, mount [`Service::into_router`] in an axum app:
+//! To serve next to other routes, mount [`McpService::into_router`] in an axum app:
 //!
 //! ```no_run
 //! use mcp_runtime::prelude::*;
@@ -643,7 +643,7 @@
 //! - `macros` (default): `#[tool]`, `#[resource]`, `#[prompt]`, `#[server]` and
 //!   `#[derive(Elicit)]`, re-exported from `mcp-macros`.
 //! - `http` (default): Streamable HTTP on axum and hyper ([`Server::serve_http`],
-//!   [`Service::into_router`]).
+//!   [`McpService::into_router`]).
 //! - `client-log-layer` (default): [`trace::ClientLogLayer`], on the `Layer` trait of
 //!   `tracing-subscriber`.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
@@ -692,7 +692,7 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{CacheHint, CacheScope, Cacheable, McpServer, Server, Service};
+pub use crate::server::{CacheHint, CacheScope, Cacheable, McpServer, Server, McpService};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
@@ -721,7 +721,7 @@ pub mod prelude {
     };
     pub use crate::resource::{Blob, ResourceError, ResourceInfo};
     pub use crate::tool::{Args, CallToolResult, ToolError};
-    pub use crate::{McpServer, Server, ServerHandle, Service};
+    pub use crate::{McpServer, McpService, Server, ServerHandle};
     #[cfg(feature = "macros")]
     pub use mcp_macros::{Elicit, prompt, resource, server, tool};
     pub use schemars::JsonSchema;

@@ -7,8 +7,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -22,8 +20,7 @@ use crate::protocol::{
 };
 use crate::schema::{self, Direction, SchemaStyle};
 
-/// A boxed, sendable future: what handlers return.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::context::BoxFuture;
 
 /// The result of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

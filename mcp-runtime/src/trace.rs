@@ -77,7 +77,7 @@ use futures_util::future::Either;
 use serde_json::Value;
 
 use crate::context::Peer;
-use crate::protocol::Request;
+use crate::protocol::{Method, Request};
 
 tokio::task_local! {
     /// The way back to the client of the request this task serves.
@@ -102,12 +102,14 @@ pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing:
     if span.is_disabled() {
         return span;
     }
-    let field = match request.method.as_str() {
-        "tools/call" => Some(("tool", "name")),
-        "prompts/get" => Some(("prompt", "name")),
-        "resources/read" => Some(("uri", "uri")),
-        _ => None,
-    };
+    let field = Method::parse(&request.method).and_then(|method| {
+        let label = match method {
+            Method::ToolsCall => "tool",
+            Method::PromptsGet => "prompt",
+            _ => "uri",
+        };
+        Some((label, method.target()?))
+    });
     if let Some((field, param)) = field
         && let Some(value) = request.params.get(param).and_then(Value::as_str)
     {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
-use mcp_runtime::{Server, Service};
+use mcp_runtime::{McpService, Server};
 use mcp_tests::http::{connection, start};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
@@ -385,7 +385,7 @@ struct Stdio {
 }
 
 impl Stdio {
-    fn open(service: &Service) -> Self {
+    fn open(service: &McpService) -> Self {
         let (client, server) = tokio::io::duplex(64 * 1024);
         let (server_read, server_write) = tokio::io::split(server);
         let service = service.clone();
@@ -399,7 +399,7 @@ impl Stdio {
         }
     }
 
-    async fn connect(service: &Service) -> Self {
+    async fn connect(service: &McpService) -> Self {
         let mut stdio = Self::open(service);
         stdio.initialize().await;
         stdio

@@ -9,7 +9,7 @@ use mcp_runtime::resource::{ResourceBuilder, ResourceDef};
 use mcp_runtime::testing::{Client, ClientError};
 use mcp_runtime::tool::{ToolBuilder, ToolCall, ToolDef};
 use mcp_runtime::{
-    CallToolResult, Changes, DefinitionError, Error, ResourceContents, Server, Service,
+    CallToolResult, Changes, DefinitionError, Error, McpService, ResourceContents, Server,
 };
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -18,7 +18,7 @@ use crate::fixtures::*;
 use crate::http::{body_json, events, initialize, post, send};
 
 /// A client that gives up on a message after a short wait, to check that none comes.
-async fn connect(service: &Service) -> Client {
+async fn connect(service: &McpService) -> Client {
     let client = Client::builder()
         .timeout(Duration::from_millis(500))
         .connect_service(service)

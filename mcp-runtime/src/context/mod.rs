@@ -48,7 +48,9 @@ use crate::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId,
     encode_notification,
 };
-use crate::tool::BoxFuture;
+
+/// A boxed, sendable future: what handlers return.
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// The way back to the client that sent a request: what the context may ask of the session.
 pub(crate) trait Peer: Send + Sync {

@@ -10,6 +10,7 @@ mod content;
 pub(crate) mod jsonrpc;
 mod lifecycle;
 mod logging;
+mod method;
 mod version;
 
 pub use self::content::{
@@ -26,4 +27,5 @@ pub use self::lifecycle::{
     ResourcesCapability, ServerCapabilities,
 };
 pub use self::logging::LoggingLevel;
+pub(crate) use self::method::Method;
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

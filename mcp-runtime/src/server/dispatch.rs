@@ -20,16 +20,16 @@ use serde_json::{Map, Value, json};
 use super::Core;
 use super::pagination;
 use super::registry::Registry;
-use super::request_state::Binding;
 use super::session::{RequestPeer, Session, Sink};
+use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::prompt::PromptCall;
 use crate::protocol::{
-    ErrorObject, InitializeParams, LoggingLevel, ProtocolVersion, Request, RequestId, encode_error,
-    encode_raw_response, encode_response, negotiate_version,
+    ErrorObject, InitializeParams, LoggingLevel, Method, ProtocolVersion, Request, RequestId,
+    encode_error, encode_raw_response, encode_response, negotiate_version,
 };
 use crate::resource::{ResourceCall, ResourceError};
 use crate::tool::{CallToolResult, ToolCall};
@@ -101,21 +101,6 @@ fn initialize(session: &Session, request: &Request) -> Result<Value, ErrorObject
     }
     Ok(Value::Object(result))
 }
-
-/// The requests this server knows in the handshake era, besides `initialize` and `ping`.
-const HANDSHAKE_METHODS: &[&str] = &[
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-];
 
 /// Every other request. `None` means no response is sent (the request was cancelled).
 pub(crate) async fn handle_request(
@@ -265,7 +250,7 @@ async fn route_stateless(
 ) -> Vec<u8> {
     let id = request.id.clone();
     let method = request.method.clone();
-    if !stateless::METHODS.contains(&method.as_str()) {
+    if !Method::parse(&method).is_some_and(Method::in_stateless_era) {
         return encode_error(Some(&id), &ErrorObject::method_not_found(&method));
     }
     let Ok(version) = envelope.version() else {
@@ -336,7 +321,7 @@ async fn route(
     if request.method == "ping" || request.method == "initialize" {
         return handle_sync(session, &request);
     }
-    if !HANDSHAKE_METHODS.contains(&request.method.as_str()) {
+    if !Method::parse(&request.method).is_some_and(Method::in_handshake_era) {
         // Unknown in the handshake era, `subscriptions/listen` included.
         return encode_error(
             Some(&request.id),

@@ -1,19 +1,21 @@
 //! Building a server and serving it.
 //!
 //! [`Server`] collects what to serve (every `#[tool]` in the binary, or an explicit selection)
-//! and how; [`Server::build`] validates it into a [`Service`], where the dispatch table, the
+//! and how; [`Server::build`] validates it into a [`McpService`], where the dispatch table, the
 //! schemas and the capabilities are fixed once. Transports then open sessions on the service.
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
 
 mod dispatch;
 mod dynamic;
+#[cfg(feature = "http")]
+mod http;
 mod pagination;
 mod registered;
 mod registry;
-mod request_state;
 mod session;
 mod stateless;
+mod window;
 
 use std::any::TypeId;
 use std::sync::atomic::Ordering;
@@ -21,7 +23,6 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::__private::{Entry, Item};
 use crate::error::{DefinitionError, Error, Result};
@@ -34,16 +35,21 @@ use crate::protocol::{
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
-use crate::transport::http::{HostPolicy, HttpOptions};
 
+// Only the HTTP transport serves the stateless era and sessionless requests.
+#[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 use self::dynamic::OptIn;
+#[cfg(feature = "http")]
+pub(crate) use self::http::{HostPolicy, HttpOptions};
 use self::registry::{Catalogue, Registry, Served, Settings};
-use self::request_state::RequestStateKey;
 pub(crate) use self::session::{Session, Sink};
+use self::stateless::request_state::RequestStateKey;
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
 use self::stateless::{CacheHints, Listeners, Stamps};
+#[cfg(feature = "http")]
 pub(crate) use self::stateless::{Envelope, is_stateless, read_envelope};
+pub(crate) use self::window::Window;
 
 /// Limits and behaviours a server can tune. Every field has a documented default.
 #[derive(Debug, Clone)]
@@ -65,6 +71,7 @@ pub(crate) struct Options {
     /// How long a request to the client (sampling, elicitation, roots) may wait. Default: 60 s.
     pub(crate) request_timeout: Duration,
     /// The Streamable HTTP settings.
+    #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
     /// The cache hints of stateless results. Default: `ttlMs: 0`, `private`, everywhere.
     pub(crate) cache: CacheHints,
@@ -85,6 +92,7 @@ impl Default for Options {
             shutdown_grace: Duration::from_secs(5),
             page_size: 100,
             request_timeout: Duration::from_secs(60),
+            #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
             request_state_secret: None,
@@ -398,12 +406,14 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// The path of the Streamable HTTP endpoint (`/mcp` by default).
     pub fn http_path(mut self, path: impl Into<String>) -> Self {
         self.options.http.path = path.into();
         self
     }
 
+    #[cfg(feature = "http")]
     /// Accepts these host names (any port) in `Host` and `Origin`, instead of the loopback names
     /// the DNS-rebinding check allows by default.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
@@ -412,6 +422,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Turns the `Host`/`Origin` check off, for a server behind its own front door.
     pub fn allow_any_host(mut self) -> Self {
         self.options.http.hosts = HostPolicy::Any;
@@ -419,18 +430,21 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// How long an HTTP session may stay idle before it ends (30 minutes by default).
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.options.http.session_idle = idle;
         self
     }
 
+    #[cfg(feature = "http")]
     /// The most HTTP sessions open at once (10,000 by default); past it `initialize` gets 503.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.options.http.max_sessions = sessions;
         self
     }
 
+    #[cfg(feature = "http")]
     /// How many events each SSE stream keeps for clients that resume with `Last-Event-ID`
     /// (1,000 by default).
     pub fn event_buffer(mut self, events: usize) -> Self {
@@ -438,6 +452,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Serves Streamable HTTP without sessions: every POST on its own, GET and DELETE 405.
     pub fn stateless_http(mut self) -> Self {
         self.options.http.stateless = true;
@@ -474,6 +489,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Builds the server and serves Streamable HTTP on `addr` until Ctrl-C.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
         self.build()?.serve_http(addr).await
@@ -484,7 +500,7 @@ impl Server {
     ///
     /// Fails with every problem found: duplicate or invalid names (with both source locations),
     /// a function named with [`Server::tool`] that is not a `#[tool]`.
-    pub fn build(self) -> Result<Service> {
+    pub fn build(self) -> Result<McpService> {
         let mut errors = Vec::new();
         let selected: Vec<&Entry> = match &self.selection {
             Selection::All => inventory::iter::<Entry>.into_iter().collect(),
@@ -563,7 +579,7 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
-        Ok(Service {
+        Ok(McpService {
             core: Arc::new(Core {
                 stamps: OnceLock::new(),
                 info,
@@ -583,28 +599,6 @@ impl Server {
     /// Builds the server and serves it on stdin and stdout until stdin closes.
     pub async fn serve_stdio(self) -> Result<()> {
         self.build()?.serve_stdio().await
-    }
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }
 
@@ -748,11 +742,11 @@ impl Broadcast for Core {
 
 /// A validated server, ready to serve: cheap to clone, and every clone serves the same tools.
 #[derive(Clone)]
-pub struct Service {
+pub struct McpService {
     pub(crate) core: Arc<Core>,
 }
 
-impl Service {
+impl McpService {
     /// The `serverInfo` this server reports.
     pub fn info(&self) -> &Implementation {
         &self.core.info
@@ -769,70 +763,17 @@ impl Service {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
     }
 
-    /// Serves Streamable HTTP on `addr` until Ctrl-C (SIGINT) or SIGTERM, then lets requests in
-    /// flight finish. Bind `127.0.0.1` for a local server: on a non-loopback address the
-    /// DNS-rebinding check is off unless [`Server::allowed_hosts`] was set.
-    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        self.serve_http_on(listener, shutdown_signal()).await
-    }
-
-    /// Serves Streamable HTTP on a bound listener until `shutdown` completes.
-    pub async fn serve_http_on(
-        &self,
-        listener: tokio::net::TcpListener,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> Result<()> {
-        let local = listener.local_addr()?;
-        let mut options = self.core.options.http.clone();
-        if !options.hosts_configured && !crate::transport::http::is_loopback(&local) {
-            options.hosts = HostPolicy::Any;
-        }
-        let router = crate::transport::http::router(Arc::clone(&self.core), options);
-        let core = Arc::clone(&self.core);
-        let shutdown = async move {
-            shutdown.await;
-            // Open listen streams end with their final result, so the server can drain.
-            core.close();
-        };
-        crate::transport::http::serve(router, listener, shutdown).await?;
-        Ok(())
-    }
-
     /// Ends every open `subscriptions/listen` stream with its final result, as a graceful
-    /// shutdown should. [`Service::serve_http`] does this itself; call it before shutting down
-    /// a server mounted with [`Service::into_router`].
+    /// shutdown should. [`McpService::serve_http`] does this itself; call it before shutting down
+    /// a server mounted with [`McpService::into_router`].
     pub fn close_subscriptions(&self) {
         self.core.close();
     }
-
-    /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing
-    /// app (`app.merge(service.into_router())` or `nest`).
-    pub fn into_router(&self) -> axum::Router {
-        crate::transport::http::router(Arc::clone(&self.core), self.core.options.http.clone())
-    }
-
-    /// Serves one session on stdin and stdout (newline-delimited JSON-RPC) until stdin closes.
-    /// Logs belong on stderr: stdout carries protocol messages only.
-    pub async fn serve_stdio(&self) -> Result<()> {
-        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
-            .await
-    }
-
-    /// Serves one session over any byte stream pair with stdio framing: one JSON-RPC message
-    /// per line. Returns when `reader` reaches its end.
-    pub async fn serve_connection<R, W>(&self, reader: R, writer: W) -> Result<()>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        crate::transport::stdio::serve(Arc::clone(&self.core), reader, writer).await
-    }
 }
 
-impl std::fmt::Debug for Service {
+impl std::fmt::Debug for McpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Service")
+        f.debug_struct("McpService")
             .field("info", &self.core.info)
             .finish_non_exhaustive()
     }

@@ -16,12 +16,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::Core;
+use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
-    ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, ProtocolVersion, Request,
+    ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, Method, ProtocolVersion, Request,
     RequestId, canonical_notification, encode_error, encode_notification, encode_request,
 };
-use crate::tool::BoxFuture;
 
 /// Where encoded messages for the client go: a line on stdio, an event on an HTTP stream.
 pub(crate) type Sink = mpsc::UnboundedSender<Vec<u8>>;
@@ -79,12 +79,12 @@ pub(crate) struct Negotiated {
     pub(crate) client: Arc<ClientInfo>,
 }
 
-use crate::transport::window::Slot;
+use super::window::Slot;
 
 /// The requests running, by id.
 type InFlight = HashMap<RequestId, Running>;
 
-/// A request that is running: how to stop it, and its place in the transport's window, given
+/// A request that is running: how to stop it, and its place in the session's in-flight window, given
 /// back as soon as the entry goes (when the request ends, or the client cancels it).
 struct Running {
     /// Its task, once it has one (a handler that finishes at once never gets one).
@@ -101,9 +101,6 @@ impl Running {
         }
     }
 }
-
-/// Requests that never wait on anything: answered inline, in order.
-const INLINE: &[&str] = &["tools/list", "prompts/list", "resources/templates/list"];
 
 pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
@@ -165,6 +162,7 @@ impl Session {
 
     /// A session for one stateless HTTP request: no handshake happened, so it is taken as done at
     /// `version`, with a client that declared nothing.
+    #[cfg(feature = "http")]
     pub(crate) fn new_stateless(
         core: Arc<Core>,
         notifier: Sink,
@@ -181,7 +179,7 @@ impl Session {
     }
 
     /// Handles one message (or batch) from the client, as [`protocol::parse`](crate::protocol::parse)
-    /// read it. `slot` (a place in the transport's in-flight window) is held until the work is
+    /// read it. `slot` (a place in the session's in-flight window) is held until the work is
     /// done: released at once when it is answered on the spot, else when the request ends,
     /// however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {
@@ -292,7 +290,7 @@ impl Session {
         }
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
-        if INLINE.contains(&request.method.as_str())
+        if Method::parse(&request.method).is_some_and(Method::answered_inline)
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
             drop(in_flight);

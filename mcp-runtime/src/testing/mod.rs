@@ -46,7 +46,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId};
-use crate::server::{Server, Service};
+use crate::server::{McpService, Server};
 use crate::tool::CallToolResult;
 
 /// What can go wrong talking to a server.
@@ -184,7 +184,7 @@ impl ClientBuilder {
     }
 
     /// Connects in-process to a built service; each connection is a new session.
-    pub async fn connect_service(self, service: &Service) -> Result<Client, ClientError> {
+    pub async fn connect_service(self, service: &McpService) -> Result<Client, ClientError> {
         let (client_side, server_side) = tokio::io::duplex(64 * 1024);
         let (server_read, server_write) = tokio::io::split(server_side);
         let service = service.clone();

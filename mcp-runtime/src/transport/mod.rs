@@ -1,14 +1,14 @@
 //! Transports: how messages reach a session and its replies reach the client.
 //!
-//! - stdio: newline-delimited JSON-RPC on stdin and stdout ([`Service::serve_stdio`]), or on any
-//!   pair of byte streams ([`Service::serve_connection`]);
-//! - Streamable HTTP on axum ([`Service::serve_http`], [`Service::into_router`]).
+//! - stdio: newline-delimited JSON-RPC on stdin and stdout ([`McpService::serve_stdio`]), or on any
+//!   pair of byte streams ([`McpService::serve_connection`]);
+//! - Streamable HTTP on axum ([`McpService::serve_http`], [`McpService::into_router`]).
 //!
-//! [`Service::serve_stdio`]: crate::Service::serve_stdio
-//! [`Service::serve_connection`]: crate::Service::serve_connection
-//! [`Service::serve_http`]: crate::Service::serve_http
-//! [`Service::into_router`]: crate::Service::into_router
+//! [`McpService::serve_stdio`]: crate::McpService::serve_stdio
+//! [`McpService::serve_connection`]: crate::McpService::serve_connection
+//! [`McpService::serve_http`]: crate::McpService::serve_http
+//! [`McpService::into_router`]: crate::McpService::into_router
 
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod stdio;
-pub(crate) mod window;

@@ -27,10 +27,29 @@ use tokio::io::{
 };
 use tokio::sync::mpsc;
 
-use super::window::Window;
 use crate::error::Result;
 use crate::protocol::{ErrorObject, Incoming, Message, encode_error, parse};
-use crate::server::{Core, Session, Sink};
+use crate::server::{Core, McpService, Session, Sink, Window};
+
+/// The stdio entry points, on the built server.
+impl McpService {
+    /// Serves one session on stdin and stdout (newline-delimited JSON-RPC) until stdin closes.
+    /// Logs belong on stderr: stdout carries protocol messages only.
+    pub async fn serve_stdio(&self) -> Result<()> {
+        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
+            .await
+    }
+
+    /// Serves one session over any byte stream pair with stdio framing: one JSON-RPC message
+    /// per line. Returns when `reader` reaches its end.
+    pub async fn serve_connection<R, W>(&self, reader: R, writer: W) -> Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        serve(Arc::clone(&self.core), reader, writer).await
+    }
+}
 
 /// Connections served so far in this process, to tell sessions apart in traces.
 static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);

@@ -92,7 +92,7 @@ use serde_json::{Map, Value, json};
 pub use self::compare::{ChangeKind, SurfaceChange, compare_surfaces};
 use super::{Client, ClientError};
 use crate::protocol::{ProtocolVersion, error_codes};
-use crate::server::{Server, Service};
+use crate::server::{McpService, Server};
 
 /// The protocol revisions a surface file records, oldest first: the four handshake revisions
 /// and the stateless 2026-07-28, each listed by a test [`Client`] speaking it. A new revision
@@ -123,26 +123,26 @@ const MAX_PAGES: usize = 10_000;
 /// At most this many lines of the file diff in a failure message.
 const MAX_DIFF_LINES: usize = 400;
 
-/// What a surface can be taken from: a [`Server`] (built first) or a built [`Service`].
+/// What a surface can be taken from: a [`Server`] (built first) or a built [`McpService`].
 pub trait IntoService {
     /// The built service.
-    fn into_service(self) -> crate::Result<Service>;
+    fn into_service(self) -> crate::Result<McpService>;
 }
 
 impl IntoService for Server {
-    fn into_service(self) -> crate::Result<Service> {
+    fn into_service(self) -> crate::Result<McpService> {
         self.build()
     }
 }
 
-impl IntoService for Service {
-    fn into_service(self) -> crate::Result<Service> {
+impl IntoService for McpService {
+    fn into_service(self) -> crate::Result<McpService> {
         Ok(self)
     }
 }
 
-impl IntoService for &Service {
-    fn into_service(self) -> crate::Result<Service> {
+impl IntoService for &McpService {
+    fn into_service(self) -> crate::Result<McpService> {
         Ok(self.clone())
     }
 }
@@ -326,7 +326,7 @@ impl SurfaceSnapshot {
 /// Checks `server`'s surface against the golden file at `path`, with the default settings of
 /// [`SurfaceSnapshot`]; the [module docs](crate::testing::surface) say what it records and when it fails.
 ///
-/// `server` is a [`Server`] or a [`Service`]. A relative `path` is taken from the package root.
+/// `server` is a [`Server`] or a [`McpService`]. A relative `path` is taken from the package root.
 ///
 /// # Panics
 ///
@@ -343,7 +343,7 @@ pub async fn capture_surface(server: impl IntoService) -> Result<Value, ClientEr
 }
 
 async fn capture_revisions(
-    service: &Service,
+    service: &McpService,
     revisions: &[ProtocolVersion],
 ) -> Result<Value, ClientError> {
     let mut by_revision = Map::new();
@@ -366,7 +366,7 @@ async fn capture_revisions(
 
 /// One revision: `serverInfo`, and the four lists.
 async fn capture_revision(
-    service: &Service,
+    service: &McpService,
     version: ProtocolVersion,
 ) -> Result<(Value, Value), ClientError> {
     let mut builder = Client::builder().protocol_version(version);

@@ -56,50 +56,12 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use self::stream::{EventStream, parse_event_id};
-use super::window::Window;
 use crate::protocol::{
-    ErrorObject, Incoming, Message, ProtocolVersion, RequestId, decode, encode_error, parse,
+    ErrorObject, Incoming, Message, Method, ProtocolVersion, RequestId, decode, encode_error, parse,
 };
-use crate::server::{Core, Session, Sink, is_stateless};
-
-/// Which `Host` (and `Origin`) values the endpoint accepts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum HostPolicy {
-    /// Loopback names on any port: the default, against DNS rebinding.
-    Loopback,
-    /// These host names (any port).
-    Only(Vec<String>),
-    /// No check (a public server behind its own front door).
-    Any,
-}
-
-/// The Streamable HTTP settings of a server.
-#[derive(Debug, Clone)]
-pub(crate) struct HttpOptions {
-    pub(crate) path: String,
-    pub(crate) hosts: HostPolicy,
-    pub(crate) hosts_configured: bool,
-    pub(crate) session_idle: Duration,
-    pub(crate) max_sessions: usize,
-    pub(crate) event_buffer: usize,
-    pub(crate) stateless: bool,
-    pub(crate) retry_ms: u64,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        Self {
-            path: "/mcp".to_owned(),
-            hosts: HostPolicy::Loopback,
-            hosts_configured: false,
-            session_idle: Duration::from_secs(30 * 60),
-            max_sessions: 10_000,
-            event_buffer: 1_000,
-            stateless: false,
-            retry_ms: 1_000,
-        }
-    }
-}
+use crate::server::{
+    Core, HostPolicy, HttpOptions, McpService, Session, Sink, Window, is_stateless,
+};
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
 /// Older finished ones are dropped, so a long session's memory stays bounded (every `tools/call`
@@ -388,7 +350,7 @@ impl Post {
     /// decide where it goes.
     fn read(body: &[u8], max_depth: usize) -> Result<Self, ErrorObject> {
         let runs_user_code =
-            |method: &str| matches!(method, "tools/call" | "prompts/get" | "resources/read");
+            |method: &str| Method::parse(method).is_some_and(Method::runs_user_code);
         if let Incoming::Single(Ok(message)) = parse(body, max_depth)? {
             let (method, params, id) = match &message {
                 Message::Request(r) => (Some(r.method.as_str()), Some(&r.params), Some(&r.id)),
@@ -946,6 +908,68 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) 
         .remove(&id);
     session.session.shutdown(Duration::ZERO).await;
     StatusCode::OK.into_response()
+}
+
+/// The Streamable HTTP entry points: axum's `serve(listener, router)` shape, on the built server.
+impl McpService {
+    /// Serves Streamable HTTP on `addr` until Ctrl-C (SIGINT) or SIGTERM, then lets requests in
+    /// flight finish. Bind `127.0.0.1` for a local server: on a non-loopback address the
+    /// DNS-rebinding check is off unless
+    /// [`Server::allowed_hosts`](crate::Server::allowed_hosts) was set.
+    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> crate::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, shutdown_signal()).await
+    }
+
+    /// Serves Streamable HTTP on a bound listener until `shutdown` completes.
+    pub async fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> crate::Result<()> {
+        let local = listener.local_addr()?;
+        let mut options = self.core.options.http.clone();
+        if !options.hosts_configured && !is_loopback(&local) {
+            options.hosts = HostPolicy::Any;
+        }
+        let router = router(Arc::clone(&self.core), options);
+        let core = Arc::clone(&self.core);
+        let shutdown = async move {
+            shutdown.await;
+            // Open listen streams end with their final result, so the server can drain.
+            core.close();
+        };
+        serve(router, listener, shutdown).await?;
+        Ok(())
+    }
+
+    /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing
+    /// app (`app.merge(service.into_router())` or `nest`).
+    pub fn into_router(&self) -> axum::Router {
+        router(Arc::clone(&self.core), self.core.options.http.clone())
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
 }
 
 /// The endpoint as an axum router, at the configured path.

@@ -34,7 +34,7 @@ use tokio::task::AbortHandle;
 use super::{HttpState, json_response};
 use crate::context::CancelFlag;
 use crate::protocol::{
-    ErrorObject, InvalidMessage, Message, Request, RequestId, encode_error, error_codes,
+    ErrorObject, InvalidMessage, Message, Method, Request, RequestId, encode_error, error_codes,
 };
 use crate::server::{Envelope, Sink, handle_stateless, read_envelope};
 
@@ -123,11 +123,7 @@ fn check_headers(
     };
     expect("mcp-protocol-version", &envelope.requested)?;
     expect("mcp-method", &request.method)?;
-    let name_key = match request.method.as_str() {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
+    let name_key = Method::parse(&request.method).and_then(Method::target);
     if let Some(key) = name_key
         && let Some(Value::String(name)) = request.params.get(key)
     {

@@ -1,4 +1,5 @@
-//! The bounded window of requests one session runs at once (`Server::max_in_flight_requests`).
+//! The bounded window of requests one session runs at once (`Server::max_in_flight_requests`):
+//! server state a transport creates per session and checks before handing a request over.
 //!
 //! A request takes a slot before it reaches the session and gives it back when its handler has
 //! ended, however it ended. A request that finds the window full is answered at once with an
@@ -10,7 +11,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::protocol::{ErrorObject, Incoming, Message, error_codes};
+use crate::protocol::{ErrorObject, Incoming, Message, Method, error_codes};
 
 pub(crate) struct Window {
     taken: AtomicUsize,
@@ -36,7 +37,7 @@ impl Window {
         match incoming {
             Incoming::Batch(_) => true,
             Incoming::Single(Ok(Message::Request(request))) => {
-                request.method != "ping" && request.method != "initialize"
+                Method::parse(&request.method).is_none_or(Method::needs_slot)
             }
             Incoming::Single(_) => false,
         }

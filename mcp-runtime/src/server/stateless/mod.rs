@@ -6,9 +6,12 @@
 //! `io.modelcontextprotocol/protocolVersion`, and `server/discover` always, is served here; any
 //! other message follows the handshake rules. Nothing here locks a connection into an era.
 //!
-//! What this module owns: reading the envelope, the stateless method table, `server/discover`,
-//! the shaping of results (`resultType`, `_meta` server info, cache hints), the input-required
-//! bookkeeping behind `ctx.elicit`/`ctx.sample`/`ctx.roots`, and `subscriptions/listen`.
+//! What this module owns: reading the envelope, `server/discover`, the shaping of results
+//! (`resultType`, `_meta` server info, cache hints), the input-required bookkeeping behind
+//! `ctx.elicit`/`ctx.sample`/`ctx.roots` with its signed `requestState` ([`request_state`]), and
+//! `subscriptions/listen`.
+
+pub(crate) mod request_state;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -18,12 +21,12 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::Sink;
+use crate::context::BoxFuture;
 use crate::context::{ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
     ServerCapabilities, encode_notification, error_codes,
 };
-use crate::tool::BoxFuture;
 
 /// `_meta` key: the revision a stateless request is sent under.
 pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -37,20 +40,6 @@ pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key on listen notifications: which subscription they belong to.
 pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// The requests of the stateless era. Anything else on an enveloped request is -32601.
-pub(crate) const METHODS: &[&str] = &[
-    "server/discover",
-    "subscriptions/listen",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-];
 
 /// Whether a request belongs to the stateless era (`initialize` is checked first, elsewhere).
 pub(crate) fn is_stateless(method: &str, params: &Map<String, Value>) -> bool {

@@ -1,0 +1,157 @@
+//! The one table of MCP request methods this server knows, and what each one is.
+//!
+//! A method string is parsed once into [`Method`]; every question the runtime asks about a
+//! request (is it known in this era, does it run user code, is it answered inline, does it take
+//! an in-flight slot, which parameter names its target) is answered here, not by string lists
+//! spread over the dispatcher, the session and the transports.
+
+/// A request method this server serves in some revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Initialize,
+    Ping,
+    ToolsList,
+    ToolsCall,
+    ResourcesList,
+    ResourcesTemplatesList,
+    ResourcesRead,
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    PromptsList,
+    PromptsGet,
+    CompletionComplete,
+    LoggingSetLevel,
+    ServerDiscover,
+    SubscriptionsListen,
+}
+
+impl Method {
+    /// The method a request names; `None` for one no revision of this server knows.
+    pub(crate) fn parse(method: &str) -> Option<Self> {
+        Some(match method {
+            "initialize" => Self::Initialize,
+            "ping" => Self::Ping,
+            "tools/list" => Self::ToolsList,
+            "tools/call" => Self::ToolsCall,
+            "resources/list" => Self::ResourcesList,
+            "resources/templates/list" => Self::ResourcesTemplatesList,
+            "resources/read" => Self::ResourcesRead,
+            "resources/subscribe" => Self::ResourcesSubscribe,
+            "resources/unsubscribe" => Self::ResourcesUnsubscribe,
+            "prompts/list" => Self::PromptsList,
+            "prompts/get" => Self::PromptsGet,
+            "completion/complete" => Self::CompletionComplete,
+            "logging/setLevel" => Self::LoggingSetLevel,
+            "server/discover" => Self::ServerDiscover,
+            "subscriptions/listen" => Self::SubscriptionsListen,
+            _ => return None,
+        })
+    }
+
+    /// Whether the handshake era (2025-03-26 to 2025-11-25) has this method.
+    pub(crate) fn in_handshake_era(self) -> bool {
+        !matches!(self, Self::ServerDiscover | Self::SubscriptionsListen)
+    }
+
+    /// Whether the stateless era (2026-07-28) has this method: it has no handshake, no
+    /// `ping`, and replaces subscriptions and `logging/setLevel` with per-request state.
+    pub(crate) fn in_stateless_era(self) -> bool {
+        !matches!(
+            self,
+            Self::Initialize
+                | Self::Ping
+                | Self::ResourcesSubscribe
+                | Self::ResourcesUnsubscribe
+                | Self::LoggingSetLevel
+        )
+    }
+
+    /// Whether the request runs a handler the server's author wrote (which may take long, send
+    /// progress, or ask the client something), so HTTP may answer it on an SSE stream.
+    #[cfg(feature = "http")]
+    pub(crate) fn runs_user_code(self) -> bool {
+        matches!(
+            self,
+            Self::ToolsCall | Self::PromptsGet | Self::ResourcesRead
+        )
+    }
+
+    /// Whether a handshake-era session answers it on the spot, in order: a list served from the
+    /// registry's cache runs no user code and never waits.
+    pub(crate) fn answered_inline(self) -> bool {
+        matches!(
+            self,
+            Self::ToolsList | Self::PromptsList | Self::ResourcesTemplatesList
+        )
+    }
+
+    /// Whether the request takes a slot of the in-flight window. `ping` and `initialize` are
+    /// answered on the spot, so a full window never blocks them.
+    pub(crate) fn needs_slot(self) -> bool {
+        !matches!(self, Self::Initialize | Self::Ping)
+    }
+
+    /// The parameter naming what the request acts on (`name` of a tool or prompt, `uri` of a
+    /// resource), for request spans and the `Mcp-Name` header check.
+    pub(crate) fn target(self) -> Option<&'static str> {
+        match self {
+            Self::ToolsCall | Self::PromptsGet => Some("name"),
+            Self::ResourcesRead => Some("uri"),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eras_and_properties() {
+        let handshake = [
+            "initialize",
+            "ping",
+            "tools/list",
+            "tools/call",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "prompts/list",
+            "prompts/get",
+            "completion/complete",
+            "logging/setLevel",
+        ];
+        let stateless = [
+            "server/discover",
+            "subscriptions/listen",
+            "tools/list",
+            "tools/call",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "prompts/list",
+            "prompts/get",
+            "completion/complete",
+        ];
+        for name in handshake.iter().chain(&stateless) {
+            let method = Method::parse(name).unwrap();
+            assert_eq!(
+                method.in_handshake_era(),
+                handshake.contains(name),
+                "{name}"
+            );
+            assert_eq!(
+                method.in_stateless_era(),
+                stateless.contains(name),
+                "{name}"
+            );
+        }
+        assert_eq!(Method::parse("tools/cal"), None);
+        assert_eq!(Method::parse("notifications/cancelled"), None);
+        assert!(!Method::Ping.needs_slot() && Method::ToolsList.needs_slot());
+        assert_eq!(Method::ResourcesRead.target(), Some("uri"));
+        assert_eq!(Method::ToolsList.target(), None);
+    }
+}

@@ -1,0 +1,44 @@
+//! The Streamable HTTP settings of a server: configuration the builder collects and the HTTP
+//! transport reads. They live with the server, not the transport, so the builder's setters do
+//! not reach into `transport/`.
+
+use std::time::Duration;
+
+/// Which `Host` (and `Origin`) values the endpoint accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HostPolicy {
+    /// Loopback names on any port: the default, against DNS rebinding.
+    Loopback,
+    /// These host names (any port).
+    Only(Vec<String>),
+    /// No check (a public server behind its own front door).
+    Any,
+}
+
+/// The Streamable HTTP settings of a server.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpOptions {
+    pub(crate) path: String,
+    pub(crate) hosts: HostPolicy,
+    pub(crate) hosts_configured: bool,
+    pub(crate) session_idle: Duration,
+    pub(crate) max_sessions: usize,
+    pub(crate) event_buffer: usize,
+    pub(crate) stateless: bool,
+    pub(crate) retry_ms: u64,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            hosts: HostPolicy::Loopback,
+            hosts_configured: false,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            event_buffer: 1_000,
+            stateless: false,
+            retry_ms: 1_000,
+        }
+    }
+}
