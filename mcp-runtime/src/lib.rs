@@ -692,7 +692,7 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{CacheHint, CacheScope, Cacheable, McpServer, Server, McpService};
+pub use crate::server::{CacheHint, CacheScope, Cacheable, McpServer, McpService, Server};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]

@@ -219,6 +219,8 @@ pub enum Message {
 /// The depth is checked before parsing, by a single scan that keeps one counter, so hostile input
 /// never reaches a recursive parser. `serde_json` adds its own limit of 127 levels: a `max_depth`
 /// above it acts as 127.
+// Bodies that are not one plain message (HTTP batches) and the fuzz targets read through it.
+#[cfg_attr(not(any(feature = "http", feature = "fuzzing")), allow(dead_code))]
 pub fn decode(bytes: &[u8], max_depth: usize) -> Result<Value, ErrorObject> {
     if exceeds_depth(bytes, max_depth) {
         return Err(ErrorObject::parse_error(format!(

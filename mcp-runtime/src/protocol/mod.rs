@@ -17,9 +17,11 @@ pub use self::content::{
     Annotations, Audio, BlobResourceContents, Content, EmbeddedResource, Icon, IconTheme, Image,
     ResourceContents, ResourceLink, Role, Text, TextResourceContents,
 };
+#[cfg(feature = "http")]
+pub(crate) use self::jsonrpc::decode;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
-    Incoming, InvalidMessage, Message, Request, canonical_notification, decode, encode_error,
+    Incoming, InvalidMessage, Message, Request, canonical_notification, encode_error,
     encode_notification, encode_raw_response, encode_request, encode_response, parse,
 };
 pub use self::lifecycle::{
