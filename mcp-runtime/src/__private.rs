@@ -30,6 +30,7 @@ pub use crate::context::Elicit;
 pub use crate::context::elicit::{ElicitEnum, ElicitField, enum_schema, form_schema};
 pub use crate::prompt::{GetPromptResult, PromptBuilder, PromptCall, PromptDef};
 pub use crate::protocol::{Annotations, ErrorObject, ResourceContents, Role};
+pub use crate::registration::{Entry, Item};
 pub use crate::resource::{
     ResourceBuilder, ResourceCall, ResourceDef, ResourceError, ResourceInfo,
 };
@@ -40,41 +41,6 @@ pub use crate::tool::{
 pub use ::std::string::String;
 pub use serde_json::{Map, Value};
 pub use std::sync::Arc;
-
-/// What a macro registered: which kind of item, and how to build its definition (schemas
-/// included; called once per server build).
-pub enum Item {
-    /// A `#[tool]`.
-    Tool(fn() -> ToolDef),
-    /// A `#[resource]`.
-    Resource(fn() -> ResourceDef),
-    /// A `#[prompt]`.
-    Prompt(fn() -> PromptDef),
-}
-
-impl Item {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Tool(_) => "tool",
-            Self::Resource(_) => "resource",
-            Self::Prompt(_) => "prompt",
-        }
-    }
-}
-
-/// One free function with `#[tool]`, `#[resource]` or `#[prompt]`, registered through
-/// `inventory`.
-pub struct Entry {
-    pub item: Item,
-    /// The `TypeId` of the function item, so `Server::builder().tool(f)` can find it.
-    pub type_id: fn() -> TypeId,
-    /// The crate the item was written in, for the default `serverInfo`.
-    pub crate_name: &'static str,
-    /// That crate's version.
-    pub crate_version: &'static str,
-}
-
-inventory::collect!(Entry);
 
 /// The `TypeId` of a function item.
 pub fn type_id_of<F: 'static>(_: &F) -> TypeId {

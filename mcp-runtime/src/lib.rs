@@ -641,6 +641,7 @@ mod error;
 mod handle;
 pub mod prompt;
 pub mod protocol;
+mod registration;
 pub mod resource;
 pub mod schema;
 mod server;

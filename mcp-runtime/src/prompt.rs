@@ -163,6 +163,26 @@ impl fmt::Debug for PromptDef {
 }
 
 impl PromptDef {
+    /// Runs the prompt on `arguments` in `context`: the one place a [`PromptCall`] is put
+    /// together. `prompt` is the registry's shared copy of the name.
+    #[allow(
+        dead_code,
+        reason = "the dispatcher switches to it when the server rewrite merges"
+    )]
+    pub(crate) fn call(
+        &self,
+        prompt: Arc<str>,
+        arguments: Map<String, Value>,
+        context: Context,
+    ) -> BoxFuture<Result<GetPromptResult, ErrorObject>> {
+        (self.handler)(PromptCall {
+            prompt,
+            arguments,
+            context,
+            errors: Vec::new(),
+        })
+    }
+
     /// The prompt's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -126,6 +126,14 @@ impl From<String> for ToolError {
     }
 }
 
+/// A failed request to the client (sampling, elicitation, roots) becomes a tool error, so a tool
+/// can `?` it. It lives here rather than in `context` so `context` depends on nothing about items.
+impl From<crate::context::ClientRequestError> for ToolError {
+    fn from(error: crate::context::ClientRequestError) -> Self {
+        ToolError::new(error.to_string())
+    }
+}
+
 impl From<&str> for ToolError {
     fn from(message: &str) -> Self {
         Self::new(message)
@@ -314,6 +322,30 @@ impl ToolDef {
     /// Where the tool was defined, when it came from `#[tool]`.
     pub fn location(&self) -> Option<SourceLocation> {
         self.location
+    }
+
+    /// Runs the tool on `arguments` in `context`: the one place a [`ToolCall`] is put together,
+    /// so a dispatcher hands over what the request carried and gets the result's future back.
+    /// `tool` is the registry's shared copy of the name, so a call allocates nothing for it.
+    #[allow(
+        dead_code,
+        reason = "the dispatcher switches to it when the server rewrite merges"
+    )]
+    pub(crate) fn call(
+        &self,
+        tool: Arc<str>,
+        arguments: Map<String, Value>,
+        context: Context,
+    ) -> BoxFuture<CallToolResult> {
+        (self.handler)(ToolCall {
+            tool,
+            arguments,
+            context,
+            output: self.output,
+            errors: Vec::new(),
+            takes_args_struct: self.takes_args_struct,
+            argument_names: Arc::clone(&self.argument_names),
+        })
     }
 
     /// The `Tool` object of `tools/list` as `version` knows it, with schemas in `style`.
