@@ -639,6 +639,7 @@ pub mod completion;
 pub mod context;
 mod error;
 mod handle;
+mod metadata;
 pub mod prompt;
 pub mod protocol;
 mod registration;

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::context::Context;
+use crate::metadata::item_setters;
 use crate::protocol::{
     Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceLink, Text,
 };
@@ -545,6 +546,8 @@ impl<T> ParamMeta<T> {
     }
 }
 
+item_setters!(ToolBuilder, "tool", def, def);
+
 /// Builds a [`ToolDef`]; what `#[tool]` expands to drives it.
 pub struct ToolBuilder {
     def: ToolDef,
@@ -589,45 +592,9 @@ impl ToolBuilder {
         }
     }
 
-    /// Sets the display title.
-    pub fn title(&mut self, title: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.title = Some(title.into());
-        self
-    }
-
-    /// Sets the description.
-    pub fn description(&mut self, description: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.description = Some(description.into());
-        self
-    }
-
     /// Sets the annotations.
     pub fn annotations(&mut self, annotations: ToolAnnotations) -> &mut Self {
         self.def.annotations = annotations;
-        self
-    }
-
-    /// Adds icons.
-    pub fn icons<I: Into<Icon>>(&mut self, icons: impl IntoIterator<Item = I>) -> &mut Self {
-        self.def.icons.extend(icons.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets `_meta`; it must serialize to a JSON object.
-    pub fn meta(&mut self, meta: impl Serialize) -> &mut Self {
-        match serde_json::to_value(meta) {
-            Ok(Value::Object(meta)) => self.def.meta = Some(meta),
-            _ => self
-                .def
-                .problems
-                .push("`meta` must be a JSON object".to_owned()),
-        }
-        self
-    }
-
-    /// Records where the tool was written.
-    pub fn location(&mut self, file: &'static str, line: u32) -> &mut Self {
-        self.def.location = Some(SourceLocation { file, line });
         self
     }
 

@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 pub use self::uri_template::{Binding, Bindings, TemplateError, UriTemplate};
 use crate::completion::Completer;
 use crate::context::Context;
+use crate::metadata::item_setters;
 use crate::protocol::{
     Annotations, Icon, ProtocolVersion, ResourceContents, ResourceLink, TextResourceContents,
 };
@@ -334,6 +335,8 @@ impl ResourceDef {
     }
 }
 
+item_setters!(ResourceBuilder, "resource", def.metadata, def);
+
 /// Builds a [`ResourceDef`]; what `#[resource]` expands to drives it.
 pub struct ResourceBuilder {
     def: ResourceDef,
@@ -380,18 +383,6 @@ impl ResourceBuilder {
         }
     }
 
-    /// Sets the display title.
-    pub fn title(&mut self, title: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.metadata.title = Some(title.into());
-        self
-    }
-
-    /// Sets the description.
-    pub fn description(&mut self, description: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.metadata.description = Some(description.into());
-        self
-    }
-
     /// Sets the MIME type.
     pub fn mime_type(&mut self, mime_type: &str) -> &mut Self {
         self.def.metadata.mime_type = Some(Arc::from(mime_type));
@@ -407,33 +398,6 @@ impl ResourceBuilder {
     /// Sets the annotations.
     pub fn annotations(&mut self, annotations: Annotations) -> &mut Self {
         self.def.metadata.annotations = Some(annotations);
-        self
-    }
-
-    /// Adds icons.
-    pub fn icons<I: Into<Icon>>(&mut self, icons: impl IntoIterator<Item = I>) -> &mut Self {
-        self.def
-            .metadata
-            .icons
-            .extend(icons.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets `_meta`; it must serialize to a JSON object.
-    pub fn meta(&mut self, meta: impl Serialize) -> &mut Self {
-        match serde_json::to_value(meta) {
-            Ok(Value::Object(meta)) => self.def.metadata.meta = Some(meta),
-            _ => self
-                .def
-                .problems
-                .push("`meta` must be a JSON object".to_owned()),
-        }
-        self
-    }
-
-    /// Records where the resource was written.
-    pub fn location(&mut self, file: &'static str, line: u32) -> &mut Self {
-        self.def.location = Some(SourceLocation { file, line });
         self
     }
 
