@@ -57,6 +57,16 @@ pub fn example_json<T: Serialize + ?Sized>(example: &T) -> Value {
     serde_json::to_value(example).unwrap_or(Value::Null)
 }
 
+/// A context parameter taken from the request's context, or the message saying why it is
+/// unavailable; the one body behind the tool, prompt and resource `ViaContext` impls.
+fn context_parameter<P: crate::context::FromContext>(
+    context: &crate::context::Context,
+    name: &str,
+) -> Result<P, String> {
+    P::from_context(context)
+        .map_err(|error| format!("context parameter `{name}` is unavailable: {error}"))
+}
+
 /// A zero-sized stand-in for a type, to dispatch on it.
 pub struct Probe<T>(PhantomData<fn() -> T>);
 
@@ -147,16 +157,9 @@ pub mod param {
     impl<P: FromContext> ViaContext<P> for &&Probe<P> {
         fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>) {}
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {
-            match P::from_context(call.context()) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    call.record(format!(
-                        "context parameter `{}` is unavailable: {error}",
-                        meta.name
-                    ));
-                    None
-                }
-            }
+            context_parameter(call.context(), meta.name)
+                .map_err(|error| call.record(error))
+                .ok()
         }
     }
 
@@ -425,16 +428,9 @@ pub mod prompt_param {
     impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
         fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>) {}
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P> {
-            match P::from_context(call.context()) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    call.record(format!(
-                        "context parameter `{}` is unavailable: {error}",
-                        meta.name
-                    ));
-                    None
-                }
-            }
+            context_parameter(call.context(), meta.name)
+                .map_err(|error| call.record(error))
+                .ok()
         }
     }
 
@@ -577,16 +573,9 @@ pub mod resource_param {
 
     impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P> {
-            match P::from_context(call.context()) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    call.record(format!(
-                        "context parameter `{}` is unavailable: {error}",
-                        meta.name
-                    ));
-                    None
-                }
-            }
+            context_parameter(call.context(), meta.name)
+                .map_err(|error| call.record(error))
+                .ok()
         }
     }
 
