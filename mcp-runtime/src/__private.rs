@@ -30,6 +30,7 @@ pub use crate::context::Elicit;
 pub use crate::context::elicit::{ElicitEnum, ElicitField, enum_schema, form_schema};
 pub use crate::prompt::{GetPromptResult, PromptBuilder, PromptCall, PromptDef};
 pub use crate::protocol::{Annotations, ErrorObject, ResourceContents, Role};
+pub use crate::registration::{Entry, Item};
 pub use crate::resource::{
     ResourceBuilder, ResourceCall, ResourceDef, ResourceError, ResourceInfo,
 };
@@ -40,41 +41,6 @@ pub use crate::tool::{
 pub use ::std::string::String;
 pub use serde_json::{Map, Value};
 pub use std::sync::Arc;
-
-/// What a macro registered: which kind of item, and how to build its definition (schemas
-/// included; called once per server build).
-pub enum Item {
-    /// A `#[tool]`.
-    Tool(fn() -> ToolDef),
-    /// A `#[resource]`.
-    Resource(fn() -> ResourceDef),
-    /// A `#[prompt]`.
-    Prompt(fn() -> PromptDef),
-}
-
-impl Item {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Tool(_) => "tool",
-            Self::Resource(_) => "resource",
-            Self::Prompt(_) => "prompt",
-        }
-    }
-}
-
-/// One free function with `#[tool]`, `#[resource]` or `#[prompt]`, registered through
-/// `inventory`.
-pub struct Entry {
-    pub item: Item,
-    /// The `TypeId` of the function item, so `Server::builder().tool(f)` can find it.
-    pub type_id: fn() -> TypeId,
-    /// The crate the item was written in, for the default `serverInfo`.
-    pub crate_name: &'static str,
-    /// That crate's version.
-    pub crate_version: &'static str,
-}
-
-inventory::collect!(Entry);
 
 /// The `TypeId` of a function item.
 pub fn type_id_of<F: 'static>(_: &F) -> TypeId {
@@ -89,6 +55,16 @@ pub fn default_json<T: Serialize>(make: impl FnOnce() -> T) -> Value {
 /// An example as JSON, for the schema.
 pub fn example_json<T: Serialize + ?Sized>(example: &T) -> Value {
     serde_json::to_value(example).unwrap_or(Value::Null)
+}
+
+/// A context parameter taken from the request's context, or the message saying why it is
+/// unavailable; the one body behind the tool, prompt and resource `ViaContext` impls.
+fn context_parameter<P: crate::context::FromContext>(
+    context: &crate::context::Context,
+    name: &str,
+) -> Result<P, String> {
+    P::from_context(context)
+        .map_err(|error| format!("context parameter `{name}` is unavailable: {error}"))
 }
 
 /// A zero-sized stand-in for a type, to dispatch on it.
@@ -181,16 +157,9 @@ pub mod param {
     impl<P: FromContext> ViaContext<P> for &&Probe<P> {
         fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>) {}
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {
-            match P::from_context(call.context()) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    call.record(format!(
-                        "context parameter `{}` is unavailable: {error}",
-                        meta.name
-                    ));
-                    None
-                }
-            }
+            context_parameter(call.context(), meta.name)
+                .map_err(|error| call.record(error))
+                .ok()
         }
     }
 
@@ -459,16 +428,9 @@ pub mod prompt_param {
     impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
         fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>) {}
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P> {
-            match P::from_context(call.context()) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    call.record(format!(
-                        "context parameter `{}` is unavailable: {error}",
-                        meta.name
-                    ));
-                    None
-                }
-            }
+            context_parameter(call.context(), meta.name)
+                .map_err(|error| call.record(error))
+                .ok()
         }
     }
 
@@ -611,16 +573,9 @@ pub mod resource_param {
 
     impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P> {
-            match P::from_context(call.context()) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    call.record(format!(
-                        "context parameter `{}` is unavailable: {error}",
-                        meta.name
-                    ));
-                    None
-                }
-            }
+            context_parameter(call.context(), meta.name)
+                .map_err(|error| call.record(error))
+                .ok()
         }
     }
 

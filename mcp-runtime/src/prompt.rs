@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::completion::Completer;
 use crate::context::Context;
+use crate::metadata::item_setters;
 use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role};
 use crate::tool::{BoxFuture, SourceLocation};
 
@@ -163,6 +164,26 @@ impl fmt::Debug for PromptDef {
 }
 
 impl PromptDef {
+    /// Runs the prompt on `arguments` in `context`: the one place a [`PromptCall`] is put
+    /// together. `prompt` is the registry's shared copy of the name.
+    #[allow(
+        dead_code,
+        reason = "the dispatcher switches to it when the server rewrite merges"
+    )]
+    pub(crate) fn call(
+        &self,
+        prompt: Arc<str>,
+        arguments: Map<String, Value>,
+        context: Context,
+    ) -> BoxFuture<Result<GetPromptResult, ErrorObject>> {
+        (self.handler)(PromptCall {
+            prompt,
+            arguments,
+            context,
+            errors: Vec::new(),
+        })
+    }
+
     /// The prompt's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -291,6 +312,8 @@ impl PromptCall {
     }
 }
 
+item_setters!(PromptBuilder, "prompt", def, def);
+
 /// Builds a [`PromptDef`]; what `#[prompt]` expands to drives it.
 pub struct PromptBuilder {
     def: PromptDef,
@@ -319,42 +342,6 @@ impl PromptBuilder {
                 problems: Vec::new(),
             },
         }
-    }
-
-    /// Sets the display title.
-    pub fn title(&mut self, title: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.title = Some(title.into());
-        self
-    }
-
-    /// Sets the description.
-    pub fn description(&mut self, description: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.description = Some(description.into());
-        self
-    }
-
-    /// Adds icons.
-    pub fn icons<I: Into<Icon>>(&mut self, icons: impl IntoIterator<Item = I>) -> &mut Self {
-        self.def.icons.extend(icons.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets `_meta`; it must serialize to a JSON object.
-    pub fn meta(&mut self, meta: impl Serialize) -> &mut Self {
-        match serde_json::to_value(meta) {
-            Ok(Value::Object(meta)) => self.def.meta = Some(meta),
-            _ => self
-                .def
-                .problems
-                .push("`meta` must be a JSON object".to_owned()),
-        }
-        self
-    }
-
-    /// Records where the prompt was written.
-    pub fn location(&mut self, file: &'static str, line: u32) -> &mut Self {
-        self.def.location = Some(SourceLocation { file, line });
-        self
     }
 
     /// Declares an argument.

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::context::Context;
+use crate::metadata::item_setters;
 use crate::protocol::{
     Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceLink, Text,
 };
@@ -120,6 +121,14 @@ impl std::error::Error for ToolError {}
 impl From<String> for ToolError {
     fn from(message: String) -> Self {
         Self::new(message)
+    }
+}
+
+/// A failed request to the client (sampling, elicitation, roots) becomes a tool error, so a tool
+/// can `?` it. It lives here rather than in `context` so `context` depends on nothing about items.
+impl From<crate::context::ClientRequestError> for ToolError {
+    fn from(error: crate::context::ClientRequestError) -> Self {
+        ToolError::new(error.to_string())
     }
 }
 
@@ -311,6 +320,30 @@ impl ToolDef {
     /// Where the tool was defined, when it came from `#[tool]`.
     pub fn location(&self) -> Option<SourceLocation> {
         self.location
+    }
+
+    /// Runs the tool on `arguments` in `context`: the one place a [`ToolCall`] is put together,
+    /// so a dispatcher hands over what the request carried and gets the result's future back.
+    /// `tool` is the registry's shared copy of the name, so a call allocates nothing for it.
+    #[allow(
+        dead_code,
+        reason = "the dispatcher switches to it when the server rewrite merges"
+    )]
+    pub(crate) fn call(
+        &self,
+        tool: Arc<str>,
+        arguments: Map<String, Value>,
+        context: Context,
+    ) -> BoxFuture<CallToolResult> {
+        (self.handler)(ToolCall {
+            tool,
+            arguments,
+            context,
+            output: self.output,
+            errors: Vec::new(),
+            takes_args_struct: self.takes_args_struct,
+            argument_names: Arc::clone(&self.argument_names),
+        })
     }
 
     /// The `Tool` object of `tools/list` as `version` knows it, with schemas in `style`.
@@ -510,6 +543,8 @@ impl<T> ParamMeta<T> {
     }
 }
 
+item_setters!(ToolBuilder, "tool", def, def);
+
 /// Builds a [`ToolDef`]; what `#[tool]` expands to drives it.
 pub struct ToolBuilder {
     def: ToolDef,
@@ -554,45 +589,9 @@ impl ToolBuilder {
         }
     }
 
-    /// Sets the display title.
-    pub fn title(&mut self, title: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.title = Some(title.into());
-        self
-    }
-
-    /// Sets the description.
-    pub fn description(&mut self, description: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.description = Some(description.into());
-        self
-    }
-
     /// Sets the annotations.
     pub fn annotations(&mut self, annotations: ToolAnnotations) -> &mut Self {
         self.def.annotations = annotations;
-        self
-    }
-
-    /// Adds icons.
-    pub fn icons<I: Into<Icon>>(&mut self, icons: impl IntoIterator<Item = I>) -> &mut Self {
-        self.def.icons.extend(icons.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets `_meta`; it must serialize to a JSON object.
-    pub fn meta(&mut self, meta: impl Serialize) -> &mut Self {
-        match serde_json::to_value(meta) {
-            Ok(Value::Object(meta)) => self.def.meta = Some(meta),
-            _ => self
-                .def
-                .problems
-                .push("`meta` must be a JSON object".to_owned()),
-        }
-        self
-    }
-
-    /// Records where the tool was written.
-    pub fn location(&mut self, file: &'static str, line: u32) -> &mut Self {
-        self.def.location = Some(SourceLocation { file, line });
         self
     }
 

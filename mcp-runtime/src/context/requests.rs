@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::protocol::{Audio, Content, ErrorObject, Image, Role, Text};
-use crate::tool::ToolError;
 
 /// Why a request to the client did not produce an answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -31,12 +30,6 @@ pub enum ClientRequestError {
     /// The answer did not have the shape the spec gives it.
     #[error("the client's answer is malformed: {0}")]
     InvalidResponse(String),
-}
-
-impl From<ClientRequestError> for ToolError {
-    fn from(error: ClientRequestError) -> Self {
-        ToolError::new(error.to_string())
-    }
 }
 
 /// One block of a sampling message.

@@ -308,7 +308,9 @@ impl Audio {
     }
 }
 
-/// A link to a resource the client may read (2025-06-18).
+/// The MCP `Resource` object: a concrete resource as `resources/list` shows it, and, as a
+/// content block, a link to a resource the client may read (2025-06-18). One type serves both,
+/// so the two cannot drift; [`ResourceInfo`](crate::resource::ResourceInfo) names it too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
@@ -316,7 +318,7 @@ pub struct ResourceLink {
     pub uri: String,
     /// The resource's name.
     pub name: String,
-    /// A display name.
+    /// A display name (2025-06-18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// What the resource is.
@@ -325,19 +327,22 @@ pub struct ResourceLink {
     /// The MIME type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
-    /// Size in bytes.
+    /// Size in bytes, before any base64 encoding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
-    /// Audience and priority hints.
+    /// Audience, priority and last-modified hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
+    /// Icons (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
     /// Extra metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
 
 impl ResourceLink {
-    /// A link to `uri`, called `name`.
+    /// A resource (or a link to one) at `uri`, called `name`.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         Self {
             uri: uri.into(),
@@ -347,6 +352,7 @@ impl ResourceLink {
             mime_type: None,
             size: None,
             annotations: None,
+            icons: None,
             meta: None,
         }
     }
@@ -360,6 +366,24 @@ impl ResourceLink {
     /// Sets the description.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+
+    /// The members `version` has no field for, dropped: titles before 2025-06-18, icons before
+    /// 2025-11-25, `_meta` and `lastModified` before 2025-06-18.
+    pub(crate) fn shaped_for(mut self, version: ProtocolVersion) -> Self {
+        if !version.has_titles() {
+            self.title = None;
+        }
+        if !version.has_icons() {
+            self.icons = None;
+        }
+        if !version.has_structured_output() {
+            self.meta = None;
+            if let Some(annotations) = &mut self.annotations {
+                annotations.last_modified = None;
+            }
+        }
         self
     }
 }
@@ -441,6 +465,13 @@ impl Content {
             Self::ResourceLink(link) if version < ProtocolVersion::V2025_06_18 => {
                 Self::text(format!("resource: {}", link.uri))
             }
+            // A link shares the `Resource` object, so its icons wait for the revision with icons.
+            Self::ResourceLink(link) if link.icons.is_some() && !version.has_icons() => {
+                Self::ResourceLink(ResourceLink {
+                    icons: None,
+                    ..link
+                })
+            }
             other => other,
         }
     }
@@ -519,5 +550,23 @@ mod tests {
             Content::text("resource: file:///a")
         );
         assert_eq!(link.clone().for_version(ProtocolVersion::V2025_06_18), link);
+    }
+
+    #[test]
+    fn link_icons_wait_for_the_revision_with_icons() {
+        let mut link = ResourceLink::new("file:///a", "a");
+        link.icons = Some(vec![Icon::new("https://example.com/a.png")]);
+        let block = Content::ResourceLink(link.clone());
+        assert_eq!(
+            block.clone().for_version(ProtocolVersion::V2025_06_18),
+            Content::ResourceLink(ResourceLink {
+                icons: None,
+                ..link.clone()
+            })
+        );
+        assert_eq!(
+            block.for_version(ProtocolVersion::V2025_11_25),
+            Content::ResourceLink(link)
+        );
     }
 }

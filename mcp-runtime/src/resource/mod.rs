@@ -18,13 +18,16 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use self::uri_template::{Binding, Bindings, TemplateError, UriTemplate};
 use crate::completion::Completer;
 use crate::context::Context;
-use crate::protocol::{Annotations, Icon, ProtocolVersion, ResourceContents, TextResourceContents};
+use crate::metadata::item_setters;
+use crate::protocol::{
+    Annotations, Icon, ProtocolVersion, ResourceContents, ResourceLink, TextResourceContents,
+};
 use crate::tool::{BoxFuture, SourceLocation};
 
 /// Why a resource could not be read. `NotFound` is sent with the code the negotiated revision
@@ -153,81 +156,15 @@ pub(crate) fn json_contents<T: Serialize>(
     Ok(text_contents(uri, mime_type, "application/json", text))
 }
 
-/// A concrete resource, as `resources/list` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceInfo {
-    /// The URI.
-    pub uri: String,
-    /// The name.
-    pub name: String,
-    /// A display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes, before any base64 encoding.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Audience, priority and last-modified hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Extra metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Map<String, Value>>,
-}
+/// A concrete resource, as `resources/list` shows it: the MCP `Resource` object, the same type
+/// as the [`ResourceLink`] content block (one struct, so the two serialize alike).
+pub type ResourceInfo = ResourceLink;
 
-impl ResourceInfo {
-    /// A resource at `uri` called `name`.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            annotations: None,
-            icons: None,
-            meta: None,
-        }
-    }
-
-    /// Sets the description.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets the MIME type.
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
+impl ResourceLink {
     /// The object as `version` knows it.
     pub(crate) fn for_version(&self, version: ProtocolVersion) -> Value {
-        let mut shaped = self.clone();
-        if !version.has_titles() {
-            shaped.title = None;
-        }
-        if !version.has_icons() {
-            shaped.icons = None;
-        }
-        if !version.has_structured_output() {
-            shaped.meta = None;
-            if let Some(annotations) = &mut shaped.annotations {
-                annotations.last_modified = None;
-            }
-        }
-        serde_json::to_value(shaped).unwrap_or(Value::Null)
+        // Strings, numbers and JSON maps only: serializing cannot fail, so `Null` is never sent.
+        serde_json::to_value(self.clone().shaped_for(version)).unwrap_or(Value::Null)
     }
 }
 
@@ -340,6 +277,27 @@ impl fmt::Debug for ResourceDef {
 }
 
 impl ResourceDef {
+    /// Reads the resource at `uri` (with the template's variables in `bindings`) in `context`:
+    /// the one place a [`ResourceCall`] is put together.
+    #[allow(
+        dead_code,
+        reason = "the dispatcher switches to it when the server rewrite merges"
+    )]
+    pub(crate) fn call(
+        &self,
+        uri: String,
+        bindings: HashMap<String, Binding>,
+        context: Context,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, ResourceError>> {
+        (self.handler)(ResourceCall {
+            uri,
+            bindings,
+            context,
+            errors: Vec::new(),
+            mime_type: self.metadata.mime_type.clone(),
+        })
+    }
+
     /// The URI, or the URI template.
     pub fn uri(&self) -> &str {
         &self.uri
@@ -376,6 +334,8 @@ impl ResourceDef {
         Value::Object(template)
     }
 }
+
+item_setters!(ResourceBuilder, "resource", def.metadata, def);
 
 /// Builds a [`ResourceDef`]; what `#[resource]` expands to drives it.
 pub struct ResourceBuilder {
@@ -423,18 +383,6 @@ impl ResourceBuilder {
         }
     }
 
-    /// Sets the display title.
-    pub fn title(&mut self, title: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.metadata.title = Some(title.into());
-        self
-    }
-
-    /// Sets the description.
-    pub fn description(&mut self, description: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.def.metadata.description = Some(description.into());
-        self
-    }
-
     /// Sets the MIME type.
     pub fn mime_type(&mut self, mime_type: &str) -> &mut Self {
         self.def.metadata.mime_type = Some(Arc::from(mime_type));
@@ -450,33 +398,6 @@ impl ResourceBuilder {
     /// Sets the annotations.
     pub fn annotations(&mut self, annotations: Annotations) -> &mut Self {
         self.def.metadata.annotations = Some(annotations);
-        self
-    }
-
-    /// Adds icons.
-    pub fn icons<I: Into<Icon>>(&mut self, icons: impl IntoIterator<Item = I>) -> &mut Self {
-        self.def
-            .metadata
-            .icons
-            .extend(icons.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets `_meta`; it must serialize to a JSON object.
-    pub fn meta(&mut self, meta: impl Serialize) -> &mut Self {
-        match serde_json::to_value(meta) {
-            Ok(Value::Object(meta)) => self.def.metadata.meta = Some(meta),
-            _ => self
-                .def
-                .problems
-                .push("`meta` must be a JSON object".to_owned()),
-        }
-        self
-    }
-
-    /// Records where the resource was written.
-    pub fn location(&mut self, file: &'static str, line: u32) -> &mut Self {
-        self.def.location = Some(SourceLocation { file, line });
         self
     }
 
