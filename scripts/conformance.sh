@@ -33,43 +33,36 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 server="$target_dir/debug/examples/everything"
 
 out=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
 
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-# Starts a server for run $1 and waits (at most 30 s) for its port; prints the port.
-start_server() {
-    local run=$1 port pid
+# run NAME SUITE ARGS...: one suite run against its own server (started here, in the run's own
+# background subshell, and stopped when it ends), its output in $out/NAME.txt.
+run() {
+    local run=$1 suite=$2 port pid
+    shift 2
     port=$(free_port)
-    "$server" --port "$port" 2>"$out/$run.server.log" &
+    "$server" --port "$port" >"$out/$run.server.out" 2>"$out/$run.server.log" &
     pid=$!
-    pids+=("$pid")
+    trap "kill $pid 2>/dev/null || true" EXIT
+    # Wait (at most 30 s) for the port to accept connections.
     for _ in $(seq 1 300); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-        if ! kill -0 "$pid" 2>/dev/null; then echo "the $run server exited:" >&2; cat "$out/$run.server.log" >&2; exit 1; fi
+        if ! kill -0 "$pid" 2>/dev/null; then echo "the $run server exited:"; cat "$out/$run.server.log"; return 1; fi
         sleep 0.1
     done
-    echo "$port"
-}
-
-# run NAME SUITE ARGS...: one suite run against its own server, its summary in $out/NAME.txt.
-run() {
-    local run=$1 suite=$2 port
-    shift 2
-    port=$(start_server "$run")
     PATH="$(dirname "$node"):$PATH" timeout 600 "$node" "$suite" server \
         --url "http://127.0.0.1:$port/mcp" "$@" -o "$out/$run" >"$out/$run.txt" 2>&1 || true
 }
 
 echo "== three runs in parallel (0.1.16 --suite all; 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28)"
-run suite-0.1.16 "$suite01" --suite all &
+(run suite-0.1.16 "$suite01" --suite all) &
 run1=$!
-run req-2025-11-25 "$suite02" --requirements 2025-11-25 &
+(run req-2025-11-25 "$suite02" --requirements 2025-11-25) &
 run2=$!
-run req-2026-07-28 "$suite02" --requirements 2026-07-28 &
+(run req-2026-07-28 "$suite02" --requirements 2026-07-28) &
 run3=$!
 wait "$run1" "$run2" "$run3"
 
@@ -84,10 +77,12 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
     counts, extension, bad = {}, {}, []
     for path in scenarios:
         name = os.path.basename(os.path.dirname(path))
+        # Directories are named server-<scenario>-<timestamp>.
+        short = name[len("server-"):] if name.startswith("server-") else name
         for check in json.load(open(path)):
             status = check.get("status")
-            if name.startswith(not_scored):
-                group = name.split("-")[0] if name.startswith("tasks-") else "skills (sep-2640)"
+            if short.startswith(not_scored):
+                group = "tasks" if short.startswith("tasks-") else "skills (sep-2640)"
                 extension.setdefault(group, {}).setdefault(status, 0)
                 extension[group][status] += 1
                 continue
