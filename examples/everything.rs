@@ -311,6 +311,141 @@ async fn test_trigger_resource_update(ctx: Context) -> &'static str {
     "Announced an update of test://watched-resource and a resource list change"
 }
 
+/// Logs once at `info`; a 2026-07-28 client that sets no log level must see no message.
+#[tool]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    ctx.info("test_logging_tool ran").await;
+    "Logged one message"
+}
+
+/// Needs the client's `sampling` capability: a client without it gets -32021.
+#[tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample(mcp_runtime::context::SamplingRequest::new(10).user("Say hello"))
+        .await?;
+    Ok(format!("LLM response: {}", answer.text()))
+}
+
+/// Reports progress while it asks the user: the response stream carries only notifications.
+#[tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(0.0, 1.0, "asking the user").await;
+    let name = ask_name(&ctx).await?;
+    Ok(format!("Hello, {name}!"))
+}
+
+/// What the input-required fixtures ask the user.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct NameForm {
+    /// Your name
+    name: String,
+}
+
+/// A yes/no question.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct ConfirmForm {
+    /// Whether to go on
+    confirm: bool,
+}
+
+/// What the user typed as their name; a declined or cancelled form counts as "there".
+async fn ask_name(ctx: &Context) -> Result<String, ToolError> {
+    Ok(match ctx.elicit::<NameForm>("What is your name?").await? {
+        Elicitation::Accept(form) => form.name,
+        Elicitation::Decline | Elicitation::Cancel => "there".to_owned(),
+    })
+}
+
+/// Asks the user's name (an `elicitation/create` input request), then greets them.
+#[tool]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
+    let name = ask_name(&ctx).await?;
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Asks the client's model (a `sampling/createMessage` input request).
+#[tool]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample(mcp_runtime::context::SamplingRequest::new(100).user("What is 2 + 2?"))
+        .await?;
+    Ok(format!("Sampling result: {}", answer.text()))
+}
+
+/// Asks the client's roots (a `roots/list` input request).
+#[tool]
+async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, ToolError> {
+    let roots = ctx.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("Roots: {}", uris.join(", ")))
+}
+
+/// Asks for a confirmation; the signed `requestState` carries the answer across the retry.
+#[tool]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, ToolError> {
+    let confirmed = matches!(
+        ctx.elicit::<ConfirmForm>("Confirm?").await?,
+        Elicitation::Accept(ConfirmForm { confirm: true })
+    );
+    Ok(format!("state-ok: confirmed={confirmed}"))
+}
+
+/// Asks the user and the client's model and roots, all in one round.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, ToolError> {
+    let (name, answer, roots) = tokio::join!(
+        ask_name(&ctx),
+        ctx.sample(mcp_runtime::context::SamplingRequest::new(50).user("Say a greeting")),
+        ctx.roots()
+    );
+    let (name, answer, roots) = (name?, answer?, roots?);
+    Ok(format!(
+        "Hello, {name}! Greeting: {}; {} root(s)",
+        answer.text(),
+        roots.len()
+    ))
+}
+
+/// Two rounds: a confirmation, then the user's name.
+#[tool]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, ToolError> {
+    ctx.elicit::<ConfirmForm>("Step 1: go on?").await?;
+    let name = ask_name(&ctx).await?;
+    Ok(format!("Both steps done, {name}"))
+}
+
+/// Asks for a confirmation; a retry whose `requestState` was altered is refused.
+#[tool]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, ToolError> {
+    ctx.elicit::<ConfirmForm>("Confirm?").await?;
+    Ok("state-ok".to_owned())
+}
+
+/// Asks the user's name where the client can elicit; with only sampling declared it asks the
+/// model instead, so no `elicitation/create` is requested of a client that cannot answer it.
+#[tool]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, ToolError> {
+    if ctx.client().capabilities.elicitation_form() {
+        let name = ask_name(&ctx).await?;
+        return Ok(format!("Hello, {name}!"));
+    }
+    let answer = ctx
+        .sample(mcp_runtime::context::SamplingRequest::new(20).user("Pick a name"))
+        .await?;
+    Ok(format!("Hello, {}!", answer.text()))
+}
+
+/// Echoes a string argument that HTTP clients also send in the `Mcp-Param-Region` header.
+#[tool]
+async fn test_header_echo(
+    /// A region name, mirrored in the `Mcp-Param-Region` header.
+    #[arg(header = "Region")]
+    region: String,
+) -> String {
+    format!("Region: {region}")
+}
+
 /// A tool whose input schema is raw JSON Schema 2020-12, sent exactly as written.
 fn json_schema_2020_12_tool() -> mcp_runtime::tool::ToolDef {
     use mcp_runtime::tool::{ToolBuilder, ToolCall};
@@ -321,21 +456,30 @@ fn json_schema_2020_12_tool() -> mcp_runtime::tool::ToolDef {
         })
     });
     builder.description(
-        "Tool with a JSON Schema 2020-12 input schema: $schema, $defs and additionalProperties.",
+        "Tool with a JSON Schema 2020-12 input schema: $schema, $defs with $anchor, composition, \
+         conditionals and additionalProperties.",
     );
     builder.raw_input_schema(serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
             }
         },
         "properties": {
             "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"}
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
         },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     }));
     builder.build()
@@ -456,6 +600,17 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
         PromptMessage::user(png()),
         PromptMessage::user("Please analyze the image above."),
     ]
+}
+
+/// Asks the user for context (an input request on `prompts/get`), then returns the prompt.
+#[prompt(title = "Input Required Prompt")]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<String, String> {
+    let context = match ctx.elicit::<NameForm>("Who is asking?").await {
+        Ok(Elicitation::Accept(form)) => form.name,
+        Ok(Elicitation::Decline | Elicitation::Cancel) => "nobody".to_owned(),
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(format!("A prompt for {context}."))
 }
 
 #[tokio::main]

