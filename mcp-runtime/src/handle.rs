@@ -1,8 +1,12 @@
-//! A handle on a running server, for application code that changes what the server offers.
+//! A handle on a running server, for handlers and application code that announce or change
+//! what the server offers.
 //!
 //! The server implements the narrow [`Broadcast`] trait defined here; handlers reach it through
 //! [`Context::server`](crate::Context::server) and application code through
 //! [`McpService::handle`](crate::McpService::handle), without either importing the server.
+//! This module sits beside the context, below the items: the methods that add or change tools,
+//! resources and prompts take item types, so they are written where the server is
+//! (`server/dynamic.rs`), as more inherent methods of [`ServerHandle`].
 //!
 //! [`ServerHandle`] documents how changes to what a server serves meet requests in flight,
 //! capabilities, cursors and subscriptions.
@@ -10,10 +14,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error::{DefinitionError, Error, Result};
-use crate::prompt::PromptDef;
-use crate::resource::ResourceDef;
-use crate::tool::ToolDef;
+use std::any::Any;
 
 /// Which list changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,172 +36,13 @@ impl ListKind {
 }
 
 /// What a server does with announcements and changes.
-pub(crate) trait Broadcast: Send + Sync {
+///
+/// `Any` lets the server's own code find itself behind a [`ServerHandle`] to apply changes.
+pub(crate) trait Broadcast: Any + Send + Sync {
     /// Sends `notifications/resources/updated` to every session subscribed to `uri`.
     fn resource_updated(&self, uri: &str);
     /// Sends `notifications/<kind>/list_changed` to every session that can receive it.
     fn list_changed(&self, kind: ListKind);
-    /// Applies `changes` all at once, then sends one `list_changed` per list that changed.
-    /// `Ok(false)` when nothing changed (enabling what is enabled).
-    fn apply(&self, changes: Changes) -> Result<bool>;
-}
-
-/// One edit of a [`Changes`].
-pub(crate) enum Change {
-    AddTool(ToolDef),
-    AddResource(ResourceDef),
-    AddPrompt(PromptDef),
-    /// Remove the item with this name (URI, URI template).
-    Remove(ListKind, String),
-    /// Enable (`true`) or disable (`false`) the item with this name (URI, URI template).
-    Enable(ListKind, String, bool),
-}
-
-/// Several changes to what a server serves, applied together with [`ServerHandle::apply`]:
-/// validated as a whole, all or nothing, and announced with one `list_changed` per list that
-/// changed (however many items changed in it).
-///
-/// The changes apply in the order they were added: removing a tool and adding a new one with
-/// the same name replaces it. Unlike the one-change methods of [`ServerHandle`], which answer
-/// `false` for a name that is not there, a [`Changes`] naming an item that is not there is
-/// refused.
-///
-/// ```
-/// use mcp_runtime::Changes;
-/// use mcp_runtime::tool::{CallToolResult, ToolBuilder};
-///
-/// # async fn run(service: mcp_runtime::McpService) -> mcp_runtime::Result<()> {
-/// let v2 = ToolBuilder::new("search", |_call| {
-///     Box::pin(async { CallToolResult::success(["no hits yet"]) })
-/// })
-/// .build();
-/// let mut changes = Changes::new();
-/// changes.remove_tool("search").add_tool(v2).disable_prompt("old_search_help");
-/// service.handle().apply(changes)?;
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Default)]
-pub struct Changes {
-    pub(crate) edits: Vec<Change>,
-}
-
-impl Changes {
-    /// No changes yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Whether no change was added.
-    pub fn is_empty(&self) -> bool {
-        self.edits.is_empty()
-    }
-
-    /// Adds a tool. See [`ServerHandle::add_tool`].
-    pub fn add_tool(&mut self, tool: ToolDef) -> &mut Self {
-        self.edits.push(Change::AddTool(tool));
-        self
-    }
-
-    /// Removes the tool called `name`.
-    pub fn remove_tool(&mut self, name: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Remove(ListKind::Tools, name.into()));
-        self
-    }
-
-    /// Enables the tool called `name` (nothing happens if it is enabled).
-    pub fn enable_tool(&mut self, name: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Enable(ListKind::Tools, name.into(), true));
-        self
-    }
-
-    /// Disables the tool called `name` (nothing happens if it is disabled).
-    pub fn disable_tool(&mut self, name: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Enable(ListKind::Tools, name.into(), false));
-        self
-    }
-
-    /// Adds a static resource or a resource template. See [`ServerHandle::add_resource`].
-    pub fn add_resource(&mut self, resource: ResourceDef) -> &mut Self {
-        self.edits.push(Change::AddResource(resource));
-        self
-    }
-
-    /// Removes the static resource at `uri`, or the template written `uri`.
-    pub fn remove_resource(&mut self, uri: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Remove(ListKind::Resources, uri.into()));
-        self
-    }
-
-    /// Enables the static resource at `uri`, or the template written `uri`.
-    pub fn enable_resource(&mut self, uri: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Enable(ListKind::Resources, uri.into(), true));
-        self
-    }
-
-    /// Disables the static resource at `uri`, or the template written `uri`.
-    pub fn disable_resource(&mut self, uri: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Enable(ListKind::Resources, uri.into(), false));
-        self
-    }
-
-    /// Adds a prompt. See [`ServerHandle::add_prompt`].
-    pub fn add_prompt(&mut self, prompt: PromptDef) -> &mut Self {
-        self.edits.push(Change::AddPrompt(prompt));
-        self
-    }
-
-    /// Removes the prompt called `name`.
-    pub fn remove_prompt(&mut self, name: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Remove(ListKind::Prompts, name.into()));
-        self
-    }
-
-    /// Enables the prompt called `name`.
-    pub fn enable_prompt(&mut self, name: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Enable(ListKind::Prompts, name.into(), true));
-        self
-    }
-
-    /// Disables the prompt called `name`.
-    pub fn disable_prompt(&mut self, name: impl Into<String>) -> &mut Self {
-        self.edits
-            .push(Change::Enable(ListKind::Prompts, name.into(), false));
-        self
-    }
-}
-
-impl fmt::Debug for Changes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut list = f.debug_list();
-        for edit in &self.edits {
-            match edit {
-                Change::AddTool(tool) => list.entry(&format_args!("add tool `{}`", tool.name())),
-                Change::AddResource(resource) => {
-                    list.entry(&format_args!("add resource `{}`", resource.uri()))
-                }
-                Change::AddPrompt(prompt) => {
-                    list.entry(&format_args!("add prompt `{}`", prompt.name()))
-                }
-                Change::Remove(kind, name) => {
-                    list.entry(&format_args!("remove {} `{name}`", kind.item()))
-                }
-                Change::Enable(kind, name, on) => {
-                    let verb = if *on { "enable" } else { "disable" };
-                    list.entry(&format_args!("{verb} {} `{name}`", kind.item()))
-                }
-            };
-        }
-        list.finish()
-    }
 }
 
 /// Announces changes to the clients of a running server, and changes what it serves. Cheap to
@@ -278,7 +120,7 @@ impl fmt::Debug for Changes {
 /// [`PromptBuilder`](crate::prompt::PromptBuilder).
 #[derive(Clone)]
 pub struct ServerHandle {
-    inner: Arc<dyn Broadcast>,
+    pub(crate) inner: Arc<dyn Broadcast>,
 }
 
 impl ServerHandle {
@@ -308,121 +150,6 @@ impl ServerHandle {
     /// Sends `notifications/prompts/list_changed` to every initialized session.
     pub fn prompts_list_changed(&self) {
         self.inner.list_changed(ListKind::Prompts);
-    }
-
-    /// Applies `changes` together (see [`Changes`]), then sends one `list_changed` per list
-    /// that changed. Fails with every problem found, and then nothing changes.
-    pub fn apply(&self, changes: Changes) -> Result<()> {
-        self.inner.apply(changes).map(drop)
-    }
-
-    /// Applies one change: whether anything changed, `false` for a name that is not there.
-    fn apply_one(&self, change: Change) -> bool {
-        match self.inner.apply(Changes {
-            edits: vec![change],
-        }) {
-            Ok(changed) => changed,
-            Err(Error::Definition(errors))
-                if errors
-                    .iter()
-                    .all(|e| matches!(e, DefinitionError::Unknown { .. })) =>
-            {
-                false
-            }
-            Err(error) => {
-                // Removing, enabling and disabling cannot make a valid server invalid.
-                tracing::error!(%error, "a change to the server failed");
-                false
-            }
-        }
-    }
-
-    /// Serves `tool` from now on and sends `notifications/tools/list_changed`.
-    ///
-    /// Refused, with nothing changed, when a tool (enabled or disabled) already has its name,
-    /// when the definition is invalid, or when the server does not advertise tools (it was built
-    /// with none and without [`Server::dynamic_tools`](crate::Server::dynamic_tools)).
-    pub fn add_tool(&self, tool: ToolDef) -> Result<()> {
-        self.apply(Changes {
-            edits: vec![Change::AddTool(tool)],
-        })
-    }
-
-    /// Stops serving the tool called `name` and sends `notifications/tools/list_changed`; calls
-    /// to it already running finish. Returns whether there was such a tool (enabled or not).
-    pub fn remove_tool(&self, name: impl Into<String>) -> bool {
-        self.apply_one(Change::Remove(ListKind::Tools, name.into()))
-    }
-
-    /// Shows the disabled tool called `name` again, with `notifications/tools/list_changed`.
-    /// Returns whether it was disabled.
-    pub fn enable_tool(&self, name: impl Into<String>) -> bool {
-        self.apply_one(Change::Enable(ListKind::Tools, name.into(), true))
-    }
-
-    /// Hides the tool called `name`: out of `tools/list`, and calling it is the unknown-tool
-    /// error, until [`enable_tool`](Self::enable_tool). Sends
-    /// `notifications/tools/list_changed`. Returns whether it was enabled.
-    pub fn disable_tool(&self, name: impl Into<String>) -> bool {
-        self.apply_one(Change::Enable(ListKind::Tools, name.into(), false))
-    }
-
-    /// Serves `resource` from now on, a static resource (in `resources/list`) or a template (in
-    /// `resources/templates/list`), and sends `notifications/resources/list_changed`.
-    ///
-    /// Refused, with nothing changed, when a resource has its URI, a template matches exactly
-    /// the same URIs, the definition is invalid, or the server does not advertise resources (or,
-    /// for a template whose variables complete, `completions`).
-    pub fn add_resource(&self, resource: ResourceDef) -> Result<()> {
-        self.apply(Changes {
-            edits: vec![Change::AddResource(resource)],
-        })
-    }
-
-    /// Stops serving the static resource at `uri`, or the template written `uri` (the URI
-    /// template exactly as registered, `notes://{id}`), and sends
-    /// `notifications/resources/list_changed`. Returns whether there was one.
-    pub fn remove_resource(&self, uri: impl Into<String>) -> bool {
-        self.apply_one(Change::Remove(ListKind::Resources, uri.into()))
-    }
-
-    /// Shows the disabled resource or template `uri` again. Returns whether it was disabled.
-    pub fn enable_resource(&self, uri: impl Into<String>) -> bool {
-        self.apply_one(Change::Enable(ListKind::Resources, uri.into(), true))
-    }
-
-    /// Hides the resource or template `uri`: out of its list, and reading it (or a URI only it
-    /// matches) is "resource not found", until enabled again. Returns whether it was enabled.
-    pub fn disable_resource(&self, uri: impl Into<String>) -> bool {
-        self.apply_one(Change::Enable(ListKind::Resources, uri.into(), false))
-    }
-
-    /// Serves `prompt` from now on and sends `notifications/prompts/list_changed`.
-    ///
-    /// Refused, with nothing changed, when a prompt has its name, the definition is invalid, or
-    /// the server does not advertise prompts (or, for a prompt whose arguments complete,
-    /// `completions`).
-    pub fn add_prompt(&self, prompt: PromptDef) -> Result<()> {
-        self.apply(Changes {
-            edits: vec![Change::AddPrompt(prompt)],
-        })
-    }
-
-    /// Stops serving the prompt called `name` and sends `notifications/prompts/list_changed`.
-    /// Returns whether there was one.
-    pub fn remove_prompt(&self, name: impl Into<String>) -> bool {
-        self.apply_one(Change::Remove(ListKind::Prompts, name.into()))
-    }
-
-    /// Shows the disabled prompt called `name` again. Returns whether it was disabled.
-    pub fn enable_prompt(&self, name: impl Into<String>) -> bool {
-        self.apply_one(Change::Enable(ListKind::Prompts, name.into(), true))
-    }
-
-    /// Hides the prompt called `name`: out of `prompts/list`, and `prompts/get` of it is the
-    /// unknown-prompt error, until enabled again. Returns whether it was enabled.
-    pub fn disable_prompt(&self, name: impl Into<String>) -> bool {
-        self.apply_one(Change::Enable(ListKind::Prompts, name.into(), false))
     }
 }
 

@@ -686,7 +686,7 @@ mod transport;
 
 pub use crate::context::{Context, Elicit};
 pub use crate::error::{DefinitionError, Error, Result};
-pub use crate::handle::{Changes, ServerHandle};
+pub use crate::handle::ServerHandle;
 pub use crate::prompt::{GetPromptResult, PromptMessage};
 pub use crate::protocol::{
     Annotations, Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,
@@ -694,7 +694,7 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{CacheHint, CacheScope, Cacheable, McpServer, McpService, Server};
+pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]

@@ -24,9 +24,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::__private::{Entry, Item};
+use crate::registration::{Entry, Item};
 use crate::error::{DefinitionError, Error, Result};
-use crate::handle::{Broadcast, Changes, ListKind, ServerHandle};
+use crate::handle::{Broadcast, ListKind, ServerHandle};
 use crate::prompt::PromptDef;
 use crate::protocol::{
     Icon, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
@@ -39,6 +39,7 @@ use crate::tool::ToolDef;
 // Only the HTTP transport serves the stateless era and sessionless requests.
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
+pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
@@ -728,15 +729,6 @@ impl Broadcast for Core {
                 session.notify(message.clone());
             }
         }
-    }
-
-    fn apply(&self, changes: Changes) -> Result<bool> {
-        let changed = self.apply_changes(changes)?;
-        // After the swap: a client that lists on hearing this sees the change.
-        for &kind in &changed {
-            self.list_changed(kind);
-        }
-        Ok(!changed.is_empty())
     }
 }
 

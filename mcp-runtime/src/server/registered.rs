@@ -4,7 +4,7 @@
 
 use std::any::TypeId;
 
-use crate::__private::{Entry, Item};
+use crate::registration::{Entry, Item};
 use crate::error::DefinitionError;
 use crate::prompt::PromptDef;
 use crate::resource::ResourceDef;
