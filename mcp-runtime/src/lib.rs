@@ -520,7 +520,7 @@
 //! assert!(first["result"]["inputRequests"]["elicit-1"].is_object());
 //! assert_eq!(stateless.call_tool("wipe", json!({})).await?.text(), "wiped");
 //! let discover = stateless.request("server/discover", json!({})).await?;
-//! assert_eq!(discover["supportedVersions"], json!(["2026-07-28"]));
+//! assert_eq!(discover["supportedVersions"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]));
 //! # Ok(())
 //! # }
 //! ```

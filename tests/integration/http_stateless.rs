@@ -78,7 +78,13 @@ async fn a_stateless_post_is_answered_with_json_and_no_session() {
     let discover = body_json(response).await;
     assert_eq!(
         discover["result"]["supportedVersions"],
-        json!(["2026-07-28"])
+        json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ])
     );
 
     let params = with_envelope(json!({"name": "add", "arguments": {"a": 20, "b": 22}}));

@@ -64,7 +64,16 @@ async fn discover_describes_the_server_without_a_handshake() {
         .await
         .unwrap();
     let result = client.request("server/discover", json!({})).await.unwrap();
-    assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(
+        result["supportedVersions"],
+        json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ])
+    );
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["ttlMs"], 60_000);
     assert_eq!(result["cacheScope"], "public");

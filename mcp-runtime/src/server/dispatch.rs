@@ -109,7 +109,7 @@ pub(crate) async fn handle_request(
     sink: &Sink,
     cancel: Arc<CancelFlag>,
 ) -> Option<Vec<u8>> {
-    if request.method != "initialize" && stateless::is_stateless(&request.method, &request.params) {
+    if stateless::is_stateless(&request.method, &request.params) {
         let admitted = stateless::read_envelope(&request.params)
             .and_then(|envelope| envelope.version().map(|_| envelope));
         return match admitted {

@@ -271,9 +271,8 @@ impl Session {
     fn start_request(self: &Arc<Self>, request: Request, sink: &Sink, slot: Option<Slot>) {
         // `initialize` and `ping` are answered in order, right here: the handshake must be
         // settled before anything read after it is handled.
-        if request.method == "initialize"
-            || (request.method == "ping"
-                && !super::stateless::is_stateless(&request.method, &request.params))
+        if (request.method == "initialize" || request.method == "ping")
+            && !super::stateless::is_stateless(&request.method, &request.params)
         {
             let reply = super::dispatch::handle_sync(self, &request);
             let _ = sink.send(reply);

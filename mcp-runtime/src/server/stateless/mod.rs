@@ -41,13 +41,23 @@ pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key on listen notifications: which subscription they belong to.
 pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
-/// Whether a request belongs to the stateless era (`initialize` is checked first, elsewhere).
+/// Whether a request belongs to the stateless era.
+///
+/// `initialize` does only when its envelope names a stateless revision: there it is a removed
+/// method (-32601, HTTP 404), while an `initialize` with any other `_meta` is still a handshake.
 pub(crate) fn is_stateless(method: &str, params: &Map<String, Value>) -> bool {
-    method == "server/discover"
-        || params
-            .get("_meta")
-            .and_then(Value::as_object)
-            .is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION_KEY))
+    let requested = params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY));
+    match requested {
+        _ if method == "server/discover" => true,
+        Some(version) if method == "initialize" => version
+            .as_str()
+            .and_then(ProtocolVersion::parse)
+            .is_some_and(|v| !v.has_handshake()),
+        requested => requested.is_some(),
+    }
 }
 
 /// A stateless request's envelope, read but not yet judged on its version.
@@ -348,11 +358,14 @@ impl Stamps {
 }
 
 /// The `server/discover` result, before stamping.
+///
+/// `supportedVersions` is the list the -32022 error offers: every revision this server speaks,
+/// newest first, handshake ones included, so a client that finds no common stateless revision
+/// knows it can fall back to `initialize` instead of giving up.
 pub(crate) fn discover(capabilities: &ServerCapabilities, instructions: Option<&str>) -> Value {
     let supported: Vec<&str> = ProtocolVersion::ALL
         .iter()
         .rev()
-        .filter(|v| !v.has_handshake())
         .map(|v| v.as_str())
         .collect();
     let mut result = Map::new();

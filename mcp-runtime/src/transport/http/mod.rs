@@ -358,7 +358,7 @@ impl Post {
                 Message::Response(_) => (None, None, None),
             };
             let stateless = matches!((method, params), (Some(m), Some(p))
-                if m != "initialize" && is_stateless(m, p));
+                if is_stateless(m, p));
             return Ok(Self {
                 stateless,
                 initialize: id.is_some() && method == Some("initialize"),
@@ -379,7 +379,7 @@ impl Post {
             Value::Object(message) => method(&value).is_some_and(|m| {
                 let empty = serde_json::Map::new();
                 let params = message.get("params").and_then(Value::as_object);
-                m != "initialize" && is_stateless(m, params.unwrap_or(&empty))
+                is_stateless(m, params.unwrap_or(&empty))
             }),
             _ => false,
         };
