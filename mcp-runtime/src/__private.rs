@@ -99,6 +99,7 @@ pub fn probe_of<T>(_: &T) -> Probe<T> {
     message = "`{Self}` cannot be a `#[tool]` parameter",
     label = "neither an argument nor a context parameter",
     note = "an argument's type implements `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "if it derives `JsonSchema` and still fails, check that `schemars` is 1.x in Cargo.toml (`schemars = \"1\"`): a 0.8 derive implements another crate's trait",
     note = "a context parameter's type implements `mcp_runtime::context::FromContext`"
 )]
 pub trait ToolParameter {}
@@ -107,7 +108,8 @@ pub trait ToolParameter {}
     message = "`{Self}` cannot be returned from a `#[tool]`",
     label = "unsupported return type",
     note = "return a type that implements `serde::Serialize` and `schemars::JsonSchema` (it becomes `structuredContent`), `String`, a content block, `CallToolResult`, or a type that implements `mcp_runtime::IntoCallToolResult`",
-    note = "any of these may be wrapped in `Result<_, E>` with `E: Display`: an `Err` becomes a tool error the model reads"
+    note = "any of these may be wrapped in `Result<_, E>` with `E: Display`: an `Err` becomes a tool error the model reads",
+    note = "if it derives `JsonSchema` and still fails, check that `schemars` is 1.x in Cargo.toml (`schemars = \"1\"`): a 0.8 derive implements another crate's trait"
 )]
 pub trait ToolReturn {}
 

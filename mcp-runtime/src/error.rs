@@ -3,7 +3,12 @@
 use std::fmt;
 
 /// Why a server could not be built or could not keep serving.
-#[derive(Debug, thiserror::Error)]
+///
+/// `{:?}` prints the same readable message as `{}` (as `anyhow::Error` does), because
+/// `fn main() -> mcp_runtime::Result<()>` reports a returned error with `Debug`: a user should read
+/// "duplicate tool name `add`: defined at ..." rather than the enum's structure. `{:#?}` still
+/// shows the structure, for when that is what is wanted.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The registered tools (or other items) do not make a valid server, when it is built or
@@ -101,6 +106,19 @@ pub enum DefinitionError {
     },
 }
 
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            match self {
+                Self::Definition(errors) => f.debug_tuple("Definition").field(errors).finish(),
+                Self::Io(error) => f.debug_tuple("Io").field(error).finish(),
+            }
+        } else {
+            fmt::Display::fmt(self, f)
+        }
+    }
+}
+
 impl From<DefinitionError> for Error {
     fn from(error: DefinitionError) -> Self {
         Self::Definition(vec![error])
@@ -131,4 +149,25 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `fn main() -> mcp_runtime::Result<()>` prints after "Error: " is the readable message.
+    #[test]
+    fn debug_is_the_readable_message() {
+        let error = Error::from(DefinitionError::Duplicate {
+            kind: "tool name",
+            name: "add".into(),
+            first: "src/a.rs:1:1".into(),
+            second: "src/b.rs:2:1".into(),
+        });
+        let readable = "the server definition is invalid:\n  - duplicate tool name `add`: \
+                        defined at src/a.rs:1:1 and at src/b.rs:2:1";
+        assert_eq!(format!("{error:?}"), readable);
+        assert_eq!(format!("{error}"), readable);
+        assert!(format!("{error:#?}").starts_with("Definition(\n"));
+    }
 }

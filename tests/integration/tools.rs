@@ -288,6 +288,11 @@ async fn arguments_that_do_not_match_are_tool_errors_naming_the_argument() {
         ("add", json!({"a": 1}), "missing required argument `b`"),
         (
             "add",
+            json!({"a": 1, "c": 3}),
+            "missing required argument `b`; unknown argument `c`; expected one of `a`, `b`",
+        ),
+        (
+            "add",
             json!({"a": 1, "b": 2, "c": 3}),
             "unknown argument `c`; expected one of `a`, `b`",
         ),

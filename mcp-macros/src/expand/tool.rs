@@ -133,8 +133,11 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
     };
     let body = quote! {
         #(#extracts)*
+        // Checked before the match, not in its guard: a guard after a missing argument's `None`
+        // never runs, and the unknown ones would go unnamed.
+        let __arguments_ok = __mcp::arguments_ok(&mut __call);
         match (#(#values,)*) {
-            (#(__mcp::Option::Some(#values),)*) if __mcp::arguments_ok(&mut __call) => {
+            (#(__mcp::Option::Some(#values),)*) if __arguments_ok => {
                 let __out = #call;
                 #convert_output
             }

@@ -533,6 +533,18 @@ impl Server {
                 Item::Prompt(build) => items.prompts.push(build()),
             }
         }
+        // One line of what is served: a library crate's items that the binary never links
+        // vanish silently (see "Registration is link-time" in the README), and this shows it.
+        let names = |it: &mut dyn Iterator<Item = &str>| it.collect::<Vec<_>>().join(", ");
+        tracing::info!(
+            "serving {} tools [{}], {} resources [{}], {} prompts [{}]",
+            items.tools.len(),
+            names(&mut items.tools.iter().map(|t| &*t.name)),
+            items.resources.len(),
+            names(&mut items.resources.iter().map(|r| &*r.uri)),
+            items.prompts.len(),
+            names(&mut items.prompts.iter().map(|p| &*p.name)),
+        );
         let dynamic = self.dynamic;
         let completes = items.prompts.iter().any(|p| !p.completers.is_empty())
             || items.resources.iter().any(|r| !r.completers.is_empty());
