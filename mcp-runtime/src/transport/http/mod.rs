@@ -215,24 +215,32 @@ fn sse_response(receiver: mpsc::UnboundedReceiver<Bytes>) -> Response {
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-fn host_name(value: &str) -> &str {
+/// The host part of an authority (`host`, `host:port`, `[v6]` or `[v6]:port`), brackets kept for
+/// IPv6; `None` when it is malformed (an unclosed `[`, or anything after `]` but a port). The text
+/// is the client's, so it is only ever split, never sliced by computed offsets.
+fn host_name(value: &str) -> Option<&str> {
     let value = value.trim();
-    if let Some(rest) = value.strip_prefix('[') {
-        return rest
-            .split(']')
-            .next()
-            .map_or(value, |h| &value[..h.len() + 2]);
+    if value.starts_with('[') {
+        let (inside, after) = value.split_once(']')?;
+        let port_ok = after.is_empty()
+            || after
+                .strip_prefix(':')
+                .is_some_and(|port| port.chars().all(|c| c.is_ascii_digit()));
+        // `inside` keeps its `[`, so the host with its brackets is `inside` and one `]`.
+        return port_ok.then(|| value.get(..inside.len() + 1)).flatten();
     }
-    value.rsplit_once(':').map_or(value, |(host, port)| {
-        if port.chars().all(|c| c.is_ascii_digit()) {
-            host
-        } else {
-            value
-        }
-    })
+    let host = match value.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+        Some(_) => return None,
+        None => value,
+    };
+    (!host.is_empty()).then_some(host)
 }
 
-/// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host.
+/// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host. A
+/// repeated `Host` is 400 (which one would the check believe?); a malformed `Host` or `Origin`,
+/// and `Origin: null` (an opaque origin, such as a sandboxed page), are 403 unless the policy
+/// is [`HostPolicy::Any`].
 fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
     let allowed = |host: &str| -> bool {
         match &options.hosts {
@@ -243,21 +251,27 @@ fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response
             HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
         }
     };
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Err(error_response(
+            StatusCode::BAD_REQUEST,
+            "more than one `Host` header",
+        ));
+    }
     if options.hosts == HostPolicy::Any {
         return Ok(());
     }
     let host = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .map(host_name);
+        .and_then(host_name);
     if !host.is_some_and(allowed) {
         return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
+    for origin in headers.get_all(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
         let authority = authority.split('/').next().unwrap_or("");
-        if origin != "null" && !allowed(host_name(authority)) {
+        if !host_name(authority).is_some_and(allowed) {
             return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Origin`"));
         }
     }
@@ -688,6 +702,9 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
     let mut stream = body.into_data_stream();
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
+    // Counted as chunks arrive, each once (`rest` holds a copy of `first` once a second chunk
+    // comes, so adding their lengths would count the first chunk twice).
+    let mut length = 0usize;
     while let Some(chunk) = stream.next().await {
         let Ok(chunk) = chunk else {
             return Err(error_response(
@@ -695,7 +712,7 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
                 "the body could not be read",
             ));
         };
-        let length = first.as_ref().map_or(0, Bytes::len) + rest.len() + chunk.len();
+        length = length.saturating_add(chunk.len());
         if length > max {
             return Err(too_large());
         }
@@ -1029,9 +1046,10 @@ mod tests {
 
     #[test]
     fn hosts_are_compared_without_ports() {
-        assert_eq!(host_name("127.0.0.1:3000"), "127.0.0.1");
-        assert_eq!(host_name("localhost"), "localhost");
-        assert_eq!(host_name("[::1]:80"), "[::1]");
+        assert_eq!(host_name("127.0.0.1:3000"), Some("127.0.0.1"));
+        assert_eq!(host_name("localhost"), Some("localhost"));
+        assert_eq!(host_name("[::1]:80"), Some("[::1]"));
+        assert_eq!(host_name("[::1]"), Some("[::1]"));
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
         assert!(check_host(&HttpOptions::default(), &headers).is_err());
@@ -1047,6 +1065,38 @@ mod tests {
             HeaderValue::from_static("http://127.0.0.1:8080"),
         );
         assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+    }
+
+    #[test]
+    fn malformed_hosts_and_origins_are_refused_without_panicking() {
+        for bad in [
+            "[", "[::1", "[::1]x", "[::1]:8x", "", ":80", "a:b", "\u{e9}:[", "[\u{e9}",
+        ] {
+            assert_eq!(host_name(bad), None, "{bad:?}");
+        }
+        let status = |headers: &HeaderMap| match check_host(&HttpOptions::default(), headers) {
+            Ok(()) => StatusCode::OK,
+            Err(response) => response.status(),
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("["));
+        assert_eq!(status(&headers), StatusCode::FORBIDDEN);
+        headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+        for origin in ["http://[", "null", "http://", "http://[::1"] {
+            headers.insert(header::ORIGIN, HeaderValue::from_static(origin));
+            assert_eq!(status(&headers), StatusCode::FORBIDDEN, "{origin}");
+        }
+        headers.remove(header::ORIGIN);
+        headers.append(header::HOST, HeaderValue::from_static("evil.example.com"));
+        assert_eq!(status(&headers), StatusCode::BAD_REQUEST);
+        // `Origin: null` is only let through when any host is.
+        let any = HttpOptions {
+            hosts: HostPolicy::Any,
+            ..HttpOptions::default()
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        assert!(check_host(&any, &headers).is_ok());
     }
 
     #[test]
