@@ -298,3 +298,50 @@ async fn a_quick_silent_tool_is_answered_with_json_even_to_a_client_that_takes_s
         "done"
     );
 }
+
+#[tokio::test]
+async fn an_uninitialized_session_expires_and_a_full_server_says_when_to_retry() {
+    let addr = start(
+        Server::builder()
+            .tool(add)
+            .max_sessions(1)
+            .initialize_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    // `initialize` alone, never `notifications/initialized`: it takes the only slot...
+    let response = send(&addr, post(&addr, None, init.clone())).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let lurker = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    // ...so the next one is told to come back, and when.
+    let full = send(&addr, post(&addr, None, init)).await;
+    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let retry: u64 = full.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1);
+    // Past the initialize timeout the lurker is gone and its slot is free.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(
+        send(&addr, post(&addr, Some(&lurker), ping.clone()))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    // An initialized session outlives the initialize timeout.
+    let session = initialize(&addr).await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(
+        send(&addr, post(&addr, Some(&session), ping))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+}

@@ -445,6 +445,15 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// How long an HTTP session may go without `notifications/initialized` (10 seconds by
+    /// default): past it the session ends, so `initialize` alone cannot hold a
+    /// [`max_sessions`](Self::max_sessions) slot for the whole idle timeout.
+    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.options.http.initialize_timeout = timeout;
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// How many events each SSE stream keeps for clients that resume with `Last-Event-ID`
     /// (1,000 by default).
     pub fn event_buffer(mut self, events: usize) -> Self {

@@ -76,6 +76,9 @@ struct HttpSession {
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
+    /// When `initialize` opened it: a session not initialized by `initialize_timeout` after
+    /// this ends.
+    created: Instant,
     /// The requests running.
     window: Arc<Window>,
 }
@@ -151,9 +154,11 @@ impl HttpState {
         }
     }
 
-    /// Ends sessions idle for longer than the configured time.
+    /// Ends sessions idle for longer than the configured time, and sessions that never sent
+    /// `notifications/initialized` within the initialize timeout.
     fn expire(&self) {
         let idle = self.options().session_idle;
+        let uninitialized = self.options().initialize_timeout;
         let now = Instant::now();
         let expired: Vec<Arc<HttpSession>> = {
             let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
@@ -162,6 +167,8 @@ impl HttpState {
                 .filter(|(_, s)| {
                     now.duration_since(*s.last_seen.lock().unwrap_or_else(|e| e.into_inner()))
                         > idle
+                        || (!s.session.initialized.load(Ordering::Acquire)
+                            && now.duration_since(s.created) > uninitialized)
                 })
                 .map(|(id, _)| id.clone())
                 .collect();
@@ -399,9 +406,10 @@ impl Post {
         };
         Ok(Self {
             stateless,
-            initialize: messages.len() == 1
-                && method(messages[0]) == Some("initialize")
-                && messages[0].get("id").is_some(),
+            initialize: match messages.as_slice() {
+                [only] => method(only) == Some("initialize") && only.get("id").is_some(),
+                _ => false,
+            },
             ids: messages
                 .iter()
                 .filter(|m| m.get("method").is_some())
@@ -545,10 +553,17 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         if ok && !options.stateless {
             let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
             if sessions.len() >= options.max_sessions {
-                return error_response(
+                let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions; try again later",
                 );
+                // A slot held by a session that never initializes frees within the initialize
+                // timeout, so that is when trying again can first help.
+                let seconds = options.initialize_timeout.as_secs().max(1);
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                return response;
             }
             let id = session_id();
             let _ = session.trace_name.set(id.clone());
@@ -559,6 +574,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 standalone: Arc::clone(&standalone),
                 next_stream: AtomicU64::new(1),
                 last_seen: Mutex::new(Instant::now()),
+                created: Instant::now(),
                 window: Window::new(state.core.options.max_in_flight),
             });
             sessions.insert(id.clone(), http_session);
@@ -992,7 +1008,8 @@ async fn shutdown_signal() {
 /// The endpoint as an axum router, at the configured path.
 pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
-    let idle = options.session_idle;
+    // Often enough for the shorter of the two timeouts a session can expire by.
+    let idle = options.session_idle.min(options.initialize_timeout);
     let state = Arc::new(HttpState {
         core,
         options,
