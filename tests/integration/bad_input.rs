@@ -914,7 +914,13 @@ async fn a_chunked_body_just_under_the_limit_is_served() {
 async fn malformed_host_and_origin_headers_are_refused() {
     let addr = start(table_server()).await;
     let http = Http::connect(addr.clone()).await;
-    let rows: &[(&str, &[(&str, &str)], StatusCode)] = &[
+    /// A row's name, the headers it sends in place of the normal ones, and its status.
+    type HeaderRow = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        StatusCode,
+    );
+    let rows: &[HeaderRow] = &[
         ("Host: [", &[("host", "[")], StatusCode::FORBIDDEN),
         ("Host: [::1", &[("host", "[::1")], StatusCode::FORBIDDEN),
         ("Host: [::1]x", &[("host", "[::1]x")], StatusCode::FORBIDDEN),

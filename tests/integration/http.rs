@@ -345,3 +345,107 @@ async fn an_uninitialized_session_expires_and_a_full_server_says_when_to_retry()
         StatusCode::OK
     );
 }
+
+/// A server whose shutdown this test triggers: its address, the trigger, and its task.
+async fn stoppable(
+    server: Server,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<mcp_runtime::Result<()>>,
+) {
+    let service = server.build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        service
+            .serve_http_on(listener, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (addr, stop, task)
+}
+
+#[tokio::test]
+async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
+    use tokio::io::AsyncWriteExt as _;
+    let (addr, stop, task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .shutdown_grace(Duration::from_millis(500)),
+    )
+    .await;
+    let session = initialize(&addr).await;
+    // A standalone GET stream, open and never read to its end.
+    let get = Request::get("/mcp")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(String::new())
+        .unwrap();
+    let stream = send(&addr, get).await;
+    assert_eq!(stream.status(), StatusCode::OK);
+    // A connection with its headers half sent.
+    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("serve_http_on returns within the grace period")
+        .unwrap()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    drop((stream, half));
+}
+
+#[tokio::test]
+async fn past_the_connection_limit_new_connections_are_closed_and_others_still_served() {
+    use tokio::io::AsyncReadExt as _;
+    let (addr, _stop, _task) = stoppable(Server::builder().tool(add).max_connections(2)).await;
+    let first = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let second = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    // Let the server accept both before the third arrives.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut buffer = [0u8; 16];
+    let read = tokio::time::timeout(WAIT, third.read(&mut buffer))
+        .await
+        .expect("the third connection is closed at once");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    // Once one closes, a new client is served.
+    drop((first, second));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    initialize(&addr).await;
+}
+
+#[tokio::test]
+async fn headers_not_sent_in_time_close_the_connection() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (addr, _stop, _task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .header_read_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+        .await
+        .unwrap();
+    let mut buffer = Vec::new();
+    // Closed (possibly after a 408) well before a client's patience would run out.
+    tokio::time::timeout(Duration::from_secs(3), half.read_to_end(&mut buffer))
+        .await
+        .expect("the connection is closed past the header timeout")
+        .unwrap();
+    initialize(&addr).await;
+}

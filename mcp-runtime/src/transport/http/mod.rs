@@ -965,6 +965,11 @@ impl McpService {
         if !options.hosts_configured && !is_loopback(&local) {
             options.hosts = HostPolicy::Any;
         }
+        let limits = Limits {
+            max_connections: options.max_connections,
+            header_read_timeout: options.header_read_timeout,
+            grace: self.core.options.shutdown_grace,
+        };
         let router = router(Arc::clone(&self.core), options);
         let core = Arc::clone(&self.core);
         let shutdown = async move {
@@ -972,7 +977,7 @@ impl McpService {
             // Open listen streams end with their final result, so the server can drain.
             core.close();
         };
-        serve(router, listener, shutdown).await?;
+        serve(router, listener, shutdown, limits).await?;
         Ok(())
     }
 
@@ -1035,20 +1040,103 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
         .with_state(state)
 }
 
-/// Serves the endpoint on `addr` until `shutdown` completes; requests in flight are finished.
+/// The connection limits of [`serve`].
+pub(crate) struct Limits {
+    pub(crate) max_connections: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) grace: Duration,
+}
+
+/// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
+/// neither spins nor stops.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// How often at most a refused connection is logged: one line per burst, not per connection.
+const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
+
+/// Serves the endpoint on `listener` until `shutdown` completes, then lets open connections
+/// finish for the grace period and drops those still open.
+///
+/// An accept loop of our own (on hyper's HTTP/1.1 connection builder, which axum's `serve`
+/// also runs on) so that connections are counted and limited, headers must arrive in time, and
+/// every connection task is ours to end.
 pub(crate) async fn serve(
     router: Router,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    limits: Limits,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt as _;
-    let listener = listener.tap_io(|stream| {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let builder = Arc::new(builder);
+    // Dropped when `serve` returns: the connection tasks still running are aborted with it.
+    let mut connections = tokio::task::JoinSet::new();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut last_refusal: Option<Instant> = None;
+    let mut refused = 0u64;
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                tracing::warn!(%error, "HTTP accept failed; retrying in {ACCEPT_BACKOFF:?}");
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
+        };
+        // Reap finished connections so the count is of open ones.
+        while connections.try_join_next().is_some() {}
+        if connections.len() >= limits.max_connections {
+            // Closed at once (dropped), and logged once per burst.
+            drop(stream);
+            refused += 1;
+            if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {
+                tracing::warn!(
+                    max_connections = limits.max_connections,
+                    refused,
+                    "HTTP connection limit reached: refusing new connections"
+                );
+                last_refusal = Some(Instant::now());
+                refused = 0;
+            }
+            continue;
+        }
         // Small SSE writes must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-    });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+        let service = TowerToHyperService::new(router.clone());
+        let builder = Arc::clone(&builder);
+        let mut stopped = stopped.clone();
+        connections.spawn(async move {
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = stopped.wait_for(|stop| *stop) => {}
+            }
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    let _ = stop.send(true);
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(limits.grace, drained).await.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            "HTTP shutdown: connections still open after the {:?} grace period are dropped",
+            limits.grace
+        );
+    }
+    Ok(())
 }
 
 /// Whether binding `addr` makes a local server, for the default DNS-rebinding policy.
