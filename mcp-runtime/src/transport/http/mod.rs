@@ -329,6 +329,55 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Respon
     }
 }
 
+/// The header guard alone, for the `http_headers` fuzz target: `headers` (name, raw value;
+/// values HTTP cannot carry are skipped, as hyper would refuse them) through the `Host`/`Origin`
+/// check under each host policy, `Accept`, `MCP-Protocol-Version`, `Content-Type` and the
+/// session header's text. The statuses the checks answer (200 when they pass); never a panic.
+#[cfg(feature = "fuzzing")]
+pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            header::HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_bytes(value),
+        ) {
+            map.append(name, value);
+        }
+    }
+    let status =
+        |result: Result<(), Response>| result.map_or_else(|r| r.status().as_u16(), |()| 200);
+    let mut out = Vec::new();
+    for hosts in [
+        HostPolicy::Loopback,
+        HostPolicy::Any,
+        HostPolicy::Only(vec!["example.com".to_owned()]),
+    ] {
+        let options = HttpOptions {
+            hosts,
+            ..HttpOptions::default()
+        };
+        out.push(status(check_host(&options, &map)));
+    }
+    let _ = accepts(&map);
+    out.push(status(header_version(&map).map(|_| ())));
+    let _ = is_stateless_era(&map);
+    let _ = map
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        });
+    let _ = map
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::len);
+    out
+}
+
 /// Whether a GET or DELETE is on the stateless path, which has neither.
 fn is_stateless_era(headers: &HeaderMap) -> bool {
     headers
