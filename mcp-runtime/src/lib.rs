@@ -590,6 +590,24 @@
 //! }
 //! ```
 //!
+//! ## Limits
+//!
+//! What one HTTP client can hold is bounded; each limit is a [`Server`] setting.
+//!
+//! | limit | default | past it |
+//! |---|---|---|
+//! | [`Server::max_connections`] | 512 open connections | a new connection is closed at once; one warning per burst |
+//! | [`Server::header_read_timeout`] | 10 s | a connection whose request headers are not all in is closed |
+//! | [`Server::max_message_size`] | 16 MiB a body | 413 (from `Content-Length` before reading, else as soon as it is passed) |
+//! | [`Server::max_sessions`] | 10,000 sessions | `initialize` gets 503 with `Retry-After` |
+//! | [`Server::initialize_timeout`] | 10 s | a session that never sent `notifications/initialized` ends |
+//! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
+//! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
+//!
+//! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
+//! [`McpService::into_router`] users run their own server, so the connection limits there are
+//! theirs.
+//!
 //! # Testing
 //!
 //! The `testing` feature (not default) adds [`mod@testing`]; enable it where your tests are:
@@ -709,6 +727,9 @@ pub mod fuzzing {
     pub use crate::protocol::jsonrpc::{
         ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes, parse,
     };
+    /// The HTTP header guard (`Host`/`Origin`, `Accept`, `MCP-Protocol-Version`, ...).
+    #[cfg(feature = "http")]
+    pub use crate::transport::http::fuzz_guard;
 }
 
 /// Everything a server module needs, in one import.

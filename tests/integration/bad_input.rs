@@ -864,6 +864,101 @@ async fn a_100_mib_body_over_http_is_refused() {
     check_still_serving("a 3 MiB body", &json!("padded"), reply.as_ref());
 }
 
+/// A body sent as these chunks, one frame each (chunked transfer: no `Content-Length`).
+struct Chunks(std::collections::VecDeque<Bytes>);
+
+impl Body for Chunks {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(self.0.pop_front().map(|chunk| Ok(Frame::data(chunk))))
+    }
+}
+
+#[tokio::test]
+async fn a_chunked_body_just_under_the_limit_is_served() {
+    let addr = start(table_server()).await;
+    let http = Http::connect(addr).await;
+    // 16,145 bytes under the 16 MiB default, in 1 MiB chunks: once counted the first chunk twice
+    // from the third chunk on, and got 413.
+    let head = r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"pad":""#;
+    let tail = r#""}}}"#;
+    let total = 16 * MIB - 16_145;
+    let body = format!(
+        "{head}{}{tail}",
+        "x".repeat(total - head.len() - tail.len())
+    );
+    assert_eq!(body.len(), total);
+    let body = Bytes::from(body);
+    let chunks = (0..total)
+        .step_by(MIB)
+        .map(|start| body.slice(start..(start + MIB).min(total)))
+        .collect();
+    let (status, reply) = read(http.send(http.post_with(Chunks(chunks).boxed())).await).await;
+    assert_eq!(status, StatusCode::OK);
+    check_still_serving(
+        "a chunked body under the limit",
+        &json!("big"),
+        reply.as_ref(),
+    );
+    http.assert_serving("a chunked body under the limit").await;
+}
+
+/// Malformed, repeated or opaque `Host`/`Origin` headers: refused with a status (never a panic
+/// and a dropped connection), and the next normal call is still answered.
+#[tokio::test]
+async fn malformed_host_and_origin_headers_are_refused() {
+    let addr = start(table_server()).await;
+    let http = Http::connect(addr.clone()).await;
+    /// A row's name, the headers it sends in place of the normal ones, and its status.
+    type HeaderRow = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        StatusCode,
+    );
+    let rows: &[HeaderRow] = &[
+        ("Host: [", &[("host", "[")], StatusCode::FORBIDDEN),
+        ("Host: [::1", &[("host", "[::1")], StatusCode::FORBIDDEN),
+        ("Host: [::1]x", &[("host", "[::1]x")], StatusCode::FORBIDDEN),
+        ("Host: :", &[("host", ":")], StatusCode::FORBIDDEN),
+        (
+            "Origin: http://[",
+            &[("origin", "http://[")],
+            StatusCode::FORBIDDEN,
+        ),
+        ("Origin: null", &[("origin", "null")], StatusCode::FORBIDDEN),
+        (
+            "Origin: http://",
+            &[("origin", "http://")],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            "two Host headers",
+            &[("host", "127.0.0.1"), ("host", "evil.example.com")],
+            StatusCode::BAD_REQUEST,
+        ),
+    ];
+    for (name, headers, expected) in rows {
+        let id = json!(*name);
+        let mut request = http.post(add_request(&id));
+        for (header, _) in *headers {
+            request.headers_mut().remove(*header);
+        }
+        for (header, value) in *headers {
+            request
+                .headers_mut()
+                .append(*header, value.parse().unwrap());
+        }
+        let (status, _) = read(http.send(request).await).await;
+        assert_eq!(status, *expected, "{name}");
+        http.assert_serving(name).await;
+    }
+}
+
 #[tokio::test]
 async fn an_http_client_that_disconnects_mid_response_frees_its_slot() {
     let addr = start(table_server().tool(hang_counted).max_in_flight_requests(2)).await;

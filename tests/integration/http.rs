@@ -298,3 +298,154 @@ async fn a_quick_silent_tool_is_answered_with_json_even_to_a_client_that_takes_s
         "done"
     );
 }
+
+#[tokio::test]
+async fn an_uninitialized_session_expires_and_a_full_server_says_when_to_retry() {
+    let addr = start(
+        Server::builder()
+            .tool(add)
+            .max_sessions(1)
+            .initialize_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    // `initialize` alone, never `notifications/initialized`: it takes the only slot...
+    let response = send(&addr, post(&addr, None, init.clone())).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let lurker = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    // ...so the next one is told to come back, and when.
+    let full = send(&addr, post(&addr, None, init)).await;
+    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let retry: u64 = full.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1);
+    // Past the initialize timeout the lurker is gone and its slot is free.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(
+        send(&addr, post(&addr, Some(&lurker), ping.clone()))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    // An initialized session outlives the initialize timeout.
+    let session = initialize(&addr).await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(
+        send(&addr, post(&addr, Some(&session), ping))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+}
+
+/// A server whose shutdown this test triggers: its address, the trigger, and its task.
+async fn stoppable(
+    server: Server,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<mcp_runtime::Result<()>>,
+) {
+    let service = server.build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        service
+            .serve_http_on(listener, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (addr, stop, task)
+}
+
+#[tokio::test]
+async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
+    use tokio::io::AsyncWriteExt as _;
+    let (addr, stop, task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .shutdown_grace(Duration::from_millis(500)),
+    )
+    .await;
+    let session = initialize(&addr).await;
+    // A standalone GET stream, open and never read to its end.
+    let get = Request::get("/mcp")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(String::new())
+        .unwrap();
+    let stream = send(&addr, get).await;
+    assert_eq!(stream.status(), StatusCode::OK);
+    // A connection with its headers half sent.
+    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("serve_http_on returns within the grace period")
+        .unwrap()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    drop((stream, half));
+}
+
+#[tokio::test]
+async fn past_the_connection_limit_new_connections_are_closed_and_others_still_served() {
+    use tokio::io::AsyncReadExt as _;
+    let (addr, _stop, _task) = stoppable(Server::builder().tool(add).max_connections(2)).await;
+    let first = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let second = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    // Let the server accept both before the third arrives.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut buffer = [0u8; 16];
+    let read = tokio::time::timeout(WAIT, third.read(&mut buffer))
+        .await
+        .expect("the third connection is closed at once");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    // Once one closes, a new client is served.
+    drop((first, second));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    initialize(&addr).await;
+}
+
+#[tokio::test]
+async fn headers_not_sent_in_time_close_the_connection() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (addr, _stop, _task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .header_read_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+        .await
+        .unwrap();
+    let mut buffer = Vec::new();
+    // Closed (possibly after a 408) well before a client's patience would run out.
+    tokio::time::timeout(Duration::from_secs(3), half.read_to_end(&mut buffer))
+        .await
+        .expect("the connection is closed past the header timeout")
+        .unwrap();
+    initialize(&addr).await;
+}

@@ -22,6 +22,12 @@ pub(crate) struct HttpOptions {
     pub(crate) hosts: HostPolicy,
     pub(crate) hosts_configured: bool,
     pub(crate) session_idle: Duration,
+    /// How long a session may stay without `notifications/initialized`.
+    pub(crate) initialize_timeout: Duration,
+    /// The most connections open at once.
+    pub(crate) max_connections: usize,
+    /// How long a client may take to send a request's headers.
+    pub(crate) header_read_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) event_buffer: usize,
     pub(crate) stateless: bool,
@@ -35,6 +41,9 @@ impl Default for HttpOptions {
             hosts: HostPolicy::Loopback,
             hosts_configured: false,
             session_idle: Duration::from_secs(30 * 60),
+            initialize_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            header_read_timeout: Duration::from_secs(10),
             max_sessions: 10_000,
             event_buffer: 1_000,
             stateless: false,

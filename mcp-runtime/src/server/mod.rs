@@ -393,7 +393,8 @@ impl Server {
     }
 
     /// How long requests still running when the client hangs up may take to finish (5 s by
-    /// default) before they are stopped.
+    /// default) before they are stopped; over HTTP, also how long a graceful shutdown waits for
+    /// open connections before `serve_http` drops them and returns.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.options.shutdown_grace = grace;
         self
@@ -442,6 +443,32 @@ impl Server {
     /// The most HTTP sessions open at once (10,000 by default); past it `initialize` gets 503.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.options.http.max_sessions = sessions;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// The most HTTP connections `serve_http` keeps open at once (512 by default): past it a
+    /// new connection is accepted and closed at once, with one warning per burst in the log.
+    /// Not applied by [`into_router`](crate::McpService::into_router), whose server is yours.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.options.http.max_connections = connections;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// How long `serve_http` gives a client to send a request's headers (10 seconds by
+    /// default): past it the connection is closed, so half-sent headers hold nothing for long.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.options.http.header_read_timeout = timeout;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// How long an HTTP session may go without `notifications/initialized` (10 seconds by
+    /// default): past it the session ends, so `initialize` alone cannot hold a
+    /// [`max_sessions`](Self::max_sessions) slot for the whole idle timeout.
+    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.options.http.initialize_timeout = timeout;
         self
     }
 

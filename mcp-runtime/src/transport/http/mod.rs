@@ -76,6 +76,9 @@ struct HttpSession {
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
+    /// When `initialize` opened it: a session not initialized by `initialize_timeout` after
+    /// this ends.
+    created: Instant,
     /// The requests running.
     window: Arc<Window>,
 }
@@ -151,9 +154,11 @@ impl HttpState {
         }
     }
 
-    /// Ends sessions idle for longer than the configured time.
+    /// Ends sessions idle for longer than the configured time, and sessions that never sent
+    /// `notifications/initialized` within the initialize timeout.
     fn expire(&self) {
         let idle = self.options().session_idle;
+        let uninitialized = self.options().initialize_timeout;
         let now = Instant::now();
         let expired: Vec<Arc<HttpSession>> = {
             let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
@@ -162,6 +167,8 @@ impl HttpState {
                 .filter(|(_, s)| {
                     now.duration_since(*s.last_seen.lock().unwrap_or_else(|e| e.into_inner()))
                         > idle
+                        || (!s.session.initialized.load(Ordering::Acquire)
+                            && now.duration_since(s.created) > uninitialized)
                 })
                 .map(|(id, _)| id.clone())
                 .collect();
@@ -215,24 +222,32 @@ fn sse_response(receiver: mpsc::UnboundedReceiver<Bytes>) -> Response {
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-fn host_name(value: &str) -> &str {
+/// The host part of an authority (`host`, `host:port`, `[v6]` or `[v6]:port`), brackets kept for
+/// IPv6; `None` when it is malformed (an unclosed `[`, or anything after `]` but a port). The text
+/// is the client's, so it is only ever split, never sliced by computed offsets.
+fn host_name(value: &str) -> Option<&str> {
     let value = value.trim();
-    if let Some(rest) = value.strip_prefix('[') {
-        return rest
-            .split(']')
-            .next()
-            .map_or(value, |h| &value[..h.len() + 2]);
+    if value.starts_with('[') {
+        let (inside, after) = value.split_once(']')?;
+        let port_ok = after.is_empty()
+            || after
+                .strip_prefix(':')
+                .is_some_and(|port| port.chars().all(|c| c.is_ascii_digit()));
+        // `inside` keeps its `[`, so the host with its brackets is `inside` and one `]`.
+        return port_ok.then(|| value.get(..inside.len() + 1)).flatten();
     }
-    value.rsplit_once(':').map_or(value, |(host, port)| {
-        if port.chars().all(|c| c.is_ascii_digit()) {
-            host
-        } else {
-            value
-        }
-    })
+    let host = match value.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+        Some(_) => return None,
+        None => value,
+    };
+    (!host.is_empty()).then_some(host)
 }
 
-/// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host.
+/// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host. A
+/// repeated `Host` is 400 (which one would the check believe?); a malformed `Host` or `Origin`,
+/// and `Origin: null` (an opaque origin, such as a sandboxed page), are 403 unless the policy
+/// is [`HostPolicy::Any`].
 fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
     let allowed = |host: &str| -> bool {
         match &options.hosts {
@@ -243,21 +258,27 @@ fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response
             HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
         }
     };
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Err(error_response(
+            StatusCode::BAD_REQUEST,
+            "more than one `Host` header",
+        ));
+    }
     if options.hosts == HostPolicy::Any {
         return Ok(());
     }
     let host = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .map(host_name);
+        .and_then(host_name);
     if !host.is_some_and(allowed) {
         return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
+    for origin in headers.get_all(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
         let authority = authority.split('/').next().unwrap_or("");
-        if origin != "null" && !allowed(host_name(authority)) {
+        if !host_name(authority).is_some_and(allowed) {
             return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Origin`"));
         }
     }
@@ -306,6 +327,55 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Respon
             )),
         },
     }
+}
+
+/// The header guard alone, for the `http_headers` fuzz target: `headers` (name, raw value;
+/// values HTTP cannot carry are skipped, as hyper would refuse them) through the `Host`/`Origin`
+/// check under each host policy, `Accept`, `MCP-Protocol-Version`, `Content-Type` and the
+/// session header's text. The statuses the checks answer (200 when they pass); never a panic.
+#[cfg(feature = "fuzzing")]
+pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            header::HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_bytes(value),
+        ) {
+            map.append(name, value);
+        }
+    }
+    let status =
+        |result: Result<(), Response>| result.map_or_else(|r| r.status().as_u16(), |()| 200);
+    let mut out = Vec::new();
+    for hosts in [
+        HostPolicy::Loopback,
+        HostPolicy::Any,
+        HostPolicy::Only(vec!["example.com".to_owned()]),
+    ] {
+        let options = HttpOptions {
+            hosts,
+            ..HttpOptions::default()
+        };
+        out.push(status(check_host(&options, &map)));
+    }
+    let _ = accepts(&map);
+    out.push(status(header_version(&map).map(|_| ())));
+    let _ = is_stateless_era(&map);
+    let _ = map
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        });
+    let _ = map
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::len);
+    out
 }
 
 /// Whether a GET or DELETE is on the stateless path, which has neither.
@@ -385,9 +455,10 @@ impl Post {
         };
         Ok(Self {
             stateless,
-            initialize: messages.len() == 1
-                && method(messages[0]) == Some("initialize")
-                && messages[0].get("id").is_some(),
+            initialize: match messages.as_slice() {
+                [only] => method(only) == Some("initialize") && only.get("id").is_some(),
+                _ => false,
+            },
             ids: messages
                 .iter()
                 .filter(|m| m.get("method").is_some())
@@ -531,10 +602,17 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         if ok && !options.stateless {
             let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
             if sessions.len() >= options.max_sessions {
-                return error_response(
+                let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions; try again later",
                 );
+                // A slot held by a session that never initializes frees within the initialize
+                // timeout, so that is when trying again can first help.
+                let seconds = options.initialize_timeout.as_secs().max(1);
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                return response;
             }
             let id = session_id();
             let _ = session.trace_name.set(id.clone());
@@ -545,6 +623,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 standalone: Arc::clone(&standalone),
                 next_stream: AtomicU64::new(1),
                 last_seen: Mutex::new(Instant::now()),
+                created: Instant::now(),
                 window: Window::new(state.core.options.max_in_flight),
             });
             sessions.insert(id.clone(), http_session);
@@ -688,6 +767,9 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
     let mut stream = body.into_data_stream();
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
+    // Counted as chunks arrive, each once (`rest` holds a copy of `first` once a second chunk
+    // comes, so adding their lengths would count the first chunk twice).
+    let mut length = 0usize;
     while let Some(chunk) = stream.next().await {
         let Ok(chunk) = chunk else {
             return Err(error_response(
@@ -695,7 +777,7 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
                 "the body could not be read",
             ));
         };
-        let length = first.as_ref().map_or(0, Bytes::len) + rest.len() + chunk.len();
+        length = length.saturating_add(chunk.len());
         if length > max {
             return Err(too_large());
         }
@@ -932,6 +1014,11 @@ impl McpService {
         if !options.hosts_configured && !is_loopback(&local) {
             options.hosts = HostPolicy::Any;
         }
+        let limits = Limits {
+            max_connections: options.max_connections,
+            header_read_timeout: options.header_read_timeout,
+            grace: self.core.options.shutdown_grace,
+        };
         let router = router(Arc::clone(&self.core), options);
         let core = Arc::clone(&self.core);
         let shutdown = async move {
@@ -939,7 +1026,7 @@ impl McpService {
             // Open listen streams end with their final result, so the server can drain.
             core.close();
         };
-        serve(router, listener, shutdown).await?;
+        serve(router, listener, shutdown, limits).await?;
         Ok(())
     }
 
@@ -975,7 +1062,8 @@ async fn shutdown_signal() {
 /// The endpoint as an axum router, at the configured path.
 pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
-    let idle = options.session_idle;
+    // Often enough for the shorter of the two timeouts a session can expire by.
+    let idle = options.session_idle.min(options.initialize_timeout);
     let state = Arc::new(HttpState {
         core,
         options,
@@ -1001,20 +1089,103 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
         .with_state(state)
 }
 
-/// Serves the endpoint on `addr` until `shutdown` completes; requests in flight are finished.
+/// The connection limits of [`serve`].
+pub(crate) struct Limits {
+    pub(crate) max_connections: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) grace: Duration,
+}
+
+/// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
+/// neither spins nor stops.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// How often at most a refused connection is logged: one line per burst, not per connection.
+const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
+
+/// Serves the endpoint on `listener` until `shutdown` completes, then lets open connections
+/// finish for the grace period and drops those still open.
+///
+/// An accept loop of our own (on hyper's HTTP/1.1 connection builder, which axum's `serve`
+/// also runs on) so that connections are counted and limited, headers must arrive in time, and
+/// every connection task is ours to end.
 pub(crate) async fn serve(
     router: Router,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    limits: Limits,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt as _;
-    let listener = listener.tap_io(|stream| {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let builder = Arc::new(builder);
+    // Dropped when `serve` returns: the connection tasks still running are aborted with it.
+    let mut connections = tokio::task::JoinSet::new();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut last_refusal: Option<Instant> = None;
+    let mut refused = 0u64;
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                tracing::warn!(%error, "HTTP accept failed; retrying in {ACCEPT_BACKOFF:?}");
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
+        };
+        // Reap finished connections so the count is of open ones.
+        while connections.try_join_next().is_some() {}
+        if connections.len() >= limits.max_connections {
+            // Closed at once (dropped), and logged once per burst.
+            drop(stream);
+            refused += 1;
+            if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {
+                tracing::warn!(
+                    max_connections = limits.max_connections,
+                    refused,
+                    "HTTP connection limit reached: refusing new connections"
+                );
+                last_refusal = Some(Instant::now());
+                refused = 0;
+            }
+            continue;
+        }
         // Small SSE writes must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-    });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+        let service = TowerToHyperService::new(router.clone());
+        let builder = Arc::clone(&builder);
+        let mut stopped = stopped.clone();
+        connections.spawn(async move {
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = stopped.wait_for(|stop| *stop) => {}
+            }
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    let _ = stop.send(true);
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(limits.grace, drained).await.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            "HTTP shutdown: connections still open after the {:?} grace period are dropped",
+            limits.grace
+        );
+    }
+    Ok(())
 }
 
 /// Whether binding `addr` makes a local server, for the default DNS-rebinding policy.
@@ -1029,9 +1200,10 @@ mod tests {
 
     #[test]
     fn hosts_are_compared_without_ports() {
-        assert_eq!(host_name("127.0.0.1:3000"), "127.0.0.1");
-        assert_eq!(host_name("localhost"), "localhost");
-        assert_eq!(host_name("[::1]:80"), "[::1]");
+        assert_eq!(host_name("127.0.0.1:3000"), Some("127.0.0.1"));
+        assert_eq!(host_name("localhost"), Some("localhost"));
+        assert_eq!(host_name("[::1]:80"), Some("[::1]"));
+        assert_eq!(host_name("[::1]"), Some("[::1]"));
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
         assert!(check_host(&HttpOptions::default(), &headers).is_err());
@@ -1047,6 +1219,38 @@ mod tests {
             HeaderValue::from_static("http://127.0.0.1:8080"),
         );
         assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+    }
+
+    #[test]
+    fn malformed_hosts_and_origins_are_refused_without_panicking() {
+        for bad in [
+            "[", "[::1", "[::1]x", "[::1]:8x", "", ":80", "a:b", "\u{e9}:[", "[\u{e9}",
+        ] {
+            assert_eq!(host_name(bad), None, "{bad:?}");
+        }
+        let status = |headers: &HeaderMap| match check_host(&HttpOptions::default(), headers) {
+            Ok(()) => StatusCode::OK,
+            Err(response) => response.status(),
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("["));
+        assert_eq!(status(&headers), StatusCode::FORBIDDEN);
+        headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+        for origin in ["http://[", "null", "http://", "http://[::1"] {
+            headers.insert(header::ORIGIN, HeaderValue::from_static(origin));
+            assert_eq!(status(&headers), StatusCode::FORBIDDEN, "{origin}");
+        }
+        headers.remove(header::ORIGIN);
+        headers.append(header::HOST, HeaderValue::from_static("evil.example.com"));
+        assert_eq!(status(&headers), StatusCode::BAD_REQUEST);
+        // `Origin: null` is only let through when any host is.
+        let any = HttpOptions {
+            hosts: HostPolicy::Any,
+            ..HttpOptions::default()
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        assert!(check_host(&any, &headers).is_ok());
     }
 
     #[test]
