@@ -25,13 +25,12 @@ use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPee
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
-use crate::prompt::PromptCall;
 use crate::protocol::{
     ErrorObject, LoggingLevel, Method, ProtocolVersion, Request, RequestId, encode_error,
     encode_raw_response, encode_response,
 };
-use crate::resource::{ResourceCall, ResourceError};
-use crate::tool::{CallToolResult, ToolCall};
+use crate::resource::ResourceError;
+use crate::tool::CallToolResult;
 
 /// What dispatch needs of the connection a handshake-era request came on: what `initialize`
 /// settled, the handshake's own methods (answered by the connection, which owns that state),
@@ -537,14 +536,8 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
         }
         _ => HashMap::new(),
     };
-    let resource_call = ResourceCall {
-        uri: uri.clone(),
-        bindings,
-        context: context(call, id, meta),
-        errors: Vec::new(),
-        mime_type: def.metadata.mime_type.clone(),
-    };
-    let outcome = match run(&call.scope, (def.handler)(resource_call)).await {
+    let invocation = def.call(uri.clone(), bindings, context(call, id, meta));
+    let outcome = match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(interrupt)) => return interrupted(call, &binding, interrupt),
         Err(panic) => {
@@ -580,13 +573,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             "unknown prompt `{name}`"
         )));
     };
-    let prompt_call = PromptCall {
-        prompt: Arc::clone(prompt_name),
-        arguments,
-        context: context(call, id, meta),
-        errors: Vec::new(),
-    };
-    match run(&call.scope, (prompt.handler)(prompt_call)).await {
+    let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
+    match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => {
             outcome.map(|result| Reply::value(&result.for_version(call.scope.version)))
         }
@@ -693,16 +681,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
-    let tool_call = ToolCall {
-        tool: Arc::clone(tool_name),
-        arguments,
-        context: context(call, id, meta),
-        output: tool.output,
-        errors: Vec::new(),
-        takes_args_struct: tool.takes_args_struct,
-        argument_names: Arc::clone(&tool.argument_names),
-    };
-    let result = match run(&call.scope, (tool.handler)(tool_call)).await {
+    let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
+    let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
         Ok(Err(interrupt)) => {
             let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
