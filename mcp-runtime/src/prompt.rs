@@ -166,10 +166,6 @@ impl fmt::Debug for PromptDef {
 impl PromptDef {
     /// Runs the prompt on `arguments` in `context`: the one place a [`PromptCall`] is put
     /// together. `prompt` is the registry's shared copy of the name.
-    #[allow(
-        dead_code,
-        reason = "the dispatcher switches to it when the server rewrite merges"
-    )]
     pub(crate) fn call(
         &self,
         prompt: Arc<str>,

@@ -325,10 +325,6 @@ impl ToolDef {
     /// Runs the tool on `arguments` in `context`: the one place a [`ToolCall`] is put together,
     /// so a dispatcher hands over what the request carried and gets the result's future back.
     /// `tool` is the registry's shared copy of the name, so a call allocates nothing for it.
-    #[allow(
-        dead_code,
-        reason = "the dispatcher switches to it when the server rewrite merges"
-    )]
     pub(crate) fn call(
         &self,
         tool: Arc<str>,

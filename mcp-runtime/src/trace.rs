@@ -123,16 +123,15 @@ pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing:
 
 /// Runs a request's `future` with `peer` as the destination of [`ClientLogLayer`] events (made
 /// only when a layer exists to use it).
-pub(crate) fn with_client_log<P, F>(
-    peer: impl FnOnce() -> Arc<P>,
+pub(crate) fn with_client_log<F>(
+    peer: impl FnOnce() -> Arc<dyn Peer>,
     future: F,
 ) -> impl Future<Output = F::Output>
 where
-    P: Peer + 'static,
     F: Future,
 {
     if CLIENT_LOG_WANTED.load(Ordering::Relaxed) {
-        Either::Left(CLIENT_LOG.scope(peer() as Arc<dyn Peer>, future))
+        Either::Left(CLIENT_LOG.scope(peer(), future))
     } else {
         Either::Right(future)
     }

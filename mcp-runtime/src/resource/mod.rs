@@ -279,10 +279,6 @@ impl fmt::Debug for ResourceDef {
 impl ResourceDef {
     /// Reads the resource at `uri` (with the template's variables in `bindings`) in `context`:
     /// the one place a [`ResourceCall`] is put together.
-    #[allow(
-        dead_code,
-        reason = "the dispatcher switches to it when the server rewrite merges"
-    )]
     pub(crate) fn call(
         &self,
         uri: String,

@@ -9,7 +9,6 @@ use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::task::Poll;
 
 use std::collections::HashMap;
@@ -20,19 +19,42 @@ use serde_json::{Map, Value, json};
 use super::Core;
 use super::pagination;
 use super::registry::Registry;
-use super::session::{RequestPeer, Session, Sink};
+use super::session::Sink;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
-use crate::prompt::PromptCall;
 use crate::protocol::{
-    ErrorObject, InitializeParams, LoggingLevel, Method, ProtocolVersion, Request, RequestId,
-    encode_error, encode_raw_response, encode_response, negotiate_version,
+    ErrorObject, LoggingLevel, Method, ProtocolVersion, Request, RequestId, encode_error,
+    encode_raw_response, encode_response,
 };
-use crate::resource::{ResourceCall, ResourceError};
-use crate::tool::{CallToolResult, ToolCall};
+use crate::resource::ResourceError;
+use crate::tool::CallToolResult;
+
+/// What dispatch needs of the connection a handshake-era request came on: what `initialize`
+/// settled, the handshake's own methods (answered by the connection, which owns that state),
+/// and the way back to the client. Dispatch never sees more of it than this.
+pub(crate) trait Link: Send + Sync {
+    /// The server the connection serves.
+    fn core(&self) -> &Arc<Core>;
+    /// The connection's name in request spans, once the transport gave it one.
+    fn trace_name(&self) -> Option<&str>;
+    /// The revision and client `initialize` settled; `None` before it is answered.
+    fn negotiated(&self) -> Option<(ProtocolVersion, Arc<ClientInfo>)>;
+    /// Whether the client said `notifications/initialized`.
+    fn initialized(&self) -> bool;
+    /// `initialize` and `ping`, answered in order.
+    fn answer_handshake(&self, request: &Request) -> Vec<u8>;
+    /// `logging/setLevel`.
+    fn set_log_level(&self, request: &Request) -> Result<Value, ErrorObject>;
+    /// `resources/subscribe` and `resources/unsubscribe`.
+    fn set_subscription(&self, request: &Request) -> Result<Value, ErrorObject>;
+    /// A handler's way back to its client: replies on `sink`, the rest through the connection.
+    fn peer(self: Arc<Self>, sink: Sink) -> Arc<dyn Peer>;
+    /// Turns `true` when the connection ends.
+    fn closing(&self) -> tokio::sync::watch::Receiver<bool>;
+}
 
 /// Who a request is served for: the revision, the client, and for stateless requests their own
 /// log level and input bookkeeping.
@@ -53,58 +75,16 @@ struct Call<'a> {
     /// One snapshot of what is served, for the whole request: changes made meanwhile do not
     /// reach it.
     registry: Arc<Registry>,
-    /// The handshake session, for handshake-era requests (and stateless ones on stdio).
-    session: Option<&'a Arc<Session>>,
+    /// The connection, for handshake-era requests (and stateless ones on stdio).
+    link: Option<&'a Arc<dyn Link>>,
     scope: Scope,
     sink: &'a Sink,
     cancel: Arc<CancelFlag>,
 }
 
-/// `initialize` and `ping`: answered in order, without a task of their own.
-pub(crate) fn handle_sync(session: &Session, request: &Request) -> Vec<u8> {
-    match request.method.as_str() {
-        "ping" => encode_response(&request.id, &json!({})),
-        _ => match initialize(session, request) {
-            Ok(result) => encode_response(&request.id, &result),
-            Err(error) => encode_error(Some(&request.id), &error),
-        },
-    }
-}
-
-fn initialize(session: &Session, request: &Request) -> Result<Value, ErrorObject> {
-    if session.negotiated.get().is_some() {
-        return Err(ErrorObject::invalid_request(
-            "the session is already initialized",
-        ));
-    }
-    let params: InitializeParams = serde_json::from_value(Value::Object(request.params.clone()))
-        .map_err(|e| ErrorObject::invalid_params(format!("invalid `initialize` params: {e}")))?;
-    let version = negotiate_version(&params.protocol_version);
-    let client = Arc::new(ClientInfo {
-        implementation: params.client_info,
-        capabilities: params.capabilities,
-    });
-    session
-        .negotiated
-        .set(super::session::Negotiated { version, client })
-        .map_err(|_| ErrorObject::invalid_request("the session is already initialized"))?;
-    let core = &session.core;
-    let mut result = Map::new();
-    result.insert("protocolVersion".into(), Value::from(version.as_str()));
-    result.insert(
-        "capabilities".into(),
-        core.capabilities.for_version(version),
-    );
-    result.insert("serverInfo".into(), core.info.for_version(version));
-    if let Some(instructions) = &core.instructions {
-        result.insert("instructions".into(), Value::from(instructions.as_str()));
-    }
-    Ok(Value::Object(result))
-}
-
 /// Every other request. `None` means no response is sent (the request was cancelled).
 pub(crate) async fn handle_request(
-    session: &Arc<Session>,
+    link: &Arc<dyn Link>,
     request: Request,
     sink: &Sink,
     cancel: Arc<CancelFlag>,
@@ -114,38 +94,25 @@ pub(crate) async fn handle_request(
             .and_then(|envelope| envelope.version().map(|_| envelope));
         return match admitted {
             Ok(envelope) => {
-                handle_stateless(
-                    &session.core,
-                    Some(session),
-                    envelope,
-                    request,
-                    sink,
-                    cancel,
-                )
-                .await
+                handle_stateless(link.core(), Some(link), envelope, request, sink, cancel).await
             }
             Err(error) => Some(encode_error(Some(&request.id), &error)),
         };
     }
-    let guard = Guard::new(&session.core, &request, false);
+    let guard = Guard::new(link.core(), &request, false);
     // The handler runs in the request's span, and its `tracing` events can reach its client.
-    let span = crate::trace::request_span(&request, session.trace_name.get().map(String::as_str));
-    let peer = || {
-        Arc::new(RequestPeer {
-            session: Arc::clone(session),
-            sink: sink.clone(),
-        })
-    };
-    let routed = route(session, request, sink, Arc::clone(&cancel));
+    let span = crate::trace::request_span(&request, link.trace_name());
+    let peer = || Arc::clone(link).peer(sink.clone());
+    let routed = route(link, request, sink, Arc::clone(&cancel));
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(&session.core, &cancel, routed), span).await
+    tracing::Instrument::instrument(guard.run(link.core(), &cancel, routed), span).await
 }
 
 /// A stateless (2026-07-28) request whose envelope was read and whose version is supported; on
 /// HTTP the standard headers were checked too.
 pub(crate) async fn handle_stateless(
     core: &Arc<Core>,
-    session: Option<&Arc<Session>>,
+    link: Option<&Arc<dyn Link>>,
     envelope: Envelope,
     request: Request,
     sink: &Sink,
@@ -153,17 +120,16 @@ pub(crate) async fn handle_stateless(
 ) -> Option<Vec<u8>> {
     let guard = Guard::new(core, &request, true);
     // As in `handle_request`: the request's span, and `tracing` events to its client.
-    let session_name = session.and_then(|s| s.trace_name.get()).map(String::as_str);
-    let span = crate::trace::request_span(&request, session_name);
+    let span = crate::trace::request_span(&request, link.and_then(|l| l.trace_name()));
     let log_level = envelope.log_level;
-    let peer = || {
+    let peer = || -> Arc<dyn Peer> {
         Arc::new(StatelessPeer {
             sink: sink.clone(),
             log_level,
             inputs: Arc::default(),
         })
     };
-    let routed = route_stateless(core, session, envelope, request, sink, Arc::clone(&cancel));
+    let routed = route_stateless(core, link, envelope, request, sink, Arc::clone(&cancel));
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
     tracing::Instrument::instrument(guard.run(core, &cancel, routed), span).await
 }
@@ -242,7 +208,7 @@ impl Guard {
 
 async fn route_stateless(
     core: &Arc<Core>,
-    session: Option<&Arc<Session>>,
+    link: Option<&Arc<dyn Link>>,
     envelope: Envelope,
     request: Request,
     sink: &Sink,
@@ -250,9 +216,9 @@ async fn route_stateless(
 ) -> Vec<u8> {
     let id = request.id.clone();
     let method = request.method.clone();
-    if !Method::parse(&method).is_some_and(Method::in_stateless_era) {
+    let Some(kind) = Method::parse(&method).filter(|m| m.in_stateless_era()) else {
         return encode_error(Some(&id), &ErrorObject::method_not_found(&method));
-    }
+    };
     let Ok(version) = envelope.version() else {
         return encode_error(
             Some(&id),
@@ -262,7 +228,7 @@ async fn route_stateless(
     let call = Call {
         core,
         registry: core.registry(),
-        session,
+        link,
         scope: Scope {
             version,
             client: envelope.client,
@@ -274,13 +240,13 @@ async fn route_stateless(
         sink,
         cancel,
     };
-    let outcome = match method.as_str() {
-        "server/discover" => Ok(Reply::Value(stateless::discover(
+    let outcome = match kind {
+        Method::ServerDiscover => Ok(Reply::Value(stateless::discover(
             &core.capabilities,
             core.instructions.as_deref(),
         ))),
-        "subscriptions/listen" => listen(&call, &request).await,
-        _ => serve(&call, request).await,
+        Method::SubscriptionsListen => listen(&call, &request).await,
+        _ => serve(&call, kind, request).await,
     };
     let stamp = |method: &str| core.stamps().for_method(method);
     match outcome {
@@ -308,56 +274,58 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
     )?;
     let listener = Arc::new(listener);
     call.core.listeners.add(&listener, honored);
-    call.core.closed(call.session.map(|s| &**s)).await;
+    call.core.closed(call.link.map(|l| l.closing())).await;
     Ok(Reply::Value(listener.teardown()))
 }
 
 async fn route(
-    session: &Arc<Session>,
+    link: &Arc<dyn Link>,
     request: Request,
     sink: &Sink,
     cancel: Arc<CancelFlag>,
 ) -> Vec<u8> {
-    if request.method == "ping" || request.method == "initialize" {
-        return handle_sync(session, &request);
-    }
-    if !Method::parse(&request.method).is_some_and(Method::in_handshake_era) {
+    let Some(method) = Method::parse(&request.method).filter(|m| m.in_handshake_era()) else {
         // Unknown in the handshake era, `subscriptions/listen` included.
         return encode_error(
             Some(&request.id),
             &ErrorObject::method_not_found(&request.method),
         );
+    };
+    if matches!(method, Method::Ping | Method::Initialize) {
+        return link.answer_handshake(&request);
     }
-    let Some(negotiated) = session.negotiated.get() else {
+    let Some((version, client)) = link.negotiated() else {
         let error = ErrorObject::invalid_request(format!(
             "the session is not initialized: send `initialize` before `{}`",
             request.method
         ));
         return encode_error(Some(&request.id), &error);
     };
-    if !session.initialized.load(Ordering::Acquire) {
+    if !link.initialized() {
         // Lenient on purpose: on HTTP a request can overtake `notifications/initialized`.
         tracing::trace!(method = %request.method, "request before notifications/initialized");
     }
     let id = request.id.clone();
     let call = Call {
-        core: &session.core,
-        registry: session.core.registry(),
-        session: Some(session),
+        core: link.core(),
+        registry: link.core().registry(),
+        link: Some(link),
         scope: Scope {
-            version: negotiated.version,
-            client: Arc::clone(&negotiated.client),
+            version,
+            client,
             stateless: None,
         },
         sink,
         cancel,
     };
-    let outcome = match request.method.as_str() {
-        "resources/subscribe" | "resources/unsubscribe" if !call.registry.resources.is_empty() => {
-            subscribe(session, &request).map(Reply::Value)
+    let outcome = match method {
+        Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
+            if !call.registry.resources.is_empty() =>
+        {
+            link.set_subscription(&request).map(Reply::Value)
         }
-        "logging/setLevel" => set_level(session, &request).map(Reply::Value),
-        _ => serve(&call, request).await,
+        Method::LoggingSetLevel => link.set_log_level(&request).map(Reply::Value),
+        _ => serve(&call, method, request).await,
     };
     match outcome {
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
@@ -368,16 +336,16 @@ async fn route(
 }
 
 /// The methods both eras share.
-async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
+async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Reply, ErrorObject> {
     let core = call.core;
     let registry = &*call.registry;
     let version = call.scope.version;
-    match request.method.as_str() {
-        "tools/list" if !registry.tools.is_empty() => pagination::offset(&request.params)
+    match method {
+        Method::ToolsList if !registry.tools.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.tools.list(version, o))
             .map(Reply::Raw),
-        "tools/call" if !registry.tools.is_empty() => call_tool(call, request).await,
-        "resources/list" if !registry.resources.is_empty() => {
+        Method::ToolsCall if !registry.tools.is_empty() => call_tool(call, request).await,
+        Method::ResourcesList if !registry.resources.is_empty() => {
             match pagination::offset(&request.params) {
                 Ok(offset) => registry
                     .resources
@@ -387,20 +355,22 @@ async fn serve(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> 
                 Err(error) => Err(error),
             }
         }
-        "resources/templates/list" if !registry.resources.is_empty() => {
+        Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
             pagination::offset(&request.params)
                 .and_then(|o| registry.resources.list_templates(version, o))
                 .map(Reply::text)
         }
-        "resources/read" if !registry.resources.is_empty() => read_resource(call, request).await,
-        "prompts/list" if !registry.prompts.is_empty() => pagination::offset(&request.params)
+        Method::ResourcesRead if !registry.resources.is_empty() => {
+            read_resource(call, request).await
+        }
+        Method::PromptsList if !registry.prompts.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.prompts.list(version, o))
             .map(Reply::Raw),
-        "prompts/get" if !registry.prompts.is_empty() => get_prompt(call, request).await,
-        "completion/complete" if core.capabilities.completions.is_some() => {
+        Method::PromptsGet if !registry.prompts.is_empty() => get_prompt(call, request).await,
+        Method::CompletionComplete if core.capabilities.completions.is_some() => {
             complete(registry, &request).map(Reply::Value)
         }
-        method => Err(ErrorObject::method_not_found(method)),
+        _ => Err(ErrorObject::method_not_found(&request.method)),
     }
 }
 
@@ -424,36 +394,16 @@ impl Reply {
     }
 }
 
-fn set_level(session: &Session, request: &Request) -> Result<Value, ErrorObject> {
-    let level = match request.params.get("level") {
-        Some(Value::String(level)) => level
-            .parse::<LoggingLevel>()
-            .map_err(ErrorObject::invalid_params)?,
-        _ => {
-            return Err(ErrorObject::invalid_params(
-                "`logging/setLevel` needs `level`, a string",
-            ));
-        }
-    };
-    session
-        .log_level
-        .store(level.index(), std::sync::atomic::Ordering::Relaxed);
-    Ok(json!({}))
-}
-
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
     let scope = &call.scope;
-    let peer: Arc<dyn Peer> = match (&scope.stateless, call.session) {
+    let peer: Arc<dyn Peer> = match (&scope.stateless, call.link) {
         (Some(stateless), _) => Arc::new(StatelessPeer {
             sink: call.sink.clone(),
             log_level: stateless.log_level,
             inputs: Arc::clone(&stateless.inputs),
         }),
-        (None, Some(session)) => Arc::new(RequestPeer {
-            session: Arc::clone(session),
-            sink: call.sink.clone(),
-        }),
-        // Handshake-era requests always have their session.
+        (None, Some(link)) => Arc::clone(link).peer(call.sink.clone()),
+        // Handshake-era requests always have their connection.
         (None, None) => Arc::new(StatelessPeer {
             sink: call.sink.clone(),
             log_level: None,
@@ -586,14 +536,8 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
         }
         _ => HashMap::new(),
     };
-    let resource_call = ResourceCall {
-        uri: uri.clone(),
-        bindings,
-        context: context(call, id, meta),
-        errors: Vec::new(),
-        mime_type: def.metadata.mime_type.clone(),
-    };
-    let outcome = match run(&call.scope, (def.handler)(resource_call)).await {
+    let invocation = def.call(uri.clone(), bindings, context(call, id, meta));
+    let outcome = match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(interrupt)) => return interrupted(call, &binding, interrupt),
         Err(panic) => {
@@ -607,25 +551,6 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
         Err(ResourceError::InvalidParams(message)) => Err(ErrorObject::invalid_params(message)),
         Err(ResourceError::Internal(message)) => Err(ErrorObject::internal(message)),
     }
-}
-
-fn subscribe(session: &Session, request: &Request) -> Result<Value, ErrorObject> {
-    let Some(Value::String(uri)) = request.params.get("uri") else {
-        return Err(ErrorObject::invalid_params(format!(
-            "`{}` needs `uri`, a string",
-            request.method
-        )));
-    };
-    let mut subscriptions = session
-        .subscriptions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if request.method == "resources/subscribe" {
-        subscriptions.insert(uri.clone());
-    } else {
-        subscriptions.remove(uri);
-    }
-    Ok(json!({}))
 }
 
 async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
@@ -648,13 +573,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             "unknown prompt `{name}`"
         )));
     };
-    let prompt_call = PromptCall {
-        prompt: Arc::clone(prompt_name),
-        arguments,
-        context: context(call, id, meta),
-        errors: Vec::new(),
-    };
-    match run(&call.scope, (prompt.handler)(prompt_call)).await {
+    let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
+    match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => {
             outcome.map(|result| Reply::value(&result.for_version(call.scope.version)))
         }
@@ -761,16 +681,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
-    let tool_call = ToolCall {
-        tool: Arc::clone(tool_name),
-        arguments,
-        context: context(call, id, meta),
-        output: tool.output,
-        errors: Vec::new(),
-        takes_args_struct: tool.takes_args_struct,
-        argument_names: Arc::clone(&tool.argument_names),
-    };
-    let result = match run(&call.scope, (tool.handler)(tool_call)).await {
+    let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
+    let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
         Ok(Err(interrupt)) => {
             let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));

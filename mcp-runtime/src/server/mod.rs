@@ -698,14 +698,13 @@ impl Core {
     }
 
     /// Completes when the server, or `session` when given, is shutting down.
-    pub(crate) async fn closed(&self, session: Option<&Session>) {
+    pub(crate) async fn closed(&self, connection: Option<tokio::sync::watch::Receiver<bool>>) {
         let mut server = self.closing.subscribe();
         let server = async move {
             let _ = server.wait_for(|closing| *closing).await;
         };
-        match session {
-            Some(session) => {
-                let mut ending = session.closing.subscribe();
+        match connection {
+            Some(mut ending) => {
                 tokio::select! {
                     () = server => {}
                     _ = ending.wait_for(|closing| *closing) => {}

@@ -11,16 +11,18 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::Core;
+use super::dispatch::Link;
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
-    ErrorObject, Incoming, InvalidMessage, LoggingLevel, Message, Method, ProtocolVersion, Request,
-    RequestId, canonical_notification, encode_error, encode_notification, encode_request,
+    ErrorObject, Incoming, InitializeParams, InvalidMessage, LoggingLevel, Message, Method,
+    ProtocolVersion, Request, RequestId, canonical_notification, encode_error, encode_notification,
+    encode_request, encode_response, negotiate_version,
 };
 
 /// Where encoded messages for the client go: a line on stdio, an event on an HTTP stream.
@@ -147,6 +149,88 @@ impl Session {
         session
     }
 
+    /// The session as dispatch sees it.
+    fn link(self: &Arc<Self>) -> Arc<dyn Link> {
+        Arc::clone(self) as Arc<dyn Link>
+    }
+
+    /// `initialize` and `ping`: answered in order, without a task of their own.
+    pub(crate) fn answer_handshake(&self, request: &Request) -> Vec<u8> {
+        match request.method.as_str() {
+            "ping" => encode_response(&request.id, &json!({})),
+            _ => match self.initialize(request) {
+                Ok(result) => encode_response(&request.id, &result),
+                Err(error) => encode_error(Some(&request.id), &error),
+            },
+        }
+    }
+
+    /// Settles the revision and the client, once: a second `initialize` is refused.
+    fn initialize(&self, request: &Request) -> Result<Value, ErrorObject> {
+        if self.negotiated.get().is_some() {
+            return Err(ErrorObject::invalid_request(
+                "the session is already initialized",
+            ));
+        }
+        let params: InitializeParams =
+            serde_json::from_value(Value::Object(request.params.clone())).map_err(|e| {
+                ErrorObject::invalid_params(format!("invalid `initialize` params: {e}"))
+            })?;
+        let version = negotiate_version(&params.protocol_version);
+        let client = Arc::new(ClientInfo {
+            implementation: params.client_info,
+            capabilities: params.capabilities,
+        });
+        self.negotiated
+            .set(Negotiated { version, client })
+            .map_err(|_| ErrorObject::invalid_request("the session is already initialized"))?;
+        let core = &self.core;
+        let mut result = Map::new();
+        result.insert("protocolVersion".into(), Value::from(version.as_str()));
+        result.insert(
+            "capabilities".into(),
+            core.capabilities.for_version(version),
+        );
+        result.insert("serverInfo".into(), core.info.for_version(version));
+        if let Some(instructions) = &core.instructions {
+            result.insert("instructions".into(), Value::from(instructions.as_str()));
+        }
+        Ok(Value::Object(result))
+    }
+
+    /// `logging/setLevel`: the least severe level the client wants from now on.
+    pub(crate) fn set_log_level(&self, request: &Request) -> Result<Value, ErrorObject> {
+        let level = match request.params.get("level") {
+            Some(Value::String(level)) => level
+                .parse::<LoggingLevel>()
+                .map_err(ErrorObject::invalid_params)?,
+            _ => {
+                return Err(ErrorObject::invalid_params(
+                    "`logging/setLevel` needs `level`, a string",
+                ));
+            }
+        };
+        self.log_level.store(level.index(), Ordering::Relaxed);
+        Ok(json!({}))
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe`: which URIs' updates reach this session.
+    pub(crate) fn set_subscription(&self, request: &Request) -> Result<Value, ErrorObject> {
+        let Some(Value::String(uri)) = request.params.get("uri") else {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{}` needs `uri`, a string",
+                request.method
+            )));
+        };
+        let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        if request.method == "resources/subscribe" {
+            subscriptions.insert(uri.clone());
+        } else {
+            subscriptions.remove(uri);
+        }
+        Ok(json!({}))
+    }
+
     /// Sends an unsolicited message, once the client has said `notifications/initialized`
     /// (nothing but pings and logs may precede it).
     pub(crate) fn notify(&self, message: Vec<u8>) {
@@ -226,6 +310,7 @@ impl Session {
         tokio::spawn(async move {
             let _slot = slot;
             let mut replies = Vec::new();
+            let link = session.link();
             for value in batch {
                 match Message::from_value(value) {
                     Ok(Message::Request(request)) if request.method == "initialize" => {
@@ -237,7 +322,7 @@ impl Session {
                     Ok(Message::Request(request)) => {
                         let cancel = Arc::new(CancelFlag::default());
                         let reply =
-                            super::dispatch::handle_request(&session, request, &sink, cancel).await;
+                            super::dispatch::handle_request(&link, request, &sink, cancel).await;
                         replies.extend(reply);
                     }
                     Ok(Message::Notification(note)) => {
@@ -274,7 +359,7 @@ impl Session {
         if (request.method == "initialize" || request.method == "ping")
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
-            let reply = super::dispatch::handle_sync(self, &request);
+            let reply = self.answer_handshake(&request);
             let _ = sink.send(reply);
             return;
         }
@@ -295,7 +380,8 @@ impl Session {
             drop(in_flight);
             let id = request.id.clone();
             let cancel = Arc::new(CancelFlag::default());
-            let reply = super::dispatch::handle_request(self, request, sink, cancel).now_or_never();
+            let reply =
+                super::dispatch::handle_request(&self.link(), request, sink, cancel).now_or_never();
             let reply = reply.unwrap_or_else(|| {
                 tracing::error!(request_id = %id, "an inline request did not finish at once");
                 Some(encode_error(
@@ -325,7 +411,8 @@ impl Session {
         let mut task: BoxFuture<()> = Box::pin(async move {
             let id = request.id.clone();
             let mine = Arc::clone(&cancel);
-            let reply = super::dispatch::handle_request(&session, request, &reply_to, cancel).await;
+            let reply =
+                super::dispatch::handle_request(&session.link(), request, &reply_to, cancel).await;
             // Removing the entry before sending means a cancellation that arrives now finds
             // nothing to cancel, and the response goes out: the race the spec allows. (A
             // cancelled request's entry is gone already, and a later request may reuse its id.)
@@ -475,5 +562,48 @@ impl Session {
                 Err(ClientRequestError::Timeout(timeout))
             }
         }
+    }
+}
+
+impl Link for Session {
+    fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+
+    fn trace_name(&self) -> Option<&str> {
+        self.trace_name.get().map(String::as_str)
+    }
+
+    fn negotiated(&self) -> Option<(ProtocolVersion, Arc<ClientInfo>)> {
+        self.negotiated
+            .get()
+            .map(|n| (n.version, Arc::clone(&n.client)))
+    }
+
+    fn initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    fn answer_handshake(&self, request: &Request) -> Vec<u8> {
+        Session::answer_handshake(self, request)
+    }
+
+    fn set_log_level(&self, request: &Request) -> Result<Value, ErrorObject> {
+        Session::set_log_level(self, request)
+    }
+
+    fn set_subscription(&self, request: &Request) -> Result<Value, ErrorObject> {
+        Session::set_subscription(self, request)
+    }
+
+    fn peer(self: Arc<Self>, sink: Sink) -> Arc<dyn Peer> {
+        Arc::new(RequestPeer {
+            session: self,
+            sink,
+        })
+    }
+
+    fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 }
