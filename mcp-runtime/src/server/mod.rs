@@ -24,7 +24,6 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::registration::{Entry, Item};
 use crate::error::{DefinitionError, Error, Result};
 use crate::handle::{Broadcast, ListKind, ServerHandle};
 use crate::prompt::PromptDef;
@@ -32,6 +31,7 @@ use crate::protocol::{
     Icon, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
     encode_notification,
 };
+use crate::registration::{Entry, Item};
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;

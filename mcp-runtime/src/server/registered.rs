@@ -4,9 +4,9 @@
 
 use std::any::TypeId;
 
-use crate::registration::{Entry, Item};
 use crate::error::DefinitionError;
 use crate::prompt::PromptDef;
+use crate::registration::{Entry, Item};
 use crate::resource::ResourceDef;
 use crate::tool::ToolDef;
 
