@@ -92,7 +92,7 @@ pub(crate) trait Broadcast: Any + Send + Sync {
 /// - **All or nothing.** A change that would make the server invalid (a duplicate name, an
 ///   ambiguous template, a definition with problems, a name that is not there) is refused with
 ///   [`Error::Definition`](crate::Error::Definition) listing every problem; nothing changes and
-///   nobody is notified. Several changes made as one [`Changes`] apply together and send one
+///   nobody is notified. Several changes made as one [`Changes`](crate::Changes) apply together and send one
 ///   notification per list they changed.
 /// - **Disabled items** are hidden, not gone: out of their list, and calling one is the same
 ///   error as calling an unknown one (`tools/call` → -32602 `unknown tool`), until it is enabled
