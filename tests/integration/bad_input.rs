@@ -523,10 +523,67 @@ async fn a_100_mib_line_over_stdio_is_refused_and_skipped() {
     }
     stdio.send(br#""}}"#).await;
     let reply = stdio.recv().await;
-    check("100 MiB line", &Expect::Error(-32600, None), reply.as_ref());
-    let message = reply.unwrap()["error"]["message"].to_string();
+    // The id was in the line's first bytes: the client can match the error to its request.
+    check(
+        "100 MiB line",
+        &Expect::Error(-32600, Some(json!(1))),
+        reply.as_ref(),
+    );
+    let reply = reply.unwrap();
+    let message = reply["error"]["message"].to_string();
     assert!(message.contains("exceeds the limit"), "{message}");
     stdio.assert_serving("a 100 MiB line").await;
+}
+
+#[tokio::test]
+async fn a_stdio_client_that_stops_reading_is_held_back_not_buffered() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // A 64 KiB stream buffer: past it the server stops reading requests.
+    let service = table_server().stream_buffer(64 * 1024).build().unwrap();
+    let Stdio {
+        mut writer,
+        mut lines,
+        server,
+    } = Stdio::connect(&service).await;
+    // 80,000 pings (about 3.5 MiB), written by a task without reading a single answer.
+    const PINGS: usize = 80_000;
+    let written = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&written);
+    let pings = tokio::spawn(async move {
+        for i in 0..PINGS {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n");
+            writer.write_all(line.as_bytes()).await.unwrap();
+            counter.fetch_add(line.len(), Ordering::Relaxed);
+        }
+        writer
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Without backpressure the server reads everything and queues every answer; with it, the
+    // pipe fills once the unread answers pass the buffer (plus the pipe's and the reader's own
+    // buffers), and the client's writes wait.
+    let taken = written.load(Ordering::Relaxed);
+    assert!(
+        taken < MIB,
+        "the server kept reading while nothing was read: {taken} bytes taken"
+    );
+    // Once the client reads again, every request is answered, in order.
+    for i in 0..PINGS {
+        let line = tokio::time::timeout(WAIT, lines.next_line())
+            .await
+            .expect("an answer within the wait")
+            .unwrap()
+            .expect("an answer");
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["id"], i, "{reply}");
+    }
+    let writer = pings.await.unwrap();
+    let mut stdio = Stdio {
+        writer,
+        lines,
+        server,
+    };
+    stdio.assert_serving("a client that stopped reading").await;
 }
 
 #[tokio::test]

@@ -45,7 +45,7 @@ pub use self::requests::{
 };
 use crate::handle::ServerHandle;
 use crate::protocol::{
-    ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId,
+    ClientCapabilities, Implementation, LoggingLevel, Outgoing, ProtocolVersion, RequestId,
     encode_notification,
 };
 
@@ -54,8 +54,8 @@ pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'stati
 
 /// The way back to the client that sent a request: what the context may ask of the session.
 pub(crate) trait Peer: Send + Sync {
-    /// Queues one encoded JSON-RPC message for the client, on the request's own stream.
-    fn send(&self, message: Vec<u8>);
+    /// Queues one message for the client, on the request's own stream.
+    fn send(&self, message: Outgoing);
     /// The least severe level the client wants to hear; `None` when it wants no logs (a
     /// stateless request without `logLevel`).
     fn log_level(&self) -> Option<LoggingLevel>;
@@ -94,7 +94,10 @@ pub(crate) fn send_log(
     if let Some(logger) = logger {
         params["logger"] = Value::from(logger);
     }
-    peer.send(encode_notification("notifications/message", Some(&params)));
+    peer.send(Outgoing::Message(encode_notification(
+        "notifications/message",
+        Some(&params),
+    )));
 }
 
 /// Set when the client cancels the request.
@@ -245,9 +248,10 @@ impl Context {
         {
             params["message"] = Value::from(message);
         }
-        self.inner
-            .peer
-            .send(encode_notification("notifications/progress", Some(&params)));
+        self.inner.peer.send(Outgoing::Message(encode_notification(
+            "notifications/progress",
+            Some(&params),
+        )));
     }
 
     /// Over Streamable HTTP, ends the response carrying this request's SSE stream without ending
@@ -255,7 +259,7 @@ impl Context {
     /// stream's `retry` delay and receives every later event, the result included. Does nothing on
     /// stdio.
     pub fn close_sse_stream(&self) {
-        self.inner.peer.send(Vec::new());
+        self.inner.peer.send(Outgoing::CloseStream);
     }
 
     /// Whether the client cancelled this request. The handler's future is stopped at its next

@@ -547,6 +547,111 @@ pub(crate) fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
     out
 }
 
+/// The id of a message of which only the first bytes are at hand (a line too long to read in
+/// full): the top-level `"id"` member, when it comes whole before the cut. Anything else,
+/// malformed or cut short, is `None`.
+pub(crate) fn id_in_prefix(head: &[u8]) -> Option<RequestId> {
+    let mut scan = Scan { bytes: head, at: 0 };
+    scan.skip_space();
+    scan.expect(b'{')?;
+    loop {
+        scan.skip_space();
+        let key = scan.string()?;
+        scan.skip_space();
+        scan.expect(b':')?;
+        scan.skip_space();
+        let start = scan.at;
+        scan.value()?;
+        if key == br#""id""# {
+            let raw = head.get(start..scan.at)?;
+            let value: Value = serde_json::from_slice(raw).ok()?;
+            return RequestId::from_json(&value);
+        }
+        scan.skip_space();
+        scan.expect(b',')?;
+    }
+}
+
+/// A cursor over JSON text that only skips: every read is checked, and running out is `None`.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
+    }
+
+    fn skip_space(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    /// A string with its quotes; the raw bytes, escapes undecoded.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let start = self.at;
+        self.expect(b'"')?;
+        loop {
+            match self.next()? {
+                b'\\' => {
+                    self.next()?;
+                }
+                b'"' => return self.bytes.get(start..self.at),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips one value: a string, an array or object (brackets counted outside strings), or a
+    /// number or literal.
+    fn value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(|_| ()),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => depth = depth.checked_sub(1)?,
+                        _ => {}
+                    }
+                    self.at += 1;
+                    if depth == 0 {
+                        return Some(());
+                    }
+                }
+            }
+            _ => {
+                let start = self.at;
+                while self
+                    .peek()
+                    .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+                {
+                    self.at += 1;
+                }
+                // A literal that runs to the end of the prefix may be cut short.
+                (self.at > start && self.peek().is_some()).then_some(())
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,5 +793,25 @@ mod tests {
         assert_eq!(bytes, br#"{"jsonrpc":"2.0","id":"1","result":{}}"#);
         let bytes = encode_response(&RequestId::Number(1), &json!({}));
         assert_eq!(bytes, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
+
+    #[test]
+    fn the_id_is_read_from_the_head_of_a_message_cut_short() {
+        let id = |text: &str| id_in_prefix(text.as_bytes());
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"x":"aaaa"#),
+            Some(RequestId::Number(6))
+        );
+        assert_eq!(
+            id(r#" { "method" : "x", "params": {"id": 1, "s": "}\"{"}, "id" : "a\"b" , "#),
+            Some(RequestId::String(r#"a"b"#.into()))
+        );
+        // Cut inside the id, or before it: unknown.
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":12"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","params":{"id":3,"#), None);
+        assert_eq!(id(r#"{"id":null,"#), None);
+        assert_eq!(id("[{\"id\":1}]"), None);
+        assert_eq!(id(""), None);
+        assert_eq!(id("{\"a\":[[[[\"]]]]"), None);
     }
 }

@@ -11,6 +11,7 @@ pub(crate) mod jsonrpc;
 mod lifecycle;
 mod logging;
 mod method;
+mod outgoing;
 mod version;
 
 pub use self::content::{
@@ -22,7 +23,7 @@ pub(crate) use self::jsonrpc::decode;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
     Incoming, InvalidMessage, Message, Request, canonical_notification, encode_error,
-    encode_notification, encode_raw_response, encode_request, encode_response, parse,
+    encode_notification, encode_raw_response, encode_request, encode_response, id_in_prefix, parse,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,
@@ -30,4 +31,5 @@ pub use self::lifecycle::{
 };
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
+pub(crate) use self::outgoing::{Outgoing, encode_batch};
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

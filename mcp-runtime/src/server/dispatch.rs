@@ -17,16 +17,16 @@ use std::sync::atomic::AtomicU64;
 use serde_json::{Map, Value, json};
 
 use super::Core;
+use super::Sink;
 use super::pagination;
 use super::registry::Registry;
-use super::session::Sink;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::protocol::{
-    ErrorObject, LoggingLevel, Method, ProtocolVersion, Request, RequestId, encode_error,
+    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, encode_error,
     encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
@@ -88,7 +88,7 @@ pub(crate) async fn handle_request(
     request: Request,
     sink: &Sink,
     cancel: Arc<CancelFlag>,
-) -> Option<Vec<u8>> {
+) -> Option<Outgoing> {
     if stateless::is_stateless(&request.method, &request.params) {
         let admitted = stateless::read_envelope(&request.params)
             .and_then(|envelope| envelope.version().map(|_| envelope));
@@ -96,7 +96,7 @@ pub(crate) async fn handle_request(
             Ok(envelope) => {
                 handle_stateless(link.core(), Some(link), envelope, request, sink, cancel).await
             }
-            Err(error) => Some(encode_error(Some(&request.id), &error)),
+            Err(error) => Some(Outgoing::error(Some(&request.id), &error)),
         };
     }
     let guard = Guard::new(link.core(), &request, false);
@@ -117,7 +117,7 @@ pub(crate) async fn handle_stateless(
     request: Request,
     sink: &Sink,
     cancel: Arc<CancelFlag>,
-) -> Option<Vec<u8>> {
+) -> Option<Outgoing> {
     let guard = Guard::new(core, &request, true);
     // As in `handle_request`: the request's span, and `tracing` events to its client.
     let span = crate::trace::request_span(&request, link.and_then(|l| l.trace_name()));
@@ -166,7 +166,18 @@ impl Guard {
         core: &Core,
         cancel: &CancelFlag,
         routed: std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send + '_>>,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<Outgoing> {
+        let id = self.id.clone();
+        let bytes = self.answer(core, cancel, routed).await;
+        Some(Outgoing::reply(id, bytes))
+    }
+
+    async fn answer(
+        self,
+        core: &Core,
+        cancel: &CancelFlag,
+        routed: std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send + '_>>,
+    ) -> Vec<u8> {
         let id = self.id;
         let routed = catch_unwind(routed);
         let outcome = match self.timeout {
@@ -179,7 +190,7 @@ impl Guard {
                     cancel.cancel();
                     tracing::warn!(request_id = %id, ?limit, "a request handler timed out");
                     let message = format!("timed out after {limit:?}");
-                    return Some(match tool {
+                    return match tool {
                         Some(tool) => {
                             let result = CallToolResult::error(format!("tool `{tool}` {message}"));
                             let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
@@ -189,18 +200,15 @@ impl Guard {
                             encode_response(&id, &value)
                         }
                         None => encode_error(Some(&id), &ErrorObject::internal(message)),
-                    });
+                    };
                 }
             },
         };
         match outcome {
-            Ok(reply) => Some(reply),
+            Ok(reply) => reply,
             Err(panic) => {
                 tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
-                Some(encode_error(
-                    Some(&id),
-                    &ErrorObject::internal("internal error"),
-                ))
+                encode_error(Some(&id), &ErrorObject::internal("internal error"))
             }
         }
     }

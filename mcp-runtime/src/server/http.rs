@@ -30,6 +30,10 @@ pub(crate) struct HttpOptions {
     pub(crate) header_read_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) event_buffer: usize,
+    /// The bytes the event logs of one session may hold together.
+    pub(crate) session_log_bytes: usize,
+    /// The bytes the event logs of all sessions may hold together.
+    pub(crate) total_log_bytes: usize,
     pub(crate) stateless: bool,
     pub(crate) retry_ms: u64,
 }
@@ -46,6 +50,8 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(10),
             max_sessions: 10_000,
             event_buffer: 1_000,
+            session_log_bytes: 1024 * 1024,
+            total_log_bytes: 256 * 1024 * 1024,
             stateless: false,
             retry_ms: 1_000,
         }

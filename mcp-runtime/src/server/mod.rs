@@ -10,6 +10,7 @@ mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
 mod http;
+mod outbox;
 mod pagination;
 mod registered;
 mod registry;
@@ -43,8 +44,9 @@ pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
+pub(crate) use self::outbox::{Outbox, Overflow, Sink, channel};
 use self::registry::{Catalogue, Registry, Served, Settings};
-pub(crate) use self::session::{Session, Sink};
+pub(crate) use self::session::Session;
 use self::stateless::request_state::RequestStateKey;
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
 use self::stateless::{CacheHints, Listeners, Stamps};
@@ -71,6 +73,8 @@ pub(crate) struct Options {
     pub(crate) page_size: usize,
     /// How long a request to the client (sampling, elicitation, roots) may wait. Default: 60 s.
     pub(crate) request_timeout: Duration,
+    /// The bytes one client stream may hold unread. Default: 4 MiB.
+    pub(crate) stream_buffer: usize,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
@@ -93,6 +97,7 @@ impl Default for Options {
             shutdown_grace: Duration::from_secs(5),
             page_size: 100,
             request_timeout: Duration::from_secs(60),
+            stream_buffer: 4 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
@@ -355,6 +360,16 @@ impl Server {
         self
     }
 
+    /// The bytes one client stream may hold that the client has not read yet (4 MiB by
+    /// default): the stdio output, an SSE response, a `subscriptions/listen` stream. Past it,
+    /// stdio stops reading requests until the client catches up (and drops notifications once
+    /// twice over), and an SSE response is cut off; its client resumes from the event log with
+    /// `Last-Event-ID`. One message is always accepted into an empty buffer, however large.
+    pub fn stream_buffer(mut self, bytes: usize) -> Self {
+        self.options.stream_buffer = bytes.max(1);
+        self
+    }
+
     /// The largest message accepted, in bytes (16 MiB by default). A longer line or body gets an
     /// error and is skipped; the connection stays up.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -477,6 +492,17 @@ impl Server {
     /// (1,000 by default).
     pub fn event_buffer(mut self, events: usize) -> Self {
         self.options.http.event_buffer = events.max(1);
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// The bytes of events kept for resumption: by all the streams of one session together
+    /// (1 MiB by default) and by all sessions together (256 MiB by default). A stream makes
+    /// room by dropping its own oldest events; an event there is no room for is sent but not
+    /// kept, and a client resuming from before it gets what came after.
+    pub fn event_log_bytes(mut self, per_session: usize, total: usize) -> Self {
+        self.options.http.session_log_bytes = per_session;
+        self.options.http.total_log_bytes = total;
         self
     }
 

@@ -12,21 +12,19 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::Core;
+use super::Sink;
 use super::dispatch::Link;
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
     ErrorObject, Incoming, InitializeParams, InvalidMessage, LoggingLevel, Message, Method,
-    ProtocolVersion, Request, RequestId, canonical_notification, encode_error, encode_notification,
-    encode_request, encode_response, negotiate_version,
+    Outgoing, ProtocolVersion, Request, RequestId, canonical_notification, encode_batch,
+    encode_error, encode_notification, encode_request, encode_response, negotiate_version,
 };
-
-/// Where encoded messages for the client go: a line on stdio, an event on an HTTP stream.
-pub(crate) type Sink = mpsc::UnboundedSender<Vec<u8>>;
 
 type Pending = oneshot::Sender<Result<Value, ErrorObject>>;
 
@@ -37,7 +35,7 @@ pub(crate) struct RequestPeer {
 }
 
 impl Peer for RequestPeer {
-    fn send(&self, message: Vec<u8>) {
+    fn send(&self, message: Outgoing) {
         // The client may be gone; a message for a closed transport is dropped.
         let _ = self.sink.send(message);
     }
@@ -235,7 +233,7 @@ impl Session {
     /// (nothing but pings and logs may precede it).
     pub(crate) fn notify(&self, message: Vec<u8>) {
         if self.initialized.load(Ordering::Acquire) {
-            let _ = self.notifier.send(message);
+            let _ = self.notifier.send(Outgoing::Message(message));
         }
     }
 
@@ -284,7 +282,7 @@ impl Session {
             Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
             Ok(Message::Response(response)) => self.receive_response(response.id, response.outcome),
             Err(invalid) => {
-                let _ = sink.send(encode_error(invalid.id.as_ref(), &invalid.error));
+                let _ = sink.send(Outgoing::error(invalid.id.as_ref(), &invalid.error));
             }
         }
     }
@@ -302,7 +300,10 @@ impl Session {
                     .map_or("(not initialized)".to_owned(), |v| v.to_string());
                 format!("JSON-RPC batches are only accepted on protocol 2025-03-26, not {version}")
             };
-            let _ = sink.send(encode_error(None, &ErrorObject::invalid_request(message)));
+            let _ = sink.send(Outgoing::error(
+                None,
+                &ErrorObject::invalid_request(message),
+            ));
             return;
         }
         let session = Arc::clone(self);
@@ -323,7 +324,7 @@ impl Session {
                         let cancel = Arc::new(CancelFlag::default());
                         let reply =
                             super::dispatch::handle_request(&link, request, &sink, cancel).await;
-                        replies.extend(reply);
+                        replies.extend(reply.and_then(Outgoing::into_bytes));
                     }
                     Ok(Message::Notification(note)) => {
                         session.handle_notification(&note.method, &note.params);
@@ -335,18 +336,7 @@ impl Session {
                 }
             }
             if !replies.is_empty() {
-                let mut out = Vec::with_capacity(
-                    replies.iter().map(Vec::len).sum::<usize>() + replies.len() + 1,
-                );
-                out.push(b'[');
-                for (i, reply) in replies.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(reply);
-                }
-                out.push(b']');
-                let _ = sink.send(out);
+                let _ = sink.send(Outgoing::Batch(encode_batch(&replies)));
             }
         });
     }
@@ -359,8 +349,8 @@ impl Session {
         if (request.method == "initialize" || request.method == "ping")
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
-            let reply = self.answer_handshake(&request);
-            let _ = sink.send(reply);
+            let bytes = self.answer_handshake(&request);
+            let _ = sink.send(Outgoing::reply(request.id, bytes));
             return;
         }
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
@@ -369,7 +359,7 @@ impl Session {
                 "request id {} is already in use",
                 request.id
             ));
-            let _ = sink.send(encode_error(Some(&request.id), &error));
+            let _ = sink.send(Outgoing::error(Some(&request.id), &error));
             return;
         }
         // Lists served from the registry's cache run no user code and never wait: answered
@@ -384,7 +374,7 @@ impl Session {
                 super::dispatch::handle_request(&self.link(), request, sink, cancel).now_or_never();
             let reply = reply.unwrap_or_else(|| {
                 tracing::error!(request_id = %id, "an inline request did not finish at once");
-                Some(encode_error(
+                Some(Outgoing::error(
                     Some(&id),
                     &ErrorObject::internal("internal error"),
                 ))
@@ -535,7 +525,11 @@ impl Session {
             .unwrap_or_else(|e| e.into_inner())
             .insert(id.clone(), tx);
         if sink
-            .send(encode_request(&id, method, Some(&params)))
+            .send(Outgoing::Message(encode_request(
+                &id,
+                method,
+                Some(&params),
+            )))
             .is_err()
         {
             self.pending
@@ -555,10 +549,10 @@ impl Session {
                     .unwrap_or_else(|e| e.into_inner())
                     .remove(&id);
                 let params = json!({"requestId": id, "reason": "timed out"});
-                let _ = sink.send(encode_notification(
+                let _ = sink.send(Outgoing::Message(encode_notification(
                     "notifications/cancelled",
                     Some(&params),
-                ));
+                )));
                 Err(ClientRequestError::Timeout(timeout))
             }
         }

@@ -18,9 +18,11 @@ pub(crate) struct Window {
     size: usize,
 }
 
-/// A place in the window, held until dropped.
+/// Places in the window (one per request; a batch takes one for each of its messages), held
+/// until dropped.
 pub(crate) struct Slot {
     window: Arc<Window>,
+    count: usize,
 }
 
 impl Window {
@@ -31,28 +33,31 @@ impl Window {
         })
     }
 
-    /// Whether a message runs a handler, and so needs a slot: a request other than `ping` and
-    /// `initialize` (answered on the spot, so a full window never blocks them), or a batch.
-    pub(crate) fn needs_slot(incoming: &Incoming) -> bool {
+    /// How many slots a message needs: one for a request that runs a handler (not `ping` or
+    /// `initialize`, answered on the spot, so a full window never blocks them), one per message
+    /// of a batch (so a batch is bounded by the window too), none for the rest.
+    pub(crate) fn slots_needed(incoming: &Incoming) -> usize {
         match incoming {
-            Incoming::Batch(_) => true,
+            Incoming::Batch(batch) => batch.len(),
             Incoming::Single(Ok(Message::Request(request))) => {
-                Method::parse(&request.method).is_none_or(Method::needs_slot)
+                usize::from(Method::parse(&request.method).is_none_or(Method::needs_slot))
             }
-            Incoming::Single(_) => false,
+            Incoming::Single(_) => 0,
         }
     }
 
-    /// A slot, or the error to answer with.
-    pub(crate) fn enter(self: &Arc<Self>) -> Result<Slot, ErrorObject> {
+    /// `count` slots at once, or the error to answer with.
+    pub(crate) fn enter(self: &Arc<Self>, count: usize) -> Result<Slot, ErrorObject> {
         let taken = self
             .taken
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |taken| {
-                (taken < self.size).then_some(taken + 1)
+                let after = taken.checked_add(count)?;
+                (after <= self.size).then_some(after)
             });
         match taken {
             Ok(_) => Ok(Slot {
                 window: Arc::clone(self),
+                count,
             }),
             Err(_) => Err(ErrorObject::new(
                 error_codes::SERVER_ERROR,
@@ -67,7 +72,7 @@ impl Window {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.window.taken.fetch_sub(1, Ordering::AcqRel);
+        self.window.taken.fetch_sub(self.count, Ordering::AcqRel);
     }
 }
 
@@ -78,13 +83,19 @@ mod tests {
     #[test]
     fn slots_come_back_when_dropped() {
         let window = Window::new(2);
-        let a = window.enter().unwrap();
-        let b = window.enter().unwrap();
-        let full = window.enter().err().expect("the window is full");
+        let a = window.enter(1).unwrap();
+        let b = window.enter(1).unwrap();
+        let full = window.enter(1).err().expect("the window is full");
         assert_eq!(full.code, error_codes::SERVER_ERROR);
         drop(a);
-        let c = window.enter().unwrap();
+        let c = window.enter(1).unwrap();
         drop((b, c));
+        assert_eq!(window.taken.load(Ordering::Acquire), 0);
+        // A batch takes a slot per message, all or none.
+        let batch = window.enter(2).unwrap();
+        assert!(window.enter(1).is_err());
+        drop(batch);
+        assert!(window.enter(3).is_err());
         assert_eq!(window.taken.load(Ordering::Acquire), 0);
     }
 }

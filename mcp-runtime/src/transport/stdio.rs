@@ -28,8 +28,8 @@ use tokio::io::{
 use tokio::sync::mpsc;
 
 use crate::error::Result;
-use crate::protocol::{ErrorObject, Incoming, Message, encode_error, parse};
-use crate::server::{Core, McpService, Session, Sink, Window};
+use crate::protocol::{ErrorObject, Incoming, Message, Outgoing, id_in_prefix, parse};
+use crate::server::{Core, McpService, Outbox, Overflow, Session, Sink, Window, channel};
 
 /// The stdio entry points, on the built server.
 impl McpService {
@@ -75,7 +75,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (sink, outbox) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (sink, outbox) = channel(core.options.stream_buffer, Overflow::Backpressure);
     let stdout = TypeId::of::<W>() == TypeId::of::<tokio::io::Stdout>();
     let writer = if let Some(pipe) = stdout.then(pipes::stdout).flatten() {
         // The process's stdout is a pipe: written without blocking, by a task, when the
@@ -122,6 +122,12 @@ where
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {
+        // Backpressure: while the client leaves more than the stream buffer unread, its next
+        // request waits in the pipe.
+        tokio::select! {
+            () = sink.drained() => {}
+            () = sink.closed() => break Ok(()),
+        }
         let read = tokio::select! {
             read = read_line(&mut reader, &mut line, max) => read,
             // The writer stopped (the client closed our output): nobody hears answers any more.
@@ -138,7 +144,9 @@ where
                 let error = ErrorObject::invalid_request(format!(
                     "message of {length} bytes exceeds the limit of {max} bytes"
                 ));
-                let _ = sink.send(encode_error(None, &error));
+                // The line's head is kept, and its id is usually there.
+                let id = id_in_prefix(&line);
+                let _ = sink.send(Outgoing::error(id.as_ref(), &error));
             }
             Err(error) => break Err(error),
         }
@@ -170,22 +178,23 @@ impl Inbox {
         let incoming = match parse(line, self.max_depth) {
             Ok(incoming) => incoming,
             Err(error) => {
-                let _ = sink.send(encode_error(None, &error));
+                let _ = sink.send(Outgoing::error(None, &error));
                 return;
             }
         };
-        if !Window::needs_slot(&incoming) {
+        let slots = Window::slots_needed(&incoming);
+        if slots == 0 {
             session.receive(incoming, sink, None);
             return;
         }
-        let running = match self.window.enter() {
+        let running = match self.window.enter(slots) {
             Ok(running) => running,
             Err(error) => {
                 let id = match &incoming {
                     Incoming::Single(Ok(Message::Request(request))) => Some(&request.id),
                     _ => None,
                 };
-                let _ = sink.send(encode_error(id, &error));
+                let _ = sink.send(Outgoing::error(id, &error));
                 return;
             }
         };
@@ -249,11 +258,16 @@ mod pipes {
 enum Line {
     /// A line is in the buffer (without its newline).
     Complete,
-    /// The line was longer than the limit and was skipped; its length.
+    /// The line was longer than the limit and was skipped; its length (the buffer holds its
+    /// first [`TOO_LONG_HEAD`] bytes).
     TooLong(usize),
     /// The input has ended.
     End,
 }
+
+/// How much of a line over the limit is kept: enough for the id, which comes first in what
+/// clients send.
+const TOO_LONG_HEAD: usize = 4096;
 
 async fn read_line<R: AsyncBufRead + Unpin>(
     reader: &mut R,
@@ -281,7 +295,13 @@ async fn read_line<R: AsyncBufRead + Unpin>(
         if !too_long {
             if length > max {
                 too_long = true;
-                buf.clear();
+                // The head is kept for the id an error can name.
+                buf.extend_from_slice(
+                    chunk
+                        .get(..TOO_LONG_HEAD.saturating_sub(buf.len()))
+                        .unwrap_or(chunk),
+                );
+                buf.truncate(TOO_LONG_HEAD);
             } else {
                 buf.extend_from_slice(chunk);
             }
@@ -373,7 +393,7 @@ enum Writer {
 /// Writes every reply to the process's stdout, one burst at a time, until every sender is gone.
 /// The stdout lock is held only while a burst is written, so a stray `println!` elsewhere
 /// waits instead of deadlocking.
-fn write_stdout(mut outbox: mpsc::UnboundedReceiver<Vec<u8>>) -> io::Result<()> {
+fn write_stdout(mut outbox: Outbox) -> io::Result<()> {
     let stdout = std::io::stdout();
     let mut burst = Vec::with_capacity(64 * 1024);
     while let Some(message) = outbox.blocking_recv() {
@@ -381,8 +401,8 @@ fn write_stdout(mut outbox: mpsc::UnboundedReceiver<Vec<u8>>) -> io::Result<()> 
         push_line(&mut burst, &message);
         while burst.len() < 64 * 1024 {
             match outbox.try_recv() {
-                Ok(message) => push_line(&mut burst, &message),
-                Err(_) => break,
+                Some(message) => push_line(&mut burst, &message),
+                None => break,
             }
         }
         let mut out = stdout.lock();
@@ -392,22 +412,19 @@ fn write_stdout(mut outbox: mpsc::UnboundedReceiver<Vec<u8>>) -> io::Result<()> 
     Ok(())
 }
 
-fn push_line(burst: &mut Vec<u8>, message: &[u8]) {
-    // An empty message asks an HTTP stream to disconnect; stdio has nothing to do.
-    if !message.is_empty() {
+fn push_line(burst: &mut Vec<u8>, message: &Outgoing) {
+    // `CloseStream` asks an HTTP stream to disconnect; stdio has nothing to do.
+    if let Some(message) = message.bytes() {
         burst.extend_from_slice(message);
         burst.push(b'\n');
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(
-    writer: W,
-    mut outbox: mpsc::UnboundedReceiver<Vec<u8>>,
-) -> io::Result<()> {
+async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut outbox: Outbox) -> io::Result<()> {
     let mut writer = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(message) = outbox.recv().await {
         write_line(&mut writer, &message).await?;
-        while let Ok(message) = outbox.try_recv() {
+        while let Some(message) = outbox.try_recv() {
             write_line(&mut writer, &message).await?;
         }
         writer.flush().await?;
@@ -417,12 +434,12 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 
 async fn write_line<W: AsyncWrite + Unpin>(
     writer: &mut BufWriter<W>,
-    message: &[u8],
+    message: &Outgoing,
 ) -> io::Result<()> {
-    // An empty message asks an HTTP stream to disconnect; stdio has nothing to do.
-    if message.is_empty() {
+    // `CloseStream` asks an HTTP stream to disconnect; stdio has nothing to do.
+    let Some(message) = message.bytes() else {
         return Ok(());
-    }
+    };
     writer.write_all(message).await?;
     writer.write_all(b"\n").await
 }

@@ -24,8 +24,8 @@ use super::Sink;
 use crate::context::BoxFuture;
 use crate::context::{ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
-    ServerCapabilities, encode_notification, error_codes,
+    ClientCapabilities, ErrorObject, Implementation, LoggingLevel, Outgoing, ProtocolVersion,
+    RequestId, ServerCapabilities, encode_notification, error_codes,
 };
 
 /// `_meta` key: the revision a stateless request is sent under.
@@ -469,7 +469,7 @@ pub(crate) struct StatelessPeer {
 }
 
 impl Peer for StatelessPeer {
-    fn send(&self, message: Vec<u8>) {
+    fn send(&self, message: Outgoing) {
         let _ = self.sink.send(message);
     }
 
@@ -616,12 +616,12 @@ impl Listener {
         Ok((listener, Value::Object(honored)))
     }
 
-    fn tagged(&self, method: &str, mut params: Map<String, Value>) -> Vec<u8> {
+    fn tagged(&self, method: &str, mut params: Map<String, Value>) -> Outgoing {
         params.insert(
             "_meta".into(),
             json!({ SUBSCRIPTION_ID_KEY: self.id.clone() }),
         );
-        encode_notification(method, Some(&params))
+        Outgoing::Message(encode_notification(method, Some(&params)))
     }
 
     /// The final result of a listen the server ends.

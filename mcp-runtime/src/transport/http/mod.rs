@@ -53,14 +53,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use futures_util::StreamExt as _;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
-use self::stream::{EventStream, parse_event_id};
+use self::stream::{Bounds, EventStream, LogBudget, parse_event_id};
 use crate::protocol::{
-    ErrorObject, Incoming, Message, Method, ProtocolVersion, RequestId, decode, encode_error, parse,
+    ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
+    encode_batch, encode_error, parse,
 };
 use crate::server::{
-    Core, HostPolicy, HttpOptions, McpService, Session, Sink, Window, is_stateless,
+    Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, Session, Sink, Window, channel,
+    is_stateless,
 };
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
@@ -81,6 +82,8 @@ struct HttpSession {
     created: Instant,
     /// The requests running.
     window: Arc<Window>,
+    /// What bounds each of its streams.
+    bounds: Bounds,
 }
 
 impl HttpSession {
@@ -88,9 +91,9 @@ impl HttpSession {
         *self.last_seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
-    fn new_stream(&self, capacity: usize) -> Arc<EventStream> {
+    fn new_stream(&self) -> Arc<EventStream> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let stream = Arc::new(EventStream::new(id, capacity));
+        let stream = Arc::new(EventStream::new(id, self.bounds.clone()));
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         // Pruned in batches (when twice the allowance is reached), so a POST costs O(1) on
         // average.
@@ -122,11 +125,31 @@ pub(crate) struct HttpState {
     core: Arc<Core>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The bytes all event logs hold together.
+    event_logs: Arc<LogBudget>,
 }
 
 impl HttpState {
     fn options(&self) -> &HttpOptions {
         &self.options
+    }
+
+    /// A queue for one POST's replies (or a session's notifications), on their way to a response
+    /// or an event stream.
+    pub(crate) fn channel(&self) -> (Sink, Outbox) {
+        channel(self.core.options.stream_buffer, Overflow::Close)
+    }
+
+    /// The bounds of a new session's streams, with a log budget of its own.
+    fn stream_bounds(&self) -> Bounds {
+        Bounds {
+            events: self.options.event_buffer,
+            live_bytes: self.core.options.stream_buffer,
+            budgets: [
+                LogBudget::new(self.options.session_log_bytes),
+                Arc::clone(&self.event_logs),
+            ],
+        }
     }
 
     fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
@@ -206,7 +229,7 @@ pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
         .into_response()
 }
 
-fn sse_response(receiver: mpsc::UnboundedReceiver<Bytes>) -> Response {
+fn sse_response(receiver: Outbox<Bytes>) -> Response {
     let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
         receiver
             .recv()
@@ -475,54 +498,38 @@ impl Post {
     }
 }
 
-/// Whether a reply (encoded JSON) is the response to one of `ids`; which one.
-fn answers(reply: &[u8], ids: &HashSet<RequestId>) -> Option<RequestId> {
-    let id = reply_id(reply)?;
-    ids.contains(&id).then_some(id)
+/// What a message for the client means to a POST waiting for the answers to `pending`.
+#[derive(Debug, PartialEq, Eq)]
+enum Answer {
+    /// The response to one of them.
+    One(RequestId),
+    /// The answer to them all: a batch's array, or an error whose id could not be read.
+    All,
+    /// Something on the way (a notification, a request to the client), or an answer to some
+    /// other POST's request.
+    Not,
 }
 
-/// The id of a response (`None` for a request or notification, or an error without id).
-///
-/// Every reply is encoded by `protocol` with `jsonrpc` first and `id` second, so the id is read
-/// from there without parsing the result; anything else is parsed in full.
-fn reply_id(reply: &[u8]) -> Option<RequestId> {
-    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
-    if let Some(rest) = reply.strip_prefix(HEAD) {
-        let end = match rest.first() {
-            // A string id: up to its closing quote (a quote inside is escaped).
-            Some(b'"') => {
-                let mut escaped = false;
-                rest.iter().skip(1).position(|&b| {
-                    let close = b == b'"' && !escaped;
-                    escaped = b == b'\\' && !escaped;
-                    close
-                })? + 2
-            }
-            _ => rest.iter().position(|&b| b == b',')?,
-        };
-        // A request we send the client has a `method` after its id: not a response.
-        if rest[end..].starts_with(br#","method""#) {
-            return None;
+impl Answer {
+    fn of(message: &Outgoing, pending: &HashSet<RequestId>) -> Self {
+        match message {
+            Outgoing::Reply { id: Some(id), .. } if pending.contains(id) => Self::One(id.clone()),
+            Outgoing::Reply { id: None, .. } | Outgoing::Batch(_) => Self::All,
+            _ => Self::Not,
         }
-        return serde_json::from_slice::<Value>(&rest[..end])
-            .ok()
-            .as_ref()
-            .and_then(RequestId::from_json);
     }
-    parsed_reply_id(reply)
-}
 
-fn parsed_reply_id(reply: &[u8]) -> Option<RequestId> {
-    #[derive(serde::Deserialize)]
-    struct Envelope {
-        id: Option<Value>,
-        method: Option<serde::de::IgnoredAny>,
+    /// Marks what this answers as answered; whether it answered anything.
+    fn settle(self, pending: &mut HashSet<RequestId>) -> bool {
+        match self {
+            Self::One(id) => pending.remove(&id),
+            Self::All => {
+                pending.clear();
+                true
+            }
+            Self::Not => false,
+        }
     }
-    let envelope: Envelope = serde_json::from_slice(reply).ok()?;
-    if envelope.method.is_some() {
-        return None;
-    }
-    RequestId::from_json(envelope.id.as_ref()?)
 }
 
 async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
@@ -588,13 +595,13 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
-        let (sink, mut replies) = mpsc::unbounded_channel();
-        let (notifier, notifications) = mpsc::unbounded_channel();
+        let (sink, mut replies) = state.channel();
+        let (notifier, notifications) = state.channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
         session.receive(incoming, &sink, None);
         // Answered on the spot; nothing else will ever come.
         drop(sink);
-        let Some(reply) = replies.recv().await else {
+        let Some(reply) = replies.recv().await.and_then(Outgoing::into_bytes) else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
         let ok = session.version().is_some();
@@ -616,7 +623,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             }
             let id = session_id();
             let _ = session.trace_name.set(id.clone());
-            let standalone = Arc::new(EventStream::new(0, options.event_buffer));
+            let bounds = state.stream_bounds();
+            let standalone = Arc::new(EventStream::new(0, bounds.clone()));
             let http_session = Arc::new(HttpSession {
                 session,
                 streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
@@ -625,6 +633,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 last_seen: Mutex::new(Instant::now()),
                 created: Instant::now(),
                 window: Window::new(state.core.options.max_in_flight),
+                bounds,
             });
             sessions.insert(id.clone(), http_session);
             tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
@@ -636,7 +645,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     }
 
     let (session, http_session) = if options.stateless {
-        let (notifier, _) = mpsc::unbounded_channel();
+        let (notifier, _) = state.channel();
         let version = version.unwrap_or(ProtocolVersion::V2025_03_26);
         (
             Session::new_stateless(Arc::clone(&state.core), notifier, version),
@@ -652,14 +661,12 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // Notifications and responses: accepted, no body. Anything else without a readable id (an
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
-        let (sink, mut replies) = mpsc::unbounded_channel();
+        let (sink, mut replies) = state.channel();
         session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
         while let Some(reply) = replies.recv().await {
-            if !reply.is_empty() {
-                errors.push(reply);
-            }
+            errors.extend(reply.into_bytes());
         }
         return match errors.len() {
             0 => StatusCode::ACCEPTED.into_response(),
@@ -670,26 +677,29 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // A request that runs takes a slot of the session's window, a batch one for all; the
     // session holds it until the request ends.
     let slot = match &http_session {
-        Some(http_session) if Window::needs_slot(&incoming) => match http_session.window.enter() {
-            Ok(running) => Some(running),
-            Err(error) => return window_full(&ids, batch, &error),
-        },
+        Some(http_session) if Window::slots_needed(&incoming) > 0 => {
+            match http_session.window.enter(Window::slots_needed(&incoming)) {
+                Ok(running) => Some(running),
+                Err(error) => return window_full(&ids, batch, &error),
+            }
+        }
         _ => None,
     };
 
-    let (sink, replies): (Sink, _) = mpsc::unbounded_channel();
+    let (sink, replies) = state.channel();
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
     session.receive(incoming, &sink, slot);
     let mut replies = replies;
 
     // Most requests are answered while they are received: a single one whose answer is
     // already there goes back as JSON, with no stream and no waiting.
-    let mut first = replies.try_recv().ok();
+    let mut first = replies.try_recv();
     if !batch
-        && let Some(reply) = &first
-        && reply_id(reply).as_ref() == Some(&ids[0])
+        && let Some(Outgoing::Reply { id: Some(id), .. }) = &first
+        && ids.first() == Some(id)
+        && let Some(reply) = first.take().and_then(Outgoing::into_bytes)
     {
-        return json_response(StatusCode::OK, first.unwrap_or_default());
+        return json_response(StatusCode::OK, reply);
     }
     let pending: HashSet<RequestId> = ids.into_iter().collect();
 
@@ -702,9 +712,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             ids: pending.clone(),
         };
         match tokio::time::timeout(LAZY_SSE_WINDOW, replies.recv()).await {
-            Ok(Some(reply)) if !reply.is_empty() && answers(&reply, &pending).is_some() => {
+            Ok(Some(reply)) if Answer::of(&reply, &pending) != Answer::Not => {
                 waiting.ids.clear();
-                return json_response(StatusCode::OK, reply);
+                return json_response(StatusCode::OK, reply.into_bytes().unwrap_or_default());
             }
             Ok(reply) => first = reply,
             Err(_) => {}
@@ -715,8 +725,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     if wants_sse {
         let stream = match &http_session {
-            Some(http_session) => http_session.new_stream(options.event_buffer),
-            None => Arc::new(EventStream::new(1, options.event_buffer)),
+            Some(http_session) => http_session.new_stream(),
+            None => Arc::new(EventStream::new(1, state.stream_bounds())),
         };
         let live = stream.attach(None);
         if session
@@ -800,19 +810,11 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
 
 /// The answer to a POST whose requests find the session's window full.
 fn window_full(ids: &[RequestId], batch: bool, error: &ErrorObject) -> Response {
-    let mut errors = ids.iter().map(|id| encode_error(Some(id), error));
+    let mut errors: Vec<Vec<u8>> = ids.iter().map(|id| encode_error(Some(id), error)).collect();
     let body = if batch {
-        let mut out = b"[".to_vec();
-        for (i, reply) in errors.enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(&reply);
-        }
-        out.push(b']');
-        out
+        encode_batch(&errors)
     } else {
-        errors.next().unwrap_or_default()
+        errors.pop().unwrap_or_default()
     };
     json_response(StatusCode::OK, body)
 }
@@ -841,8 +843,8 @@ const LAZY_SSE_WINDOW: Duration = Duration::from_millis(100);
 
 /// Moves a request's replies into its SSE stream until every request of the POST is answered.
 async fn pump(
-    mut first: Option<Vec<u8>>,
-    mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut first: Option<Outgoing>,
+    mut replies: Outbox,
     stream: Arc<EventStream>,
     mut pending: HashSet<RequestId>,
 ) {
@@ -855,15 +857,13 @@ async fn pump(
                 None => return,
             },
         };
-        if reply.is_empty() {
+        Answer::of(&reply, &pending).settle(&mut pending);
+        let Some(bytes) = reply.into_bytes() else {
             stream.disconnect();
             continue;
-        }
-        if let Some(id) = answers(&reply, &pending) {
-            pending.remove(&id);
-        }
+        };
         let last = finite && pending.is_empty();
-        stream.push(&reply, last);
+        stream.push(&bytes, last);
         if last {
             return;
         }
@@ -873,8 +873,8 @@ async fn pump(
 /// Collects the responses of a POST answered with JSON; anything else the handlers sent on the
 /// way goes to the session's standalone stream.
 async fn json_replies(
-    mut first: Option<Vec<u8>>,
-    mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut first: Option<Outgoing>,
+    mut replies: Outbox,
     pending: &mut HashSet<RequestId>,
     batch: bool,
     http_session: Option<&HttpSession>,
@@ -888,41 +888,18 @@ async fn json_replies(
                 None => break,
             },
         };
-        if reply.is_empty() {
+        let answers = Answer::of(&reply, pending).settle(pending);
+        let Some(bytes) = reply.into_bytes() else {
             continue;
-        }
-        match answers(&reply, pending) {
-            Some(id) => {
-                pending.remove(&id);
-                answered.push(reply);
-            }
-            // A batch reply is one array that answers them all.
-            None if reply.first() == Some(&b'[') => {
-                answered.push(reply);
-                pending.clear();
-            }
-            // Errors without an id (a malformed message) answer the POST too.
-            None if reply.starts_with(br#"{"jsonrpc":"2.0","error""#) => {
-                answered.push(reply);
-                pending.clear();
-            }
-            None => {
-                if let Some(http_session) = http_session {
-                    http_session.standalone.push(&reply, false);
-                }
-            }
+        };
+        if answers {
+            answered.push(bytes);
+        } else if let Some(http_session) = http_session {
+            http_session.standalone.push(&bytes, false);
         }
     }
     let body = if batch && answered.len() > 1 {
-        let mut out = vec![b'['];
-        for (i, reply) in answered.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(reply);
-        }
-        out.push(b']');
-        out
+        encode_batch(&answered)
     } else {
         answered.into_iter().next().unwrap_or_default()
     };
@@ -1066,6 +1043,7 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let idle = options.session_idle.min(options.initialize_timeout);
     let state = Arc::new(HttpState {
         core,
+        event_logs: LogBudget::new(options.total_log_bytes),
         options,
         sessions: Mutex::new(HashMap::new()),
     });
@@ -1196,7 +1174,6 @@ pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn hosts_are_compared_without_ports() {
@@ -1254,34 +1231,31 @@ mod tests {
     }
 
     #[test]
-    fn reply_ids_are_read_from_encoded_replies() {
-        use crate::protocol::{encode_notification, encode_request, encode_response};
-        let number = RequestId::Number(7);
-        let string = RequestId::String(r#"a"b\c,d"#.into());
-        for id in [&number, &string] {
-            assert_eq!(
-                reply_id(&encode_response(id, &json!({"x": 1}))).as_ref(),
-                Some(id)
-            );
-            let error = ErrorObject::internal("no");
-            assert_eq!(reply_id(&encode_error(Some(id), &error)).as_ref(), Some(id));
-            // A request of ours to the client is not an answer.
-            assert_eq!(reply_id(&encode_request::<Value>(id, "ping", None)), None);
-        }
+    fn a_post_is_answered_by_its_own_replies_only() {
+        use crate::protocol::encode_batch;
+        let mine = RequestId::Number(7);
+        let pending = HashSet::from([mine.clone()]);
+        let reply = |id: RequestId| Outgoing::reply(id, b"{}".to_vec());
         assert_eq!(
-            reply_id(&encode_error(None, &ErrorObject::internal("no"))),
-            None
+            Answer::of(&reply(mine.clone()), &pending),
+            Answer::One(mine)
         );
+        // Another POST's request with the same id as a string is not this one.
+        let other = RequestId::String("7".into());
+        assert_eq!(Answer::of(&reply(other), &pending), Answer::Not);
+        let error = ErrorObject::invalid_request("no");
         assert_eq!(
-            reply_id(&encode_notification::<Value>("notifications/message", None)),
-            None
+            Answer::of(&Outgoing::error(None, &error), &pending),
+            Answer::All
         );
-        // Anything else is parsed in full.
-        assert_eq!(
-            reply_id(br#"{"id":3,"jsonrpc":"2.0","result":{}}"#),
-            Some(RequestId::Number(3))
-        );
-        assert_eq!(reply_id(b"not json"), None);
+        let batch = Outgoing::Batch(encode_batch::<Vec<u8>>(&[]));
+        assert_eq!(Answer::of(&batch, &pending), Answer::All);
+        let note = Outgoing::Message(b"{}".to_vec());
+        assert_eq!(Answer::of(&note, &pending), Answer::Not);
+        assert_eq!(Answer::of(&Outgoing::CloseStream, &pending), Answer::Not);
+        let mut pending = pending;
+        assert!(Answer::All.settle(&mut pending));
+        assert!(pending.is_empty());
     }
 
     #[test]

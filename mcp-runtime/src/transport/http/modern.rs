@@ -28,15 +28,15 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::{HttpState, json_response};
 use crate::context::CancelFlag;
 use crate::protocol::{
-    ErrorObject, InvalidMessage, Message, Method, Request, RequestId, encode_error, error_codes,
+    ErrorObject, InvalidMessage, Message, Method, Outgoing, Request, RequestId, encode_error,
+    error_codes,
 };
-use crate::server::{Envelope, Sink, handle_stateless, read_envelope};
+use crate::server::{Envelope, Outbox, handle_stateless, read_envelope};
 
 /// How long a request may run silently before its reply turns into an SSE stream.
 const JSON_WINDOW: Duration = Duration::from_secs(5);
@@ -249,7 +249,7 @@ pub(super) async fn handle(
         );
     }
 
-    let (sink, mut replies): (Sink, _) = mpsc::unbounded_channel();
+    let (sink, mut replies) = state.channel();
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
@@ -269,9 +269,9 @@ pub(super) async fn handle(
         None
     } else {
         match tokio::time::timeout(JSON_WINDOW, replies.recv()).await {
-            Ok(Some(first)) if super::answers(&first, &ids).is_some() => {
+            Ok(Some(first)) if answers(&first, &ids) => {
                 drop(guard);
-                return json_response(status_of(&first), first);
+                return reply_response(first);
             }
             Ok(Some(first)) => Some(first),
             Ok(None) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
@@ -283,10 +283,10 @@ pub(super) async fn handle(
         let mut pending = first;
         loop {
             if let Some(message) = pending.take()
-                && super::answers(&message, &ids).is_some()
+                && answers(&message, &ids)
             {
                 drop(guard);
-                return json_response(status_of(&message), message);
+                return reply_response(message);
             }
             match replies.recv().await {
                 Some(message) => pending = Some(message),
@@ -295,6 +295,17 @@ pub(super) async fn handle(
         }
     }
     sse(first, replies, ids, guard)
+}
+
+/// Whether `message` is the response to the request with one of `ids`.
+fn answers(message: &Outgoing, ids: &HashSet<RequestId>) -> bool {
+    matches!(message, Outgoing::Reply { id: Some(id), .. } if ids.contains(id))
+}
+
+/// A response, as the whole answer to a POST.
+fn reply_response(reply: Outgoing) -> Response {
+    let bytes = reply.into_bytes().unwrap_or_default();
+    json_response(status_of(&bytes), bytes)
 }
 
 fn frame(message: &[u8]) -> Bytes {
@@ -307,14 +318,14 @@ fn frame(message: &[u8]) -> Bytes {
 
 /// The request's stream: what the handler sends, until its response, with keep-alives.
 fn sse(
-    first: Option<Vec<u8>>,
-    replies: mpsc::UnboundedReceiver<Vec<u8>>,
+    first: Option<Outgoing>,
+    replies: Outbox,
     ids: HashSet<RequestId>,
     guard: CancelOnDrop,
 ) -> Response {
     struct Stream {
-        first: Option<Vec<u8>>,
-        replies: mpsc::UnboundedReceiver<Vec<u8>>,
+        first: Option<Outgoing>,
+        replies: Outbox,
         ids: HashSet<RequestId>,
         done: bool,
         _guard: CancelOnDrop,
@@ -332,17 +343,16 @@ fn sse(
         }
         let message = match s.first.take() {
             Some(message) => message,
-            None => loop {
-                match tokio::time::timeout(KEEP_ALIVE, s.replies.recv()).await {
-                    Ok(Some(message)) if message.is_empty() => continue,
-                    Ok(Some(message)) => break message,
-                    Ok(None) => return None,
-                    Err(_) => return Some((Ok::<_, Infallible>(Bytes::from_static(b":\n\n")), s)),
-                }
+            None => match tokio::time::timeout(KEEP_ALIVE, s.replies.recv()).await {
+                Ok(Some(message)) => message,
+                Ok(None) => return None,
+                Err(_) => return Some((Ok::<_, Infallible>(Bytes::from_static(b":\n\n")), s)),
             },
         };
-        s.done = super::answers(&message, &s.ids).is_some();
-        Some((Ok(frame(&message)), s))
+        s.done = answers(&message, &s.ids);
+        // A stateless request's stream is its only one: there is no stream to close early.
+        let frame = message.bytes().map_or_else(Bytes::new, frame);
+        Some((Ok(frame), s))
     });
     Response::builder()
         .status(StatusCode::OK)

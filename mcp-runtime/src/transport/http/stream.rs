@@ -6,10 +6,12 @@
 //! event buffer the oldest events are dropped, and a resume from before them gets what is left.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use tokio::sync::mpsc;
+
+use crate::server::{Outbox, Overflow, Sink, channel};
 
 /// An SSE event as written on the wire.
 fn event(id: &str, data: &[u8]) -> Bytes {
@@ -22,26 +24,74 @@ fn event(id: &str, data: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
+/// Bytes a group of event logs may hold together: all the streams of one session, or all of
+/// the server's.
+#[derive(Debug)]
+pub(crate) struct LogBudget {
+    used: AtomicUsize,
+    limit: usize,
+}
+
+impl LogBudget {
+    pub(crate) fn new(limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            used: AtomicUsize::new(0),
+            limit,
+        })
+    }
+
+    fn take(&self, bytes: usize) -> bool {
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                let after = used.checked_add(bytes)?;
+                (after <= self.limit).then_some(after)
+            })
+            .is_ok()
+    }
+
+    fn give(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::AcqRel);
+    }
+
+    /// The bytes held now.
+    #[cfg(test)]
+    pub(crate) fn used(&self) -> usize {
+        self.used.load(Ordering::Acquire)
+    }
+}
+
+/// What bounds one stream: its event count, the live queue of an attached response, and the
+/// log budgets it draws on (its session's, then the server's).
+#[derive(Debug, Clone)]
+pub(crate) struct Bounds {
+    pub(crate) events: usize,
+    pub(crate) live_bytes: usize,
+    pub(crate) budgets: [Arc<LogBudget>; 2],
+}
+
 struct Inner {
     next: u64,
     log: VecDeque<(u64, Bytes)>,
     /// The HTTP response currently carrying this stream, if one is attached.
-    live: Option<mpsc::UnboundedSender<Bytes>>,
+    live: Option<Sink<Bytes>>,
     /// The stream carried its last event: attached responses end after the replay.
     done: bool,
 }
 
 pub(crate) struct EventStream {
     id: u64,
-    capacity: usize,
+    bounds: Bounds,
     inner: Mutex<Inner>,
 }
 
 impl EventStream {
-    pub(crate) fn new(id: u64, capacity: usize) -> Self {
+    pub(crate) fn new(id: u64, bounds: Bounds) -> Self {
         Self {
             id,
-            capacity: capacity.max(1),
+            bounds: Bounds {
+                events: bounds.events.max(1),
+                ..bounds
+            },
             inner: Mutex::new(Inner {
                 next: 0,
                 log: VecDeque::new(),
@@ -55,17 +105,48 @@ impl EventStream {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Takes `bytes` from both budgets, or gives back what it took.
+    fn take(&self, bytes: usize) -> bool {
+        let [session, server] = &self.bounds.budgets;
+        if !session.take(bytes) {
+            return false;
+        }
+        if !server.take(bytes) {
+            session.give(bytes);
+            return false;
+        }
+        true
+    }
+
+    fn give(&self, bytes: usize) {
+        for budget in &self.bounds.budgets {
+            budget.give(bytes);
+        }
+    }
+
     fn append(&self, inner: &mut Inner, bytes: Bytes) {
         let sequence = inner.next;
         inner.next += 1;
-        inner.log.push_back((sequence, bytes.clone()));
-        while inner.log.len() > self.capacity {
-            inner.log.pop_front();
+        // The oldest events make room; an event no budget has room for, even with this
+        // stream's log empty, goes live only (a resume from before it gets what is after it).
+        while inner.log.len() >= self.bounds.events {
+            if let Some((_, old)) = inner.log.pop_front() {
+                self.give(old.len());
+            }
+        }
+        let mut charged = self.take(bytes.len());
+        while !charged && let Some((_, old)) = inner.log.pop_front() {
+            self.give(old.len());
+            charged = self.take(bytes.len());
+        }
+        if charged {
+            inner.log.push_back((sequence, bytes.clone()));
         }
         if let Some(live) = &inner.live
             && live.send(bytes).is_err()
         {
-            // The client went away; the events stay in the log for a resume.
+            // The client went away, or stopped reading and was cut off; the events stay in the
+            // log for a resume.
             inner.live = None;
         }
     }
@@ -100,7 +181,7 @@ impl EventStream {
     /// all that is left of it is the log a resume would replay.
     pub(crate) fn is_finished(&self) -> bool {
         let inner = self.lock();
-        inner.done && inner.live.as_ref().is_none_or(|live| live.is_closed())
+        inner.done && inner.live.as_ref().is_none_or(Sink::is_closed)
     }
 
     /// Whether an HTTP response carries this stream now.
@@ -113,13 +194,14 @@ impl EventStream {
 
     /// Attaches a new HTTP response: it gets the logged events after `after` (none when `after`
     /// is `None`), then, unless the stream is done, every new event.
-    pub(crate) fn attach(&self, after: Option<u64>) -> mpsc::UnboundedReceiver<Bytes> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    pub(crate) fn attach(&self, after: Option<u64>) -> Outbox<Bytes> {
+        let (tx, rx) = channel(self.bounds.live_bytes, Overflow::Close);
         let mut inner = self.lock();
         if let Some(after) = after {
             for (sequence, bytes) in &inner.log {
                 if *sequence > after {
-                    let _ = tx.send(bytes.clone());
+                    // Shared with the log, which bounds it.
+                    tx.send_past_limit(bytes.clone());
                 }
             }
         }
@@ -127,6 +209,14 @@ impl EventStream {
             inner.live = Some(tx);
         }
         rx
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        let inner = self.inner.get_mut().unwrap_or_else(|e| e.into_inner());
+        let held: usize = inner.log.iter().map(|(_, bytes)| bytes.len()).sum();
+        self.give(held);
     }
 }
 
@@ -140,17 +230,25 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 mod tests {
     use super::*;
 
-    fn drain(rx: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {
+    fn drain(rx: &mut Outbox<Bytes>) -> Vec<String> {
         let mut out = Vec::new();
-        while let Ok(bytes) = rx.try_recv() {
+        while let Some(bytes) = rx.try_recv() {
             out.push(String::from_utf8(bytes.to_vec()).unwrap());
         }
         out
     }
 
+    fn bounds(events: usize) -> Bounds {
+        Bounds {
+            events,
+            live_bytes: 1 << 20,
+            budgets: [LogBudget::new(1 << 20), LogBudget::new(1 << 20)],
+        }
+    }
+
     #[test]
     fn resumes_replay_what_came_after_the_last_event_id() {
-        let stream = EventStream::new(3, 10);
+        let stream = EventStream::new(3, bounds(10));
         let mut first = stream.attach(None);
         stream.prime(500);
         stream.push(b"{\"a\":1}", false);
@@ -178,11 +276,63 @@ mod tests {
 
     #[test]
     fn the_log_is_bounded() {
-        let stream = EventStream::new(0, 2);
+        let stream = EventStream::new(0, bounds(2));
         for i in 0..5 {
             stream.push(format!("{i}").as_bytes(), false);
         }
         let mut resumed = stream.attach(Some(0));
         assert_eq!(drain(&mut resumed).len(), 2);
+    }
+
+    #[test]
+    fn logs_share_their_session_and_server_budgets() {
+        let session = LogBudget::new(100);
+        let server = LogBudget::new(1 << 20);
+        let bounds = Bounds {
+            events: 1_000,
+            live_bytes: 1 << 20,
+            budgets: [Arc::clone(&session), Arc::clone(&server)],
+        };
+        let a = EventStream::new(1, bounds.clone());
+        let b = EventStream::new(2, bounds);
+        for _ in 0..50 {
+            a.push(&[b'x'; 20], false);
+            b.push(&[b'y'; 20], false);
+        }
+        // Each event is 33 bytes on the wire; the two logs together stay within 100.
+        assert!(session.used() <= 100, "{}", session.used());
+        assert_eq!(session.used(), server.used());
+        // Whatever a stream still logs is what a resume gets: its newest events.
+        let mut resumed = b.attach(Some(0));
+        let replay = drain(&mut resumed);
+        assert!(!replay.is_empty());
+        assert!(replay.last().unwrap().starts_with("id: 2_49\n"));
+        // An event larger than the whole budget is sent live, never logged.
+        let mut live = a.attach(None);
+        a.push(&[b'z'; 200], false);
+        assert_eq!(drain(&mut live).len(), 1);
+        drop((a, b, resumed));
+        assert_eq!(session.used(), 0);
+        assert_eq!(server.used(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_response_that_is_not_read_is_cut_off_and_can_resume() {
+        let stream = EventStream::new(
+            1,
+            Bounds {
+                live_bytes: 100,
+                ..bounds(1_000)
+            },
+        );
+        let mut live = stream.attach(None);
+        for _ in 0..10 {
+            stream.push(&[b'x'; 20], false);
+        }
+        assert!(!stream.is_attached(), "cut off past 100 unread bytes");
+        // What was queued is dropped, and the response ends.
+        assert_eq!(live.recv().await, None);
+        let mut resumed = stream.attach(Some(0));
+        assert_eq!(drain(&mut resumed).len(), 9);
     }
 }

@@ -1,0 +1,107 @@
+//! What the server hands a transport for its client: encoded JSON-RPC, tagged with what the
+//! transport needs to know about it, so that no transport reads ids back out of the JSON.
+
+use super::jsonrpc::{ErrorObject, RequestId, encode_error};
+
+/// One thing for the client, in the order it was produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outgoing {
+    /// The answer (result or error) to the client's request `id`; `None` for the error
+    /// answering a message whose id could not be read.
+    Reply {
+        /// The request this answers.
+        id: Option<RequestId>,
+        /// The encoded response.
+        bytes: Vec<u8>,
+    },
+    /// The answers to a 2025-03-26 batch, as one JSON array: every request of the batch that
+    /// had an id is answered in it.
+    Batch(Vec<u8>),
+    /// Anything else: a notification or a request to the client.
+    Message(Vec<u8>),
+    /// The handler asked to end the HTTP response carrying its stream without ending the stream
+    /// (SEP-1699 polling); nothing is written. Transports without such streams ignore it.
+    CloseStream,
+}
+
+impl Outgoing {
+    /// The answer to request `id`.
+    pub(crate) fn reply(id: RequestId, bytes: Vec<u8>) -> Self {
+        Self::Reply {
+            id: Some(id),
+            bytes,
+        }
+    }
+
+    /// An error answer, without id when the request's could not be read.
+    pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
+        Self::Reply {
+            id: id.cloned(),
+            bytes: encode_error(id, error),
+        }
+    }
+
+    /// The encoded JSON to write, if anything is to be written.
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Self::Reply { bytes, .. } | Self::Batch(bytes) | Self::Message(bytes) => Some(bytes),
+            Self::CloseStream => None,
+        }
+    }
+
+    /// The encoded JSON, taken out; `None` for [`CloseStream`](Outgoing::CloseStream).
+    pub(crate) fn into_bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Self::Reply { bytes, .. } | Self::Batch(bytes) | Self::Message(bytes) => Some(bytes),
+            Self::CloseStream => None,
+        }
+    }
+}
+
+/// Joins encoded responses into one JSON array, the answer to a batch.
+pub(crate) fn encode_batch<B: AsRef<[u8]>>(replies: &[B]) -> Vec<u8> {
+    let length = replies.iter().map(|r| r.as_ref().len() + 1).sum::<usize>();
+    let mut out = Vec::with_capacity(length + 2);
+    out.push(b'[');
+    for (i, reply) in replies.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(reply.as_ref());
+    }
+    out.push(b']');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    #[test]
+    fn errors_answer_their_request_even_without_its_id() {
+        let id = RequestId::Number(7);
+        let error = ErrorObject::invalid_request("no");
+        assert!(matches!(
+            Outgoing::error(Some(&id), &error),
+            Outgoing::Reply {
+                id: Some(RequestId::Number(7)),
+                ..
+            }
+        ));
+        assert!(matches!(
+            Outgoing::error(None, &error),
+            Outgoing::Reply { id: None, .. }
+        ));
+        assert_eq!(Outgoing::CloseStream.bytes(), None);
+    }
+
+    #[test]
+    fn a_batch_is_one_array_of_its_replies() {
+        let joined = encode_batch(&[br#"{"a":1}"#.to_vec(), br#"{"b":2}"#.to_vec()]);
+        let value: Value = serde_json::from_slice(&joined).unwrap();
+        assert_eq!(value, json!([{"a": 1}, {"b": 2}]));
+        assert_eq!(encode_batch::<Vec<u8>>(&[]), b"[]");
+    }
+}

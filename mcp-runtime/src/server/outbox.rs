@@ -1,0 +1,302 @@
+//! The way from the server to one client stream: a queue of [`Outgoing`] messages whose bytes
+//! are counted, so that a client that stops reading cannot make it grow without bound.
+//!
+//! Each queue has a byte limit, and what happens past it is the transport's policy:
+//!
+//! - on stdio the reader stops reading while the queue is over its limit (backpressure: the
+//!   client's own requests wait), and notifications are dropped once it is twice over; replies
+//!   always queue, since the in-flight window bounds how many can be pending;
+//! - on an HTTP stream the queue overflows: what it holds is dropped, nothing more is queued,
+//!   and the receiver sees the end of the stream (a client that resumes gets what the event log
+//!   kept).
+//!
+//! The limit is checked before a message is queued, and one message is always accepted into an
+//! empty queue, however large: a reply larger than the limit is not lost.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use tokio::sync::mpsc;
+
+use crate::protocol::Outgoing;
+
+/// What a queue does with a message that would take it past its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overflow {
+    /// Queue replies anyway; drop notifications and requests once twice over (stdio, where
+    /// the reader applies backpressure).
+    Backpressure,
+    /// Drop everything queued and close the queue (an HTTP stream, which the client can resume).
+    Close,
+}
+
+/// What a queue carries: anything that knows its size in bytes.
+pub(crate) trait Weigh {
+    /// The bytes it holds.
+    fn weight(&self) -> usize;
+    /// Whether it answers a request (never dropped under [`Overflow::Backpressure`]).
+    fn is_reply(&self) -> bool {
+        false
+    }
+}
+
+impl Weigh for Outgoing {
+    fn weight(&self) -> usize {
+        self.bytes().map_or(0, <[u8]>::len)
+    }
+
+    fn is_reply(&self) -> bool {
+        matches!(self, Outgoing::Reply { .. } | Outgoing::Batch(_))
+    }
+}
+
+impl Weigh for bytes::Bytes {
+    fn weight(&self) -> usize {
+        self.len()
+    }
+}
+
+struct Shared {
+    /// Bytes queued and not yet taken by the receiver.
+    bytes: AtomicUsize,
+    limit: usize,
+    overflow: Overflow,
+    /// The queue overflowed (`Close`): nothing more goes in, the receiver ends.
+    overflowed: AtomicBool,
+    /// Messages dropped under `Backpressure`, for one warning per burst.
+    dropped: AtomicUsize,
+    /// Wakes a reader waiting for the queue to drain (`Backpressure`).
+    drained: tokio::sync::Notify,
+}
+
+/// The sending side, cloned for every request that may answer on the stream.
+pub(crate) struct Sink<T = Outgoing> {
+    tx: mpsc::UnboundedSender<T>,
+    shared: Arc<Shared>,
+}
+
+impl<T> Clone for Sink<T> {
+    fn clone(&self) -> Self {
+        Self {
+            tx: self.tx.clone(),
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+/// The receiving side: the transport's writer.
+pub(crate) struct Outbox<T = Outgoing> {
+    rx: mpsc::UnboundedReceiver<T>,
+    shared: Arc<Shared>,
+}
+
+/// Why a message was not queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotSent {
+    /// The receiver is gone (the client disconnected).
+    Closed,
+    /// The queue is over its limit (see [`Overflow`]).
+    Full,
+}
+
+/// A new queue of at most `limit` bytes (see the module docs for what "at most" means).
+pub(crate) fn channel<T: Weigh>(limit: usize, overflow: Overflow) -> (Sink<T>, Outbox<T>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let shared = Arc::new(Shared {
+        bytes: AtomicUsize::new(0),
+        limit,
+        overflow,
+        overflowed: AtomicBool::new(false),
+        dropped: AtomicUsize::new(0),
+        drained: tokio::sync::Notify::new(),
+    });
+    (
+        Sink {
+            tx,
+            shared: Arc::clone(&shared),
+        },
+        Outbox { rx, shared },
+    )
+}
+
+impl<T: Weigh> Sink<T> {
+    /// Queues `message` for the client, unless the queue is closed or over its limit.
+    pub(crate) fn send(&self, message: T) -> Result<(), NotSent> {
+        let shared = &*self.shared;
+        if shared.overflowed.load(Ordering::Acquire) {
+            return Err(NotSent::Full);
+        }
+        let size = message.weight();
+        let queued = shared.bytes.load(Ordering::Acquire);
+        if queued > 0 && queued.saturating_add(size) > shared.limit {
+            match shared.overflow {
+                Overflow::Close => {
+                    if !shared.overflowed.swap(true, Ordering::AcqRel) {
+                        tracing::warn!(
+                            limit = shared.limit,
+                            "a client stopped reading its stream; the stream was cut off"
+                        );
+                        // Wakes a receiver that is waiting, so it sees the end; the message
+                        // itself is dropped with the rest.
+                        shared.bytes.fetch_add(size, Ordering::AcqRel);
+                        if self.tx.send(message).is_err() {
+                            shared.bytes.fetch_sub(size, Ordering::AcqRel);
+                        }
+                    }
+                    return Err(NotSent::Full);
+                }
+                Overflow::Backpressure
+                    if !message.is_reply()
+                        && queued.saturating_add(size) > shared.limit.saturating_mul(2) =>
+                {
+                    if shared.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
+                        tracing::warn!(
+                            limit = shared.limit,
+                            "a client stopped reading; notifications to it are dropped"
+                        );
+                    }
+                    return Err(NotSent::Full);
+                }
+                Overflow::Backpressure => {}
+            }
+        }
+        shared.bytes.fetch_add(size, Ordering::AcqRel);
+        self.tx.send(message).map_err(|_| {
+            shared.bytes.fetch_sub(size, Ordering::AcqRel);
+            NotSent::Closed
+        })
+    }
+
+    /// Queues `message` whatever the limit (a replay of what a log already holds, which that
+    /// log bounds); it still counts toward the limit.
+    pub(crate) fn send_past_limit(&self, message: T) {
+        let size = message.weight();
+        self.shared.bytes.fetch_add(size, Ordering::AcqRel);
+        if self.tx.send(message).is_err() {
+            self.shared.bytes.fetch_sub(size, Ordering::AcqRel);
+        }
+    }
+
+    /// Completes when the receiver is gone.
+    pub(crate) async fn closed(&self) {
+        self.tx.closed().await;
+    }
+
+    /// Whether the receiver is gone or the queue overflowed: nothing sent now is delivered.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tx.is_closed() || self.shared.overflowed.load(Ordering::Acquire)
+    }
+
+    /// Waits while more than the limit is queued (the reader's backpressure on stdio).
+    pub(crate) async fn drained(&self) {
+        let shared = &*self.shared;
+        loop {
+            let notified = shared.drained.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if shared.bytes.load(Ordering::Acquire) <= shared.limit || self.tx.is_closed() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl<T: Weigh> Outbox<T> {
+    fn took(&self, message: &T) {
+        let shared = &*self.shared;
+        let size = message.weight();
+        let before = shared.bytes.fetch_sub(size, Ordering::AcqRel);
+        let after = before.saturating_sub(size);
+        if before > shared.limit && after <= shared.limit {
+            shared.dropped.store(0, Ordering::Relaxed);
+            shared.drained.notify_waiters();
+        }
+    }
+
+    /// The next message; `None` once every sink is gone or the queue overflowed.
+    pub(crate) async fn recv(&mut self) -> Option<T> {
+        if self.shared.overflowed.load(Ordering::Acquire) {
+            self.drop_queued();
+            return None;
+        }
+        let message = self.rx.recv().await?;
+        self.took(&message);
+        if self.shared.overflowed.load(Ordering::Acquire) {
+            self.drop_queued();
+            return None;
+        }
+        Some(message)
+    }
+
+    /// The next message if one is queued.
+    pub(crate) fn try_recv(&mut self) -> Option<T> {
+        if self.shared.overflowed.load(Ordering::Acquire) {
+            self.drop_queued();
+            return None;
+        }
+        let message = self.rx.try_recv().ok()?;
+        self.took(&message);
+        Some(message)
+    }
+
+    /// The next message, waiting on the current thread (the stdout thread).
+    pub(crate) fn blocking_recv(&mut self) -> Option<T> {
+        let message = self.rx.blocking_recv()?;
+        self.took(&message);
+        Some(message)
+    }
+
+    fn drop_queued(&mut self) {
+        self.rx.close();
+        while let Ok(message) = self.rx.try_recv() {
+            self.took(&message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(len: usize) -> Outgoing {
+        Outgoing::Message(vec![b' '; len])
+    }
+
+    #[tokio::test]
+    async fn an_http_stream_that_is_not_read_is_cut_off_past_its_limit() {
+        let (sink, mut outbox) = channel(100, Overflow::Close);
+        // One message larger than the limit is accepted into an empty queue.
+        assert_eq!(sink.send(note(150)), Ok(()));
+        assert_eq!(sink.send(note(10)), Err(NotSent::Full));
+        // Once cut off, nothing more goes in, and the receiver ends without what was queued.
+        assert_eq!(outbox.recv().await, None);
+        assert_eq!(sink.send(note(1)), Err(NotSent::Full));
+    }
+
+    #[tokio::test]
+    async fn stdio_keeps_replies_and_drops_notifications_when_far_over() {
+        let (sink, mut outbox) = channel(100, Overflow::Backpressure);
+        let reply = || Outgoing::reply(crate::protocol::RequestId::Number(1), vec![b' '; 80]);
+        assert_eq!(sink.send(reply()), Ok(()));
+        // Over the limit but not twice over: queued, and the reader must wait.
+        assert_eq!(sink.send(note(80)), Ok(()));
+        assert_eq!(sink.send(note(80)), Err(NotSent::Full));
+        assert_eq!(sink.send(reply()), Ok(()));
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(20), sink.drained());
+        assert!(
+            waiting.await.is_err(),
+            "the reader waits while the queue is over"
+        );
+        while outbox.try_recv().is_some() {}
+        sink.drained().await;
+        assert_eq!(sink.send(note(80)), Ok(()));
+    }
+
+    #[tokio::test]
+    async fn a_closed_receiver_is_reported() {
+        let (sink, outbox) = channel(100, Overflow::Close);
+        drop(outbox);
+        assert_eq!(sink.send(note(1)), Err(NotSent::Closed));
+    }
+}
