@@ -76,10 +76,6 @@ not_scored = ("tasks-", "sep-2640-")
 # Known gaps of the 2026-07-28 run, each a defect still open in issue 16: printed, not failed on.
 # A listed check that passes fails the run, so the list only shrinks.
 known_gaps = {
-    "sep-2322-elicitation-incomplete": "input-request keys are not chosen by the handler yet (`user_name`)",
-    "sep-2322-multi-round-r2": "same cause as the input-request keys, not yet confirmed",
-    "sep-2322-ignore-unexpected-params": "same cause as the input-request keys, not yet confirmed",
-    "sep-2322-non-tool-complete": "the prompt fixture's form needs the suite's key `user_context`",
     "sep-2575-server-sends-tools-list-changed-on-subscription": "the hook tools test_trigger_tool_change/_prompt_change are not in everything yet",
     "sep-2575-server-sends-prompts-list-changed-on-subscription": "the hook tools test_trigger_tool_change/_prompt_change are not in everything yet",
 }

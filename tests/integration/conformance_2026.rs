@@ -5,7 +5,7 @@
 use hyper::{Request, StatusCode};
 use mcp_runtime::Server;
 use mcp_runtime::testing::Client;
-use mcp_tests::spawn_example;
+use mcp_tests::{ChildServer, spawn_example};
 use serde_json::{Value, json};
 
 use crate::fixtures::add;
@@ -147,5 +147,180 @@ async fn missing_or_wrong_input_responses_are_asked_again() {
     assert_eq!(
         reply["result"]["content"][0]["text"], "Hello, Alice!",
         "{reply}"
+    );
+}
+
+/// The `everything` example over stdio, for a stateless client that can answer every question.
+async fn everything_stateless() -> ChildServer {
+    let builder = Client::builder()
+        .stateless()
+        .capabilities(json!({"sampling": {}, "elicitation": {}, "roots": {}}));
+    spawn_example("everything", builder).await.unwrap()
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+/// The keys of an `input_required` reply's `inputRequests`, sorted (none for any other reply).
+fn input_keys(reply: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = reply["result"]["inputRequests"]
+        .as_object()
+        .map(|requests| requests.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    keys.sort_unstable();
+    keys
+}
+
+/// The input-required fixtures ask under the keys the suite answers by name (the handlers chose
+/// them with `ctx.input`), and an answer under that key is used even on a first call without
+/// `requestState`, unknown keys beside it ignored.
+#[tokio::test]
+async fn input_requests_carry_the_keys_the_handlers_chose() {
+    let server = everything_stateless().await;
+    let client = &server.client;
+    let call = |tool: &str| json!({"name": tool, "arguments": {}});
+    for (tool, keys, method) in [
+        (
+            "test_input_required_result_elicitation",
+            vec!["user_name"],
+            "elicitation/create",
+        ),
+        (
+            "test_input_required_result_sampling",
+            vec!["capital_question"],
+            "sampling/createMessage",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            vec!["client_roots"],
+            "roots/list",
+        ),
+        (
+            "test_input_required_result_request_state",
+            vec!["confirm"],
+            "elicitation/create",
+        ),
+        (
+            "test_input_required_result_multiple_inputs",
+            vec!["client_roots", "greeting", "user_name"],
+            "",
+        ),
+    ] {
+        let reply = client.request_raw("tools/call", call(tool)).await.unwrap();
+        assert_eq!(
+            reply["result"]["resultType"], "input_required",
+            "{tool}: {reply}"
+        );
+        assert_eq!(input_keys(&reply), keys, "{tool}: {reply}");
+        if !method.is_empty() {
+            assert_eq!(reply["result"]["inputRequests"][keys[0]]["method"], method);
+        }
+    }
+    let first = client
+        .request_raw(
+            "tools/call",
+            call("test_input_required_result_multiple_inputs"),
+        )
+        .await
+        .unwrap();
+    let requests = &first["result"]["inputRequests"];
+    assert_eq!(requests["user_name"]["method"], "elicitation/create");
+    assert_eq!(requests["greeting"]["method"], "sampling/createMessage");
+    assert_eq!(requests["client_roots"]["method"], "roots/list");
+
+    let mut answered = call("test_input_required_result_elicitation");
+    answered["inputResponses"] = json!({
+        "user_name": accept(json!({"name": "Alice"})),
+        "unknown_extra_key": accept(json!({"foo": "bar"})),
+    });
+    let reply = client.request_raw("tools/call", answered).await.unwrap();
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "Hello, Alice!");
+}
+
+/// An answer under the right key that is no answer to the question (a number for a form) is
+/// asked for again, not handed to the handler.
+#[tokio::test]
+async fn a_malformed_answer_is_asked_for_again() {
+    let server = everything_stateless().await;
+    let mut call = json!({"name": "test_input_required_result_elicitation", "arguments": {},
+                          "inputResponses": {"user_name": 12345}});
+    let reply = server
+        .client
+        .request_raw("tools/call", call.clone())
+        .await
+        .unwrap();
+    assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
+    assert_eq!(input_keys(&reply), ["user_name"]);
+    // The malformed answer is not sealed into the state: the retry needs a real one.
+    call["requestState"] = reply["result"]["requestState"].clone();
+    call["inputResponses"] = json!({});
+    let again = server.client.request_raw("tools/call", call).await.unwrap();
+    assert_eq!(input_keys(&again), ["user_name"], "{again}");
+}
+
+/// The multi-round fixture asks `step1` (a name), then `step2` (a color) under a new
+/// `requestState`, then completes with both answers.
+#[tokio::test]
+async fn multi_round_asks_step1_then_step2() {
+    let server = everything_stateless().await;
+    let client = &server.client;
+    let call = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
+    let round1 = client
+        .request_raw("tools/call", call.clone())
+        .await
+        .unwrap();
+    assert_eq!(input_keys(&round1), ["step1"], "{round1}");
+    let mut retry = call.clone();
+    retry["inputResponses"] = json!({"step1": accept(json!({"name": "Alice"}))});
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let round2 = client.request_raw("tools/call", retry).await.unwrap();
+    assert_eq!(input_keys(&round2), ["step2"], "{round2}");
+    assert_eq!(
+        round2["result"]["inputRequests"]["step2"]["params"]["requestedSchema"]["required"],
+        json!(["color"])
+    );
+    assert_ne!(
+        round2["result"]["requestState"],
+        round1["result"]["requestState"]
+    );
+    let mut retry = call;
+    retry["inputResponses"] = json!({"step2": accept(json!({"color": "blue"}))});
+    retry["requestState"] = round2["result"]["requestState"].clone();
+    let round3 = client.request_raw("tools/call", retry).await.unwrap();
+    assert_eq!(round3["result"]["resultType"], "complete", "{round3}");
+    assert_eq!(
+        round3["result"]["content"][0]["text"],
+        "Both steps done, Alice likes blue"
+    );
+}
+
+/// `prompts/get` of the input-required prompt asks `user_context` for a `context` field, and
+/// returns the prompt built from the answer.
+#[tokio::test]
+async fn the_input_required_prompt_asks_user_context() {
+    let server = everything_stateless().await;
+    let client = &server.client;
+    let get = json!({"name": "test_input_required_result_prompt"});
+    let first = client
+        .request_raw("prompts/get", get.clone())
+        .await
+        .unwrap();
+    assert_eq!(input_keys(&first), ["user_context"], "{first}");
+    let question = &first["result"]["inputRequests"]["user_context"];
+    assert_eq!(question["method"], "elicitation/create");
+    assert_eq!(
+        question["params"]["requestedSchema"]["required"],
+        json!(["context"])
+    );
+    let mut retry = get;
+    retry["inputResponses"] = json!({"user_context": accept(json!({"context": "test context"}))});
+    retry["requestState"] = first["result"]["requestState"].clone();
+    let reply = client.request_raw("prompts/get", retry).await.unwrap();
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert_eq!(
+        reply["result"]["messages"][0]["content"]["text"],
+        "A prompt for test context."
     );
 }
