@@ -312,6 +312,44 @@ async fn test_trigger_resource_update(ctx: Context) -> &'static str {
     "Announced an update of test://watched-resource and a resource list change"
 }
 
+/// A tool that comes and goes: `test_trigger_tool_change` hides it and shows it again.
+#[tool]
+async fn test_dynamic_tool() -> &'static str {
+    "I come and go"
+}
+
+/// A prompt that comes and goes: `test_trigger_prompt_change` hides it and shows it again.
+#[prompt(title = "Dynamic Prompt")]
+fn test_dynamic_prompt() -> &'static str {
+    "I come and go"
+}
+
+/// Test hook of the conformance suite, not for models: hides `test_dynamic_tool`, or shows it
+/// again when it is hidden, so the tool list changes and `notifications/tools/list_changed`
+/// reaches sessions and `subscriptions/listen` streams.
+#[tool]
+async fn test_trigger_tool_change(ctx: Context) -> &'static str {
+    if ctx.server().disable_tool("test_dynamic_tool") {
+        "Hid test_dynamic_tool"
+    } else {
+        ctx.server().enable_tool("test_dynamic_tool");
+        "Showed test_dynamic_tool again"
+    }
+}
+
+/// Test hook of the conformance suite, not for models: hides `test_dynamic_prompt`, or shows it
+/// again when it is hidden, so the prompt list changes and `notifications/prompts/list_changed`
+/// reaches sessions and `subscriptions/listen` streams.
+#[tool]
+async fn test_trigger_prompt_change(ctx: Context) -> &'static str {
+    if ctx.server().disable_prompt("test_dynamic_prompt") {
+        "Hid test_dynamic_prompt"
+    } else {
+        ctx.server().enable_prompt("test_dynamic_prompt");
+        "Showed test_dynamic_prompt again"
+    }
+}
+
 /// Logs once at `info`; a 2026-07-28 client that sets no log level must see no message.
 #[tool]
 async fn test_logging_tool(ctx: Context) -> &'static str {

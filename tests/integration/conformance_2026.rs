@@ -2,17 +2,22 @@
 //! stateless era, pinned against the `everything` example over real stdio, and over HTTP where
 //! that transport answers differently.
 
+use std::process::Stdio;
+use std::time::Duration;
+
 use hyper::{Request, StatusCode};
 use mcp_runtime::Server;
 use mcp_runtime::testing::Client;
-use mcp_tests::{ChildServer, spawn_example};
+use mcp_tests::{ChildServer, example_binary, spawn_example};
 use serde_json::{Value, json};
+use tokio::process::Command;
 
 use crate::fixtures::add;
-use crate::http::{body_json, send, start};
+use crate::http::{WAIT, body_json, events, send, start};
 
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const SUBSCRIPTION_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
 fn envelope() -> Value {
     json!({VERSION_KEY: "2026-07-28", CAPS_KEY: {"elicitation": {}}})
@@ -322,5 +327,155 @@ async fn the_input_required_prompt_asks_user_context() {
     assert_eq!(
         reply["result"]["messages"][0]["content"]["text"],
         "A prompt for test context."
+    );
+}
+
+/// A stateless request to the `everything` example over HTTP, with the headers a 2026-07-28
+/// client sends.
+fn stateless_post(addr: &str, id: u32, method: &str, mut params: Value) -> Request<String> {
+    params["_meta"] = json!({VERSION_KEY: "2026-07-28", CAPS_KEY: {}});
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        builder = builder.header("mcp-name", name);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    builder.body(body.to_string()).unwrap()
+}
+
+/// The names `method` lists under `key`, over stateless HTTP.
+async fn listed(addr: &str, method: &str, key: &str) -> Vec<String> {
+    let reply = body_json(send(addr, stateless_post(addr, 90, method, json!({}))).await).await;
+    reply["result"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The hook tools `test_trigger_tool_change` and `test_trigger_prompt_change` change the tool
+/// and prompt lists, and each change reaches the `subscriptions/listen` streams over HTTP that
+/// asked for it, tagged with the listen's id, and no other.
+#[tokio::test]
+async fn hook_tools_change_the_lists_and_listen_streams_hear_it() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _child = Command::new(example_binary("everything"))
+        .args(["--port", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the example");
+    let addr = format!("127.0.0.1:{port}");
+    let started = tokio::time::Instant::now();
+    while tokio::net::TcpStream::connect(&addr).await.is_err() {
+        assert!(
+            started.elapsed() < WAIT,
+            "the example never listened on {addr}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Each listen's frames, as they arrive, until its own list change.
+    let mut streams = Vec::new();
+    for (id, filter, change) in [
+        (1, "toolsListChanged", "notifications/tools/list_changed"),
+        (
+            2,
+            "promptsListChanged",
+            "notifications/prompts/list_changed",
+        ),
+    ] {
+        let params = json!({"notifications": {filter: true}});
+        let response = send(
+            &addr,
+            stateless_post(&addr, id, "subscriptions/listen", params),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let (frames, mut arrived) = tokio::sync::mpsc::unbounded_channel::<Value>();
+        let reader = tokio::spawn(events(response, move |frame| {
+            let _ = frames.send(frame.clone());
+            frame["method"] == change
+        }));
+        let ack = tokio::time::timeout(WAIT, arrived.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        streams.push((id, change, reader));
+    }
+
+    assert!(
+        listed(&addr, "tools/list", "tools")
+            .await
+            .contains(&"test_dynamic_tool".to_owned())
+    );
+    assert!(
+        listed(&addr, "prompts/list", "prompts")
+            .await
+            .contains(&"test_dynamic_prompt".to_owned())
+    );
+    for (id, hook) in [
+        (3, "test_trigger_tool_change"),
+        (4, "test_trigger_prompt_change"),
+    ] {
+        let call = json!({"name": hook, "arguments": {}});
+        let reply =
+            body_json(send(&addr, stateless_post(&addr, id, "tools/call", call)).await).await;
+        assert_eq!(reply["result"]["isError"], Value::Null, "{hook}: {reply}");
+    }
+    assert!(
+        !listed(&addr, "tools/list", "tools")
+            .await
+            .contains(&"test_dynamic_tool".to_owned())
+    );
+    assert!(
+        !listed(&addr, "prompts/list", "prompts")
+            .await
+            .contains(&"test_dynamic_prompt".to_owned())
+    );
+
+    // The tool hook ran first: a prompts-only listen that leaked it would show it before its own.
+    for (id, change, reader) in streams {
+        let frames: Vec<Value> = tokio::time::timeout(WAIT, reader)
+            .await
+            .unwrap()
+            .unwrap()
+            .into_iter()
+            .map(|(_, frame)| frame)
+            .collect();
+        let methods: Vec<&str> = frames
+            .iter()
+            .map(|f| f["method"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            methods,
+            ["notifications/subscriptions/acknowledged", change],
+            "{frames:?}"
+        );
+        assert_eq!(frames[1]["params"]["_meta"][SUBSCRIPTION_KEY], id);
+    }
+
+    // A second call changes the lists back.
+    let call = json!({"name": "test_trigger_tool_change", "arguments": {}});
+    send(&addr, stateless_post(&addr, 5, "tools/call", call)).await;
+    assert!(
+        listed(&addr, "tools/list", "tools")
+            .await
+            .contains(&"test_dynamic_tool".to_owned())
     );
 }
