@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::tool::ToolDef;
 
 /// A 1×1 PNG.
 const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -311,6 +312,44 @@ async fn test_trigger_resource_update(ctx: Context) -> &'static str {
     "Announced an update of test://watched-resource and a resource list change"
 }
 
+/// A tool that comes and goes: `test_trigger_tool_change` hides it and shows it again.
+#[tool]
+async fn test_dynamic_tool() -> &'static str {
+    "I come and go"
+}
+
+/// A prompt that comes and goes: `test_trigger_prompt_change` hides it and shows it again.
+#[prompt(title = "Dynamic Prompt")]
+fn test_dynamic_prompt() -> &'static str {
+    "I come and go"
+}
+
+/// Test hook of the conformance suite, not for models: hides `test_dynamic_tool`, or shows it
+/// again when it is hidden, so the tool list changes and `notifications/tools/list_changed`
+/// reaches sessions and `subscriptions/listen` streams.
+#[tool]
+async fn test_trigger_tool_change(ctx: Context) -> &'static str {
+    if ctx.server().disable_tool("test_dynamic_tool") {
+        "Hid test_dynamic_tool"
+    } else {
+        ctx.server().enable_tool("test_dynamic_tool");
+        "Showed test_dynamic_tool again"
+    }
+}
+
+/// Test hook of the conformance suite, not for models: hides `test_dynamic_prompt`, or shows it
+/// again when it is hidden, so the prompt list changes and `notifications/prompts/list_changed`
+/// reaches sessions and `subscriptions/listen` streams.
+#[tool]
+async fn test_trigger_prompt_change(ctx: Context) -> &'static str {
+    if ctx.server().disable_prompt("test_dynamic_prompt") {
+        "Hid test_dynamic_prompt"
+    } else {
+        ctx.server().enable_prompt("test_dynamic_prompt");
+        "Showed test_dynamic_prompt again"
+    }
+}
+
 /// Logs once at `info`; a 2026-07-28 client that sets no log level must see no message.
 #[tool]
 async fn test_logging_tool(ctx: Context) -> &'static str {
@@ -331,7 +370,7 @@ async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
 #[tool]
 async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
     ctx.progress(0.0, 1.0, "asking the user").await;
-    let name = ask_name(&ctx).await?;
+    let name = ask_name(&ctx, "user_name").await?;
     Ok(format!("Hello, {name}!"))
 }
 
@@ -345,59 +384,83 @@ struct NameForm {
 /// A yes/no question.
 #[derive(Debug, Serialize, Deserialize, Elicit)]
 struct ConfirmForm {
-    /// Whether to go on
-    confirm: bool,
+    /// Whether it is all right
+    ok: bool,
 }
 
-/// What the user typed as their name; a declined or cancelled form counts as "there".
-async fn ask_name(ctx: &Context) -> Result<String, ToolError> {
-    Ok(match ctx.elicit::<NameForm>("What is your name?").await? {
+/// The second question of the multi-round fixture.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct ColorForm {
+    /// Your favorite color
+    color: String,
+}
+
+/// What the input-required prompt asks.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct ContextForm {
+    /// The context the prompt should use
+    context: String,
+}
+
+/// What the user typed as their name, asked under `key` (the suite answers `user_name`); a
+/// declined or cancelled form counts as "there".
+async fn ask_name(ctx: &Context, key: &str) -> Result<String, ToolError> {
+    let form = ctx
+        .input(key)
+        .elicit::<NameForm>("What is your name?")
+        .await?;
+    Ok(match form {
         Elicitation::Accept(form) => form.name,
         Elicitation::Decline | Elicitation::Cancel => "there".to_owned(),
     })
 }
 
-/// Asks the user's name (an `elicitation/create` input request), then greets them.
+/// Asks the user's name (an `elicitation/create` input request, `user_name`), then greets them.
 #[tool]
 async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
-    let name = ask_name(&ctx).await?;
+    let name = ask_name(&ctx, "user_name").await?;
     Ok(format!("Hello, {name}!"))
 }
 
-/// Asks the client's model (a `sampling/createMessage` input request).
+/// Asks the client's model (a `sampling/createMessage` input request, `capital_question`).
 #[tool]
 async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ToolError> {
-    let answer = ctx
-        .sample(mcp_runtime::context::SamplingRequest::new(100).user("What is 2 + 2?"))
-        .await?;
+    let question =
+        mcp_runtime::context::SamplingRequest::new(100).user("What is the capital of France?");
+    let answer = ctx.input("capital_question").sample(question).await?;
     Ok(format!("Sampling result: {}", answer.text()))
 }
 
-/// Asks the client's roots (a `roots/list` input request).
+/// Asks the client's roots (a `roots/list` input request, `client_roots`).
 #[tool]
 async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, ToolError> {
-    let roots = ctx.roots().await?;
+    let roots = ctx.input("client_roots").roots().await?;
     let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
     Ok(format!("Roots: {}", uris.join(", ")))
 }
 
-/// Asks for a confirmation; the signed `requestState` carries the answer across the retry.
+/// Asks for a confirmation (`confirm`); the signed `requestState` carries the answer across the
+/// retry.
 #[tool]
 async fn test_input_required_result_request_state(ctx: Context) -> Result<String, ToolError> {
     let confirmed = matches!(
-        ctx.elicit::<ConfirmForm>("Confirm?").await?,
-        Elicitation::Accept(ConfirmForm { confirm: true })
+        ctx.input("confirm")
+            .elicit::<ConfirmForm>("Please confirm")
+            .await?,
+        Elicitation::Accept(ConfirmForm { ok: true })
     );
     Ok(format!("state-ok: confirmed={confirmed}"))
 }
 
-/// Asks the user and the client's model and roots, all in one round.
+/// Asks the user, the client's model and its roots, all in one round (`user_name`, `greeting`,
+/// `client_roots`).
 #[tool]
 async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, ToolError> {
+    let greeting = mcp_runtime::context::SamplingRequest::new(50).user("Generate a greeting");
     let (name, answer, roots) = tokio::join!(
-        ask_name(&ctx),
-        ctx.sample(mcp_runtime::context::SamplingRequest::new(50).user("Say a greeting")),
-        ctx.roots()
+        ask_name(&ctx, "user_name"),
+        ctx.input("greeting").sample(greeting),
+        ctx.input("client_roots").roots()
     );
     let (name, answer, roots) = (name?, answer?, roots?);
     Ok(format!(
@@ -407,18 +470,34 @@ async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<Stri
     ))
 }
 
-/// Two rounds: a confirmation, then the user's name.
+/// Two rounds: the user's name (`step1`), then their favorite color (`step2`).
 #[tool]
 async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, ToolError> {
-    ctx.elicit::<ConfirmForm>("Step 1: go on?").await?;
-    let name = ask_name(&ctx).await?;
-    Ok(format!("Both steps done, {name}"))
+    let name = match ctx
+        .input("step1")
+        .elicit::<NameForm>("Step 1: What is your name?")
+        .await?
+    {
+        Elicitation::Accept(form) => form.name,
+        Elicitation::Decline | Elicitation::Cancel => "there".to_owned(),
+    };
+    let color = match ctx
+        .input("step2")
+        .elicit::<ColorForm>("Step 2: What is your favorite color?")
+        .await?
+    {
+        Elicitation::Accept(form) => form.color,
+        Elicitation::Decline | Elicitation::Cancel => "none".to_owned(),
+    };
+    Ok(format!("Both steps done, {name} likes {color}"))
 }
 
-/// Asks for a confirmation; a retry whose `requestState` was altered is refused.
+/// Asks for a confirmation (`confirm`); a retry whose `requestState` was altered is refused.
 #[tool]
 async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, ToolError> {
-    ctx.elicit::<ConfirmForm>("Confirm?").await?;
+    ctx.input("confirm")
+        .elicit::<ConfirmForm>("Please confirm")
+        .await?;
     Ok("state-ok".to_owned())
 }
 
@@ -427,7 +506,7 @@ async fn test_input_required_result_tampered_state(ctx: Context) -> Result<Strin
 #[tool]
 async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, ToolError> {
     if ctx.client().capabilities.elicitation_form() {
-        let name = ask_name(&ctx).await?;
+        let name = ask_name(&ctx, "user_name").await?;
         return Ok(format!("Hello, {name}!"));
     }
     let answer = ctx
@@ -447,7 +526,7 @@ async fn test_header_echo(
 }
 
 /// A tool whose input schema is raw JSON Schema 2020-12, sent exactly as written.
-fn json_schema_2020_12_tool() -> mcp_runtime::tool::ToolDef {
+fn json_schema_2020_12_tool() -> ToolDef {
     use mcp_runtime::tool::{ToolBuilder, ToolCall};
     let mut builder = ToolBuilder::new("json_schema_2020_12_tool", |mut call: ToolCall| {
         Box::pin(async move {
@@ -602,11 +681,16 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
-/// Asks the user for context (an input request on `prompts/get`), then returns the prompt.
+/// Asks the user for context (an input request on `prompts/get`, `user_context`), then returns
+/// the prompt.
 #[prompt(title = "Input Required Prompt")]
 async fn test_input_required_result_prompt(ctx: Context) -> Result<String, String> {
-    let context = match ctx.elicit::<NameForm>("Who is asking?").await {
-        Ok(Elicitation::Accept(form)) => form.name,
+    let form = ctx
+        .input("user_context")
+        .elicit::<ContextForm>("What context should the prompt use?")
+        .await;
+    let context = match form {
+        Ok(Elicitation::Accept(form)) => form.context,
         Ok(Elicitation::Decline | Elicitation::Cancel) => "nobody".to_owned(),
         Err(e) => return Err(e.to_string()),
     };

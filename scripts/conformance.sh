@@ -6,8 +6,8 @@
 # - 0.2.0-alpha.12 `--requirements 2025-11-25` and `--requirements 2026-07-28`.
 # It fails on any FAILURE or WARNING in a scored scenario and in the pending ones the 2026 server
 # must already pass (json-schema-2020-12, http-custom-header-server-validation), except the
-# checks listed in `known_gaps` below (defects still open in issue 16; a listed check that passes
-# fails the run, so the list only shrinks); the extension scenarios (tasks-*, sep-2640-* skills)
+# checks listed in `known_gaps` below (defects still open; empty since issue 16 closed its last
+# gaps; a listed check that passes fails the run, so the list only shrinks); the extension scenarios (tasks-*, sep-2640-* skills)
 # are not scored: their counts are printed, nothing more.
 #
 # Node 22 and both suite versions are installed from the npm registry into a local cache
@@ -73,16 +73,9 @@ import glob, json, os, sys
 out = sys.argv[1]
 # Extensions: run and printed, never scored.
 not_scored = ("tasks-", "sep-2640-")
-# Known gaps of the 2026-07-28 run, each a defect still open in issue 16: printed, not failed on.
-# A listed check that passes fails the run, so the list only shrinks.
-known_gaps = {
-    "sep-2322-elicitation-incomplete": "input-request keys are not chosen by the handler yet (`user_name`)",
-    "sep-2322-multi-round-r2": "same cause as the input-request keys, not yet confirmed",
-    "sep-2322-ignore-unexpected-params": "same cause as the input-request keys, not yet confirmed",
-    "sep-2322-non-tool-complete": "the prompt fixture's form needs the suite's key `user_context`",
-    "sep-2575-server-sends-tools-list-changed-on-subscription": "the hook tools test_trigger_tool_change/_prompt_change are not in everything yet",
-    "sep-2575-server-sends-prompts-list-changed-on-subscription": "the hook tools test_trigger_tool_change/_prompt_change are not in everything yet",
-}
+# Known gaps of the 2026-07-28 run, each a defect still open: printed, not failed on. A listed
+# check that passes fails the run, so the list only shrinks. Empty: issue 16 closed the last six.
+known_gaps = {}
 seen_gaps = set()
 failed = False
 for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026-07-28", None)):

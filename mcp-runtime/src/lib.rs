@@ -467,8 +467,8 @@
 //!   is -32602.
 //! - **Questions to the client in the stateless era**, where servers send no requests: the
 //!   handler is stopped at its first unanswered question and the request answers
-//!   `resultType: "input_required"` with the questions (`elicit-1`, `sample-2`, ...) and a signed
-//!   `requestState`. The client retries with the answers, and the handler runs again from the
+//!   `resultType: "input_required"` with the questions (`elicit-1`, `sample-2`, ..., or keys the
+//!   handler chose with [`Context::input`]) and a signed `requestState`. The client retries with the answers, and the handler runs again from the
 //!   start, this time receiving them: work done before a question runs once per round. The
 //!   handler's code is the same in both eras.
 //! - **`subscriptions/listen`** replaces per-session notifications in the stateless era: it

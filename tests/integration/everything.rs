@@ -23,8 +23,12 @@ fn scripted() -> mcp_runtime::testing::ClientBuilder {
                     json!({"name": "Jane Smith", "age": 25, "score": 88, "status": "inactive", "verified": false})
                 } else if properties.get("name").is_some() {
                     json!({"name": "Alice"})
-                } else if properties.get("confirm").is_some() {
-                    json!({"confirm": true})
+                } else if properties.get("ok").is_some() {
+                    json!({"ok": true})
+                } else if properties.get("color").is_some() {
+                    json!({"color": "blue"})
+                } else if properties.get("context").is_some() {
+                    json!({"context": "test context"})
                 } else {
                     json!({"untitledSingle": "option1", "titledSingle": "value1", "legacyEnum": "opt1",
                            "untitledMulti": ["option1", "option2"], "titledMulti": ["value1", "value2"]})
@@ -411,7 +415,7 @@ async fn stateless_fixtures_of_the_2026_suite() {
         ),
         (
             "test_input_required_result_multi_round",
-            "Both steps done, Alice",
+            "Both steps done, Alice likes blue",
         ),
         ("test_input_required_result_tampered_state", "state-ok"),
         ("test_input_required_result_capabilities", "Hello, Alice!"),
@@ -449,7 +453,7 @@ async fn stateless_fixtures_of_the_2026_suite() {
         .unwrap();
     assert_eq!(
         prompt["messages"][0]["content"]["text"],
-        "A prompt for Alice."
+        "A prompt for test context."
     );
 
     let tools = client.list_tools().await.unwrap();

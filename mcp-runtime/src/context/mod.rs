@@ -27,7 +27,8 @@
 //! stopped at its first unanswered question and the request answers
 //! `resultType: "input_required"` with the questions and a signed `requestState`; the client's
 //! retry carries the answers, and the handler runs again from the start, this time receiving
-//! them. Work a handler does before it asks therefore runs once per round: keep it idempotent, or
+//! them. Each question has a key there, numbered by the runtime unless the handler names it with
+//! [`Context::input`]. Work a handler does before it asks therefore runs once per round: keep it idempotent, or
 //! ask first.
 
 pub mod elicit;
@@ -65,6 +66,18 @@ pub(crate) trait Peer: Send + Sync {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>>;
+    /// [`request`](Self::request) under the key the handler chose for it (see
+    /// [`Context::input`]): in the stateless era the key of its entry in `inputRequests` and of
+    /// the answer in the retry's `inputResponses`. The handshake era has no use for it.
+    fn request_keyed(
+        &self,
+        key: &str,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>> {
+        let _ = key;
+        self.request(method, params)
+    }
     /// The handler needs a client capability the client did not declare. In the handshake era
     /// the handler hears [`ClientRequestError::Unsupported`]; in the stateless era the request
     /// ends with -32021 naming the capability, and the future never completes.
@@ -274,6 +287,14 @@ impl Context {
         &self,
         request: SamplingRequest,
     ) -> Result<SamplingResult, ClientRequestError> {
+        self.sample_keyed(None, request).await
+    }
+
+    async fn sample_keyed(
+        &self,
+        key: Option<&str>,
+        request: SamplingRequest,
+    ) -> Result<SamplingResult, ClientRequestError> {
         let caps = &self.inner.client.capabilities;
         if !caps.sampling() {
             return Err(self.missing("sampling", json!({"sampling": {}})).await);
@@ -288,11 +309,7 @@ impl Context {
             }
         }
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
-        let result = self
-            .inner
-            .peer
-            .request("sampling/createMessage", params)
-            .await?;
+        let result = self.ask(key, "sampling/createMessage", params).await?;
         serde_json::from_value(result)
             .map_err(|e| ClientRequestError::InvalidResponse(e.to_string()))
     }
@@ -303,6 +320,14 @@ impl Context {
     pub async fn elicit<T: Elicit>(
         &self,
         message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ClientRequestError> {
+        self.elicit_keyed(None, message.into()).await
+    }
+
+    async fn elicit_keyed<T: Elicit>(
+        &self,
+        key: Option<&str>,
+        message: String,
     ) -> Result<Elicitation<T>, ClientRequestError> {
         if self.inner.version < ProtocolVersion::V2025_06_18 {
             return Err(ClientRequestError::Unsupported("elicitation"));
@@ -315,12 +340,8 @@ impl Context {
         if self.inner.version < ProtocolVersion::V2025_11_25 {
             downgrade_elicitation_schema(&mut schema);
         }
-        let params = json!({"message": message.into(), "requestedSchema": schema});
-        let result = self
-            .inner
-            .peer
-            .request("elicitation/create", params)
-            .await?;
+        let params = json!({"message": message, "requestedSchema": schema});
+        let result = self.ask(key, "elicitation/create", params).await?;
         match result.get("action").and_then(Value::as_str) {
             Some("accept") => {
                 let content = result.get("content").cloned().unwrap_or_else(|| json!({}));
@@ -346,6 +367,16 @@ impl Context {
         message: impl Into<String>,
         url: impl Into<String>,
     ) -> Result<UrlElicitation, ClientRequestError> {
+        self.elicit_url_keyed(None, message.into(), url.into())
+            .await
+    }
+
+    async fn elicit_url_keyed(
+        &self,
+        key: Option<&str>,
+        message: String,
+        url: String,
+    ) -> Result<UrlElicitation, ClientRequestError> {
         if self.inner.version < ProtocolVersion::V2025_11_25 {
             return Err(ClientRequestError::Unsupported("URL elicitation"));
         }
@@ -353,7 +384,7 @@ impl Context {
             let needed = json!({"elicitation": {"url": {}}});
             return Err(self.missing("URL elicitation", needed).await);
         }
-        let mut params = json!({"mode": "url", "message": message.into(), "url": url.into()});
+        let mut params = json!({"mode": "url", "message": message, "url": url});
         if self.inner.version.has_handshake() {
             // 2026-07-28 dropped `elicitationId`: the client's retry signals completion.
             let id = format!(
@@ -363,11 +394,7 @@ impl Context {
             );
             params["elicitationId"] = Value::from(id);
         }
-        let result = self
-            .inner
-            .peer
-            .request("elicitation/create", params)
-            .await?;
+        let result = self.ask(key, "elicitation/create", params).await?;
         match result.get("action").and_then(Value::as_str) {
             Some("accept") => Ok(UrlElicitation::Accept),
             Some("decline") => Ok(UrlElicitation::Decline),
@@ -381,13 +408,17 @@ impl Context {
     /// The client's roots (`roots/list`); needs the client's `roots` capability. The answer is
     /// kept until the client sends `notifications/roots/list_changed`.
     pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
+        self.roots_keyed(None).await
+    }
+
+    async fn roots_keyed(&self, key: Option<&str>) -> Result<Vec<Root>, ClientRequestError> {
         if !self.inner.client.capabilities.roots() {
             return Err(self.missing("roots", json!({"roots": {}})).await);
         }
         if let Some(roots) = self.inner.peer.cached_roots() {
             return Ok(roots);
         }
-        let result = self.inner.peer.request("roots/list", json!({})).await?;
+        let result = self.ask(key, "roots/list", json!({})).await?;
         let roots: Vec<Root> = match result.get("roots") {
             Some(roots) => serde_json::from_value(roots.clone())
                 .map_err(|e| ClientRequestError::InvalidResponse(e.to_string()))?,
@@ -395,6 +426,60 @@ impl Context {
         };
         self.inner.peer.cache_roots(roots.clone());
         Ok(roots)
+    }
+
+    /// Names the next question to the client `key`, for the stateless era (2026-07-28): the
+    /// returned [`Input`] asks what [`elicit`](Self::elicit), [`elicit_url`](Self::elicit_url),
+    /// [`sample`](Self::sample) and [`roots`](Self::roots) ask, with `key` as the question's
+    /// entry in the `input_required` result's `inputRequests`, and the retry's answer read from
+    /// `inputResponses[key]`.
+    ///
+    /// Without a key the runtime numbers the questions in the order the handler asks them
+    /// (`elicit-1`, `sample-2`, ...). Choose one when the key is part of a contract (a client
+    /// or test suite that answers `user_name` by name), or to keep the keys stable while the
+    /// handler's questions change. A key names one question of the request: a second question
+    /// under the same key receives the first one's answer, so keep them unique, and do not
+    /// choose keys of the runtime's numbered form. In the handshake era the key is unused: the
+    /// question is a request on the session, as without it.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::context::Elicitation;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, Elicit)]
+    /// struct Name {
+    ///     /// Your name
+    ///     name: String,
+    /// }
+    ///
+    /// /// Greets the user, asking their name as `user_name`.
+    /// #[tool]
+    /// async fn greet(ctx: Context) -> Result<String, ToolError> {
+    ///     let name = match ctx.input("user_name").elicit::<Name>("What is your name?").await? {
+    ///         Elicitation::Accept(form) => form.name,
+    ///         Elicitation::Decline | Elicitation::Cancel => "there".to_owned(),
+    ///     };
+    ///     Ok(format!("Hello, {name}!"))
+    /// }
+    /// ```
+    pub fn input(&self, key: impl Into<String>) -> Input<'_> {
+        Input {
+            ctx: self,
+            key: key.into(),
+        }
+    }
+
+    fn ask(
+        &self,
+        key: Option<&str>,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>> {
+        match key {
+            Some(key) => self.inner.peer.request_keyed(key, method, params),
+            None => self.inner.peer.request(method, params),
+        }
     }
 
     async fn missing(&self, name: &'static str, capability: Value) -> ClientRequestError {
@@ -430,6 +515,52 @@ impl Context {
     /// The server, to announce changes: a resource updated, a list changed.
     pub fn server(&self) -> &ServerHandle {
         &self.inner.server
+    }
+}
+
+/// A question to the client under a key the handler chose: see [`Context::input`].
+pub struct Input<'a> {
+    ctx: &'a Context,
+    key: String,
+}
+
+impl Input<'_> {
+    /// [`Context::elicit`] under this key.
+    pub async fn elicit<T: Elicit>(
+        self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ClientRequestError> {
+        self.ctx.elicit_keyed(Some(&self.key), message.into()).await
+    }
+
+    /// [`Context::elicit_url`] under this key.
+    pub async fn elicit_url(
+        self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<UrlElicitation, ClientRequestError> {
+        self.ctx
+            .elicit_url_keyed(Some(&self.key), message.into(), url.into())
+            .await
+    }
+
+    /// [`Context::sample`] under this key.
+    pub async fn sample(
+        self,
+        request: SamplingRequest,
+    ) -> Result<SamplingResult, ClientRequestError> {
+        self.ctx.sample_keyed(Some(&self.key), request).await
+    }
+
+    /// [`Context::roots`] under this key.
+    pub async fn roots(self) -> Result<Vec<Root>, ClientRequestError> {
+        self.ctx.roots_keyed(Some(&self.key)).await
+    }
+}
+
+impl std::fmt::Debug for Input<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input").field("key", &self.key).finish()
     }
 }
 

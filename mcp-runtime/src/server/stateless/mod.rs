@@ -383,10 +383,11 @@ pub(crate) fn discover(capabilities: &ServerCapabilities, instructions: Option<&
 /// The input a stateless request's handler asked for, and the answers it already has.
 ///
 /// A handler that calls `ctx.elicit`, `ctx.sample` or `ctx.roots` gets the answer when the
-/// client's retry carried it (keys are given in the order the handler asks: `elicit-1`,
+/// client's retry carried a well-formed one under the question's key (the key the handler chose
+/// with `ctx.input(key)`, or else one numbered in the order the handler asks: `elicit-1`,
 /// `sample-2`, ...); otherwise the question is recorded here and the call never completes, and
-/// the dispatcher ends the handler and answers `input_required`. A retry replays the handler from
-/// the start with every answer so far.
+/// the dispatcher ends the handler and answers `input_required`, asking again for an answer that
+/// was missing or malformed. A retry replays the handler from the start with every answer so far.
 #[derive(Default)]
 pub(crate) struct Inputs {
     answers: Mutex<Map<String, Value>>,
@@ -443,20 +444,43 @@ impl Inputs {
         }
     }
 
-    fn ask(&self, method: &'static str, params: Value) -> Option<Value> {
-        let kind = match method {
-            "elicitation/create" => "elicit",
-            "sampling/createMessage" => "sample",
-            _ => "roots",
+    fn ask(&self, key: Option<&str>, method: &'static str, params: Value) -> Option<Value> {
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => {
+                let kind = match method {
+                    "elicitation/create" => "elicit",
+                    "sampling/createMessage" => "sample",
+                    _ => "roots",
+                };
+                let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+                format!("{kind}-{n}")
+            }
         };
-        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let key = format!("{kind}-{n}");
-        if let Some(answer) = Self::lock(&self.answers).get(&key) {
-            return Some(answer.clone());
+        {
+            let mut answers = Self::lock(&self.answers);
+            match answers.get(&key) {
+                Some(answer) if well_formed(method, answer) => return Some(answer.clone()),
+                // Not an answer to this question (`"user_name": 12345`): asked again, and not
+                // carried into the next `requestState`.
+                Some(_) => drop(answers.remove(&key)),
+                None => {}
+            }
         }
         Self::lock(&self.asked).insert(key, json!({"method": method, "params": params}));
         self.wake();
         None
+    }
+}
+
+/// Whether `answer` has the shape of a result of `method`: an object with the member the
+/// context reads first (elicitation's `action`, sampling's `content`, the `roots` list).
+fn well_formed(method: &str, answer: &Value) -> bool {
+    match method {
+        "elicitation/create" => answer.get("action").is_some_and(Value::is_string),
+        "sampling/createMessage" => answer.get("content").is_some_and(|c| !c.is_null()),
+        "roots/list" => answer.get("roots").is_some_and(Value::is_array),
+        _ => answer.is_object(),
     }
 }
 
@@ -482,19 +506,16 @@ impl Peer for StatelessPeer {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>> {
-        if !matches!(
-            method,
-            "elicitation/create" | "sampling/createMessage" | "roots/list"
-        ) {
-            // `ping` and anything else: servers send no requests in this era.
-            return Box::pin(std::future::ready(Err(ClientRequestError::Unsupported(
-                method,
-            ))));
-        }
-        match self.inputs.ask(method, params) {
-            Some(answer) => Box::pin(std::future::ready(Ok(answer))),
-            None => Box::pin(std::future::pending()),
-        }
+        self.ask(None, method, params)
+    }
+
+    fn request_keyed(
+        &self,
+        key: &str,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>> {
+        self.ask(Some(key), method, params)
     }
 
     fn missing_capability(
@@ -515,6 +536,31 @@ impl Peer for StatelessPeer {
     }
 
     fn cache_roots(&self, _: Vec<Root>) {}
+}
+
+impl StatelessPeer {
+    /// A question to the client, under `key` or else a numbered one: the answer when the client
+    /// already gave it, otherwise recorded for the `input_required` result.
+    fn ask(
+        &self,
+        key: Option<&str>,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>> {
+        if !matches!(
+            method,
+            "elicitation/create" | "sampling/createMessage" | "roots/list"
+        ) {
+            // `ping` and anything else: servers send no requests in this era.
+            return Box::pin(std::future::ready(Err(ClientRequestError::Unsupported(
+                method,
+            ))));
+        }
+        match self.inputs.ask(key, method, params) {
+            Some(answer) => Box::pin(std::future::ready(Ok(answer))),
+            None => Box::pin(std::future::pending()),
+        }
+    }
 }
 
 /// The `inputRequests` result that ends a handler waiting for input.
