@@ -279,6 +279,10 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
         &request.params,
         &call.core.capabilities,
         call.sink.clone(),
+        (
+            call.core.options.max_subscriptions,
+            call.core.options.max_subscription_uri,
+        ),
     )?;
     let listener = Arc::new(listener);
     call.core.listeners.add(&listener, honored);

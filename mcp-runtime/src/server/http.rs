@@ -28,6 +28,8 @@ pub(crate) struct HttpOptions {
     pub(crate) max_connections: usize,
     /// How long a client may take to send a request's headers.
     pub(crate) header_read_timeout: Duration,
+    /// How long a client may take to send a request's body.
+    pub(crate) body_read_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) event_buffer: usize,
     /// The bytes the event logs of one session may hold together.
@@ -48,6 +50,7 @@ impl Default for HttpOptions {
             initialize_timeout: Duration::from_secs(10),
             max_connections: 512,
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
             event_buffer: 1_000,
             session_log_bytes: 1024 * 1024,

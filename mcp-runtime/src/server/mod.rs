@@ -75,6 +75,10 @@ pub(crate) struct Options {
     pub(crate) request_timeout: Duration,
     /// The bytes one client stream may hold unread. Default: 4 MiB.
     pub(crate) stream_buffer: usize,
+    /// The most resource subscriptions one session (or one listen) holds. Default: 1,000.
+    pub(crate) max_subscriptions: usize,
+    /// The longest URI a subscription may name, in bytes. Default: 8 KiB.
+    pub(crate) max_subscription_uri: usize,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
@@ -98,6 +102,8 @@ impl Default for Options {
             page_size: 100,
             request_timeout: Duration::from_secs(60),
             stream_buffer: 4 * 1024 * 1024,
+            max_subscriptions: 1_000,
+            max_subscription_uri: 8 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
@@ -370,6 +376,15 @@ impl Server {
         self
     }
 
+    /// The most resource subscriptions one session (or one `subscriptions/listen`) may hold
+    /// (1,000 by default), and the longest URI one may name (8 KiB by default). Past either,
+    /// `resources/subscribe` (or the listen) is refused with -32602, and nothing is held.
+    pub fn max_subscriptions(mut self, count: usize, uri_bytes: usize) -> Self {
+        self.options.max_subscriptions = count;
+        self.options.max_subscription_uri = uri_bytes;
+        self
+    }
+
     /// The largest message accepted, in bytes (16 MiB by default). A longer line or body gets an
     /// error and is skipped; the connection stays up.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -475,6 +490,14 @@ impl Server {
     /// default): past it the connection is closed, so half-sent headers hold nothing for long.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.options.http.header_read_timeout = timeout;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// How long a client may take to send a request's body once its headers are in (30 seconds
+    /// by default); past it the request gets 408 and the connection is closed.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.options.http.body_read_timeout = timeout;
         self
     }
 

@@ -222,6 +222,14 @@ impl Session {
         };
         let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
         if request.method == "resources/subscribe" {
+            let options = &self.core.options;
+            check_subscription(uri, options.max_subscription_uri)?;
+            if !subscriptions.contains(uri) && subscriptions.len() >= options.max_subscriptions {
+                return Err(ErrorObject::invalid_params(format!(
+                    "too many subscriptions (at most {}): unsubscribe from one first",
+                    options.max_subscriptions
+                )));
+            }
             subscriptions.insert(uri.clone());
         } else {
             subscriptions.remove(uri);
@@ -557,6 +565,17 @@ impl Session {
             }
         }
     }
+}
+
+/// Refuses a subscription URI longer than `max` bytes.
+pub(crate) fn check_subscription(uri: &str, max: usize) -> Result<(), ErrorObject> {
+    if uri.len() > max {
+        return Err(ErrorObject::invalid_params(format!(
+            "the URI is {} bytes long; subscriptions take URIs of at most {max} bytes",
+            uri.len()
+        )));
+    }
+    Ok(())
 }
 
 impl Link for Session {

@@ -26,6 +26,7 @@ impl Listener {
         params: &Map<String, Value>,
         capabilities: &ServerCapabilities,
         sink: Sink,
+        (max_subscriptions, max_uri): (usize, usize),
     ) -> Result<(Self, Value), ErrorObject> {
         let Some(Value::Object(requested)) = params.get("notifications") else {
             return Err(ErrorObject::invalid_params(
@@ -41,10 +42,18 @@ impl Listener {
         let uris: Vec<String> = match requested.get("resourceSubscriptions") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(uris)) => {
+                if uris.len() > max_subscriptions {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "too many `resourceSubscriptions` (at most {max_subscriptions})"
+                    )));
+                }
                 let mut out = Vec::with_capacity(uris.len());
                 for uri in uris {
                     match uri.as_str() {
-                        Some(uri) => out.push(uri.to_owned()),
+                        Some(uri) => {
+                            crate::server::session::check_subscription(uri, max_uri)?;
+                            out.push(uri.to_owned());
+                        }
                         None => {
                             return Err(ErrorObject::invalid_params(
                                 "`resourceSubscriptions` must be an array of URIs",

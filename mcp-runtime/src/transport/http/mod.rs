@@ -564,9 +564,21 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         );
     }
     let limits = &state.core.options;
-    let body = match read_body(&headers, body, limits.max_message_size).await {
-        Ok(body) => body,
-        Err(response) => return response,
+    let reading = read_body(&headers, body, limits.max_message_size);
+    let body = match tokio::time::timeout(options.body_read_timeout, reading).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(response)) => return response,
+        Err(_) => {
+            tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
+            let mut response = error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body was not sent in time",
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
     };
     let post = match Post::read(&body, limits.max_nesting_depth) {
         Ok(post) => post,
@@ -1078,6 +1090,11 @@ pub(crate) struct Limits {
 /// neither spins nor stops.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
+/// What a connection past the limit hears before it is closed.
+const CONNECTION_LIMIT_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
+    Content-Type: text/plain\r\nContent-Length: 29\r\nConnection: close\r\n\r\n\
+    too many connections; retry\n";
+
 /// How often at most a refused connection is logged: one line per burst, not per connection.
 const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
 
@@ -1123,7 +1140,9 @@ pub(crate) async fn serve(
         // Reap finished connections so the count is of open ones.
         while connections.try_join_next().is_some() {}
         if connections.len() >= limits.max_connections {
-            // Closed at once (dropped), and logged once per burst.
+            // Told so, if the socket takes it without waiting, then closed at once; logged
+            // once per burst.
+            let _ = stream.try_write(CONNECTION_LIMIT_RESPONSE);
             drop(stream);
             refused += 1;
             if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {
