@@ -508,3 +508,28 @@ async fn a_body_not_sent_in_time_is_refused() {
     assert!(text.starts_with("HTTP/1.1 408 "), "{text}");
     initialize(&addr).await;
 }
+
+#[tokio::test]
+async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_served() {
+    let addr = start(Server::builder().tool(add).request_bytes_total(4096)).await;
+    let session = initialize(&addr).await;
+    let call = |pad: usize| {
+        post(
+            &addr,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"pad": "x".repeat(pad)}}}),
+        )
+    };
+    let refused = send(&addr, call(8192)).await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    // Nothing stays charged: fifty requests of a few hundred bytes each, one after another,
+    // fit a 4 KiB total only if each gives its bytes back.
+    for _ in 0..50 {
+        let served = send(&addr, call(10)).await;
+        assert_eq!(served.status(), StatusCode::OK);
+        let reply = body_json(served).await;
+        assert_eq!(reply["result"]["content"][0]["text"], "3", "{reply}");
+    }
+}

@@ -283,6 +283,7 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
             call.core.options.max_subscriptions,
             call.core.options.max_subscription_uri,
         ),
+        &call.core.subscription_bytes,
     )?;
     let listener = Arc::new(listener);
     call.core.listeners.add(&listener, honored);

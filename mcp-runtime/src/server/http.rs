@@ -32,6 +32,8 @@ pub(crate) struct HttpOptions {
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) event_buffer: usize,
+    /// The bytes all HTTP streams may hold unread together.
+    pub(crate) unread_total: usize,
     /// The bytes the event logs of one session may hold together.
     pub(crate) session_log_bytes: usize,
     /// The bytes the event logs of all sessions may hold together.
@@ -53,6 +55,7 @@ impl Default for HttpOptions {
             body_read_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
             event_buffer: 1_000,
+            unread_total: 128 * 1024 * 1024,
             session_log_bytes: 1024 * 1024,
             total_log_bytes: 256 * 1024 * 1024,
             stateless: false,

@@ -6,6 +6,7 @@
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
 
+mod budget;
 mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
@@ -38,12 +39,15 @@ use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 
 // Only the HTTP transport serves the stateless era and sessionless requests.
+pub(crate) use self::budget::{Budget, Charge};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
+#[cfg(feature = "http")]
+pub(crate) use self::outbox::channel_within;
 pub(crate) use self::outbox::{Outbox, Overflow, Sink, channel};
 use self::registry::{Catalogue, Registry, Served, Settings};
 pub(crate) use self::session::Session;
@@ -79,6 +83,11 @@ pub(crate) struct Options {
     pub(crate) max_subscriptions: usize,
     /// The longest URI a subscription may name, in bytes. Default: 8 KiB.
     pub(crate) max_subscription_uri: usize,
+    /// The bytes of subscription URIs all sessions hold together. Default: 32 MiB.
+    pub(crate) subscription_bytes_total: usize,
+    /// The bytes of HTTP request bodies in flight together. Default: 32 MiB.
+    #[cfg(feature = "http")]
+    pub(crate) request_bytes_total: usize,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
@@ -104,6 +113,9 @@ impl Default for Options {
             stream_buffer: 4 * 1024 * 1024,
             max_subscriptions: 1_000,
             max_subscription_uri: 8 * 1024,
+            subscription_bytes_total: 32 * 1024 * 1024,
+            #[cfg(feature = "http")]
+            request_bytes_total: 32 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
@@ -385,6 +397,23 @@ impl Server {
         self
     }
 
+    /// The bytes of subscription URIs all sessions and listens may hold together (32 MiB by
+    /// default); past it, `resources/subscribe` is refused with -32602 until some are dropped.
+    pub fn subscription_bytes_total(mut self, bytes: usize) -> Self {
+        self.options.subscription_bytes_total = bytes;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// The bytes of HTTP request bodies the server holds at once, from the first byte read
+    /// until the request is answered (32 MiB by default; at least one
+    /// [`max_message_size`](Self::max_message_size) body must fit). A POST whose body does not
+    /// fit gets 503 with `Retry-After`.
+    pub fn request_bytes_total(mut self, bytes: usize) -> Self {
+        self.options.request_bytes_total = bytes;
+        self
+    }
+
     /// The largest message accepted, in bytes (16 MiB by default). A longer line or body gets an
     /// error and is skipped; the connection stays up.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -515,6 +544,15 @@ impl Server {
     /// (1,000 by default).
     pub fn event_buffer(mut self, events: usize) -> Self {
         self.options.http.event_buffer = events.max(1);
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// The bytes all HTTP streams together may hold that their clients have not read (128 MiB
+    /// by default; each one also has its own [`stream_buffer`](Self::stream_buffer)). A
+    /// message that does not fit cuts off the stream it was for, as its own buffer would.
+    pub fn stream_buffer_total(mut self, bytes: usize) -> Self {
+        self.options.http.unread_total = bytes;
         self
     }
 
@@ -668,6 +706,9 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
+        let subscription_bytes = Budget::new(self.options.subscription_bytes_total);
+        #[cfg(feature = "http")]
+        let request_bytes = Budget::new(self.options.request_bytes_total);
         Ok(McpService {
             core: Arc::new(Core {
                 stamps: OnceLock::new(),
@@ -681,6 +722,9 @@ impl Server {
                 listeners: Listeners::default(),
                 request_state,
                 closing: tokio::sync::watch::channel(false).0,
+                subscription_bytes,
+                #[cfg(feature = "http")]
+                request_bytes,
             }),
         })
     }
@@ -726,6 +770,11 @@ pub(crate) struct Core {
     pub(crate) request_state: RequestStateKey,
     /// Set when the server shuts down: open listens end with their final result.
     closing: tokio::sync::watch::Sender<bool>,
+    /// The bytes of subscription URIs all sessions and listens hold together.
+    pub(crate) subscription_bytes: Arc<Budget>,
+    /// The bytes of requests being read, parsed or run, over HTTP.
+    #[cfg(feature = "http")]
+    pub(crate) request_bytes: Arc<Budget>,
 }
 
 impl Core {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::SUBSCRIPTION_ID_KEY;
 use crate::protocol::{ErrorObject, Outgoing, RequestId, ServerCapabilities, encode_notification};
-use crate::server::Sink;
+use crate::server::{Budget, Charge, Sink};
 
 /// One open `subscriptions/listen`: what it asked for, and where its notifications go.
 pub(crate) struct Listener {
@@ -16,6 +16,8 @@ pub(crate) struct Listener {
     resources: bool,
     uris: Vec<String>,
     sink: Sink,
+    /// The bytes of `uris`, held from the server's subscription total while the listen lasts.
+    _charge: Option<Charge>,
 }
 
 impl Listener {
@@ -27,6 +29,7 @@ impl Listener {
         capabilities: &ServerCapabilities,
         sink: Sink,
         (max_subscriptions, max_uri): (usize, usize),
+        total: &Arc<Budget>,
     ) -> Result<(Self, Value), ErrorObject> {
         let Some(Value::Object(requested)) = params.get("notifications") else {
             return Err(ErrorObject::invalid_params(
@@ -87,6 +90,15 @@ impl Listener {
         if !uris.is_empty() {
             honored.insert("resourceSubscriptions".into(), json!(uris));
         }
+        let held = uris.iter().map(String::len).sum();
+        let charge = match held {
+            0 => None,
+            held => Some(total.charge(held).ok_or_else(|| {
+                ErrorObject::invalid_params(
+                    "the server holds as many subscriptions as it can: try again later",
+                )
+            })?),
+        };
         let listener = Self {
             id: id.to_json(),
             tools,
@@ -94,6 +106,7 @@ impl Listener {
             resources,
             uris,
             sink,
+            _charge: charge,
         };
         Ok((listener, Value::Object(honored)))
     }

@@ -54,14 +54,14 @@ use axum::routing::post;
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
-use self::stream::{Bounds, EventStream, LogBudget, parse_event_id};
+use self::stream::{Bounds, EventStream, parse_event_id};
 use crate::protocol::{
     ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
     encode_batch, encode_error, parse,
 };
 use crate::server::{
-    Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, Session, Sink, Window, channel,
-    is_stateless,
+    Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, Session, Sink,
+    Window, channel_within, is_stateless,
 };
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
@@ -126,7 +126,9 @@ pub(crate) struct HttpState {
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// The bytes all event logs hold together.
-    event_logs: Arc<LogBudget>,
+    event_logs: Arc<Budget>,
+    /// The bytes all streams hold unread together.
+    unread: Arc<Budget>,
 }
 
 impl HttpState {
@@ -137,7 +139,11 @@ impl HttpState {
     /// A queue for one POST's replies (or a session's notifications), on their way to a response
     /// or an event stream.
     pub(crate) fn channel(&self) -> (Sink, Outbox) {
-        channel(self.core.options.stream_buffer, Overflow::Close)
+        channel_within(
+            self.core.options.stream_buffer,
+            Overflow::Close,
+            Some(Arc::clone(&self.unread)),
+        )
     }
 
     /// The bounds of a new session's streams, with a log budget of its own.
@@ -145,8 +151,9 @@ impl HttpState {
         Bounds {
             events: self.options.event_buffer,
             live_bytes: self.core.options.stream_buffer,
+            unread: Arc::clone(&self.unread),
             budgets: [
-                LogBudget::new(self.options.session_log_bytes),
+                Budget::new(self.options.session_log_bytes),
                 Arc::clone(&self.event_logs),
             ],
         }
@@ -564,9 +571,14 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         );
     }
     let limits = &state.core.options;
-    let reading = read_body(&headers, body, limits.max_message_size);
+    let reading = read_body(
+        &headers,
+        body,
+        limits.max_message_size,
+        &state.core.request_bytes,
+    );
     let body = match tokio::time::timeout(options.body_read_timeout, reading).await {
-        Ok(Ok(body)) => body,
+        Ok(Ok(read)) => read,
         Ok(Err(response)) => return response,
         Err(_) => {
             tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
@@ -580,6 +592,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             return response;
         }
     };
+    // The body's bytes stay charged to the server's request total until it is answered.
+    let (body, charge) = body;
     let post = match Post::read(&body, limits.max_nesting_depth) {
         Ok(post) => post,
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
@@ -594,7 +608,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     } = post;
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        return modern::handle(&state, &headers, message, accepts_sse).await;
+        return modern::handle(&state, &headers, message, accepts_sse, charge).await;
     }
     let version = match header_version(&headers) {
         Ok(version) => version,
@@ -688,7 +702,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // A request that runs takes a slot of the session's window, a batch one for all; the
     // session holds it until the request ends.
-    let slot = match &http_session {
+    let mut slot = match &http_session {
         Some(http_session) if Window::slots_needed(&incoming) > 0 => {
             match http_session.window.enter(Window::slots_needed(&incoming)) {
                 Ok(running) => Some(running),
@@ -696,6 +710,14 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             }
         }
         _ => None,
+    };
+    // A request that runs holds its bytes' charge with its slot, until it ends.
+    let _held = match &mut slot {
+        Some(slot) => {
+            slot.hold(charge);
+            None
+        }
+        None => Some(charge),
     };
 
     let (sink, replies) = state.channel();
@@ -767,7 +789,25 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
 /// Reads a POST body of at most `max` bytes: a `Content-Length` over it is refused before
 /// reading anything, a longer body as soon as the bytes read pass it.
-async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes, Response> {
+async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    max: usize,
+    total: &Arc<Budget>,
+) -> Result<(Bytes, Charge), Response> {
+    let busy = || {
+        tracing::warn!(
+            "HTTP request bodies in flight are at the server's total: a request gets 503"
+        );
+        let mut response = error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is busy; try again shortly",
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        response
+    };
     let too_large = || {
         json_response(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -786,6 +826,11 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
     if declared.is_some_and(|length| length > max as u64) {
         return Err(too_large());
     }
+    // Charged before it is read when its length is declared, else as it arrives.
+    let declared = declared.map_or(0, |length| usize::try_from(length).unwrap_or(max));
+    let Some(mut charge) = total.charge(declared) else {
+        return Err(busy());
+    };
     let mut stream = body.into_data_stream();
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
@@ -803,6 +848,9 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
         if length > max {
             return Err(too_large());
         }
+        if length > declared && !charge.grow(length - declared.max(length - chunk.len())) {
+            return Err(busy());
+        }
         match &first {
             None => first = Some(chunk),
             Some(head) => {
@@ -813,11 +861,12 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
             }
         }
     }
-    Ok(if rest.is_empty() {
+    let body = if rest.is_empty() {
         first.unwrap_or_default()
     } else {
         Bytes::from(rest)
-    })
+    };
+    Ok((body, charge))
 }
 
 /// The answer to a POST whose requests find the session's window full.
@@ -1055,7 +1104,8 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let idle = options.session_idle.min(options.initialize_timeout);
     let state = Arc::new(HttpState {
         core,
-        event_logs: LogBudget::new(options.total_log_bytes),
+        event_logs: Budget::new(options.total_log_bytes),
+        unread: Budget::new(options.unread_total),
         options,
         sessions: Mutex::new(HashMap::new()),
     });
@@ -1090,6 +1140,9 @@ pub(crate) struct Limits {
 /// neither spins nor stops.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
+/// The most a connection buffers while reading a request (hyper's default is about 400 KiB).
+const CONNECTION_BUFFER: usize = 64 * 1024;
+
 /// What a connection past the limit hears before it is closed.
 const CONNECTION_LIMIT_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
     Content-Type: text/plain\r\nContent-Length: 29\r\nConnection: close\r\n\r\n\
@@ -1116,7 +1169,9 @@ pub(crate) async fn serve(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        // The connection's read buffer: request headers past it get 431.
+        .max_buf_size(CONNECTION_BUFFER);
     let builder = Arc::new(builder);
     // Dropped when `serve` returns: the connection tasks still running are aborted with it.
     let mut connections = tokio::task::JoinSet::new();
