@@ -164,6 +164,10 @@
 //! - A return type that implements `Serialize` and `JsonSchema` gives the tool an
 //!   `outputSchema` and each result a `structuredContent`, plus the same JSON as a text block.
 //!   Objects are sent as they are; scalars, lists and enums are wrapped as `{"result": ...}`.
+//!   The schema is in the portable profile (see [`SchemaStyle`]): an `Option` field, `null`
+//!   when `None`, is `anyOf` the type and `null`, never a `type` array; schemars' number
+//!   formats (`uint8`, `double`, ..) are dropped, their integer bounds kept as
+//!   `minimum`/`maximum`.
 //! - `String` and `&'static str` are one text block; content blocks ([`Content`], [`Image`],
 //!   [`Audio`], [`ResourceLink`], [`EmbeddedResource`], `Vec<Content>`, [`CallToolResult`]) are
 //!   sent as they are.
