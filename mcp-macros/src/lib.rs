@@ -38,10 +38,10 @@ use proc_macro::TokenStream;
 ///
 /// A sync (non-`async`) tool runs on tokio's blocking pool (`spawn_blocking`), so one that blocks
 /// (file I/O, a blocking client, long computation) does not hold up the other requests of its
-/// connection; its parameters and return type must then be `Send + 'static`. A panic in it is
-/// a tool error, as in an `async` tool. `#[tool(inline)]` runs a trivial sync tool on the
-/// request's task instead, saving the hand-off to another thread; `inline` on an `async fn` is a
-/// compile error.
+/// connection; its parameters and return type must then be `Send + 'static`. A panic in it is a
+/// tool error, as in an `async` tool. `#[tool(inline)]` runs a trivial sync tool on the
+/// request's task instead, saving the hand-off to another thread (and the `Send` bound: a type
+/// holding an `Rc` needs it); `inline` on an `async fn` is a compile error.
 ///
 /// # Keys of `#[tool(..)]`
 ///

@@ -39,6 +39,21 @@ fn sync_context(ctx: Context, word: String) -> String {
     format!("{word} {} {}", ctx.request_id(), ctx.is_cancelled())
 }
 
+/// A context parameter that cannot be sent to another thread.
+struct Local(std::rc::Rc<String>);
+
+impl FromContext for Local {
+    fn from_context(ctx: &Context) -> Result<Self, mcp_runtime::context::ContextError> {
+        Ok(Local(std::rc::Rc::new(ctx.request_id().to_string())))
+    }
+}
+
+/// Inline, a sync tool may take and return what is not `Send`.
+#[tool(inline)]
+fn local_id(local: Local) -> String {
+    format!("local {}", local.0)
+}
+
 struct Counter;
 
 #[server]
@@ -57,6 +72,7 @@ fn server() -> Server {
         .tool(echo)
         .tool(sync_explode)
         .tool(sync_context)
+        .tool(local_id)
         .with(Counter)
 }
 
@@ -114,6 +130,12 @@ async fn an_inline_tool_runs_on_the_request_s_task() {
         .await
         .unwrap();
     assert_eq!(result.text(), "hi");
+    let raw = client
+        .request_raw("tools/call", json!({"name": "local_id", "arguments": {}}))
+        .await
+        .unwrap();
+    let id = raw["id"].to_string();
+    assert_eq!(raw["result"]["content"][0]["text"], format!("local {id}"));
     // Blocking inline holds up the requests read after it: that is what `inline` trades.
     assert_eq!(
         call_then_ping(&client, "sleepy_inline", 300).await,
