@@ -49,6 +49,12 @@
 //! the `Tool` (every key: [`macro@tool`]). Over stdio, stdout carries protocol only: log to
 //! stderr.
 //!
+//! A tool may be `async` or not. A sync one runs on tokio's blocking pool
+//! (`spawn_blocking`), so it may block (read a file, call a blocking client, compute) without
+//! holding up the other requests of its connection, and its `tracing` events still belong to
+//! the request; a panic in it is a tool error, as in an `async` one. For a trivial sync tool,
+//! `#[tool(inline)]` skips the hand-off to another thread and runs it on the request's task.
+//!
 //! One trap: a library crate whose items the binary never names is not linked, and its tools are
 //! silently missing. Name it once: `use my_tools as _;`.
 //!
@@ -158,6 +164,10 @@
 //! - A return type that implements `Serialize` and `JsonSchema` gives the tool an
 //!   `outputSchema` and each result a `structuredContent`, plus the same JSON as a text block.
 //!   Objects are sent as they are; scalars, lists and enums are wrapped as `{"result": ...}`.
+//!   The schema is in the portable profile (see [`SchemaStyle`]): an `Option` field, `null`
+//!   when `None`, is `anyOf` the type and `null`, never a `type` array; schemars' number
+//!   formats (`uint8`, `double`, ..) are dropped, their integer bounds kept as
+//!   `minimum`/`maximum`.
 //! - `String` and `&'static str` are one text block; content blocks ([`Content`], [`Image`],
 //!   [`Audio`], [`ResourceLink`], [`EmbeddedResource`], `Vec<Content>`, [`CallToolResult`]) are
 //!   sent as they are.
@@ -365,9 +375,12 @@
 //!
 //! Requests on one connection run concurrently. A handler starts right where its request is
 //! read and gets a task of its own only when it first has to wait (for I/O, a timer, the
-//! client), so a tool that never waits costs no task at all; one that computes for long before
-//! its first `.await` holds up the requests read after it, so hand such work to
-//! `tokio::task::spawn_blocking`.
+//! client), so an `async` tool that never waits costs no task at all; one that computes for long
+//! before its first `.await` holds up the requests read after it, so hand such work to
+//! `tokio::task::spawn_blocking`, or make the tool sync: a sync tool runs on the blocking pool
+//! (unless `#[tool(inline)]`). Having no `.await` to be stopped at, a sync tool that is
+//! cancelled or times out runs to its end on its thread (nothing is sent for it); a long one
+//! can check [`Context::is_cancelled`] to stop early.
 //!
 //! ```
 //! use mcp_runtime::prelude::*;

@@ -2,6 +2,7 @@
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
 mod bad_input;
+mod blocking;
 mod conformance_2026;
 mod context;
 mod dynamic;
