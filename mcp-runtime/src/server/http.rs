@@ -57,7 +57,7 @@ impl Default for HttpOptions {
             event_buffer: 1_000,
             unread_total: 128 * 1024 * 1024,
             session_log_bytes: 1024 * 1024,
-            total_log_bytes: 256 * 1024 * 1024,
+            total_log_bytes: 128 * 1024 * 1024,
             stateless: false,
             retry_ms: 1_000,
         }

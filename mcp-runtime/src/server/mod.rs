@@ -85,8 +85,7 @@ pub(crate) struct Options {
     pub(crate) max_subscription_uri: usize,
     /// The bytes of subscription URIs all sessions hold together. Default: 32 MiB.
     pub(crate) subscription_bytes_total: usize,
-    /// The bytes of HTTP request bodies in flight together. Default: 32 MiB.
-    #[cfg(feature = "http")]
+    /// The bytes of requests in flight together. Default: 16 MiB.
     pub(crate) request_bytes_total: usize,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
@@ -114,8 +113,7 @@ impl Default for Options {
             max_subscriptions: 1_000,
             max_subscription_uri: 8 * 1024,
             subscription_bytes_total: 32 * 1024 * 1024,
-            #[cfg(feature = "http")]
-            request_bytes_total: 32 * 1024 * 1024,
+            request_bytes_total: 16 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
@@ -404,11 +402,12 @@ impl Server {
         self
     }
 
-    #[cfg(feature = "http")]
-    /// The bytes of HTTP request bodies the server holds at once, from the first byte read
-    /// until the request is answered (32 MiB by default; at least one
-    /// [`max_message_size`](Self::max_message_size) body must fit). A POST whose body does not
-    /// fit gets 503 with `Retry-After`.
+    /// The bytes of requests the server holds at once, from the first byte read until the
+    /// request is answered (16 MiB by default, one [`max_message_size`](Self::max_message_size)
+    /// message; parsed, a request may take up to 32 times its text, so this bounds the largest
+    /// part of the server's memory: see the crate docs' Limits). Over HTTP a POST whose body
+    /// does not fit gets 503 with `Retry-After`; on stdio a request that does not fit is
+    /// answered with an error, as when the in-flight window is full.
     pub fn request_bytes_total(mut self, bytes: usize) -> Self {
         self.options.request_bytes_total = bytes;
         self
@@ -558,7 +557,7 @@ impl Server {
 
     #[cfg(feature = "http")]
     /// The bytes of events kept for resumption: by all the streams of one session together
-    /// (1 MiB by default) and by all sessions together (256 MiB by default). A stream makes
+    /// (1 MiB by default) and by all sessions together (128 MiB by default). A stream makes
     /// room by dropping its own oldest events; an event there is no room for is sent but not
     /// kept, and a client resuming from before it gets what came after.
     pub fn event_log_bytes(mut self, per_session: usize, total: usize) -> Self {
@@ -707,7 +706,6 @@ impl Server {
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
         let subscription_bytes = Budget::new(self.options.subscription_bytes_total);
-        #[cfg(feature = "http")]
         let request_bytes = Budget::new(self.options.request_bytes_total);
         Ok(McpService {
             core: Arc::new(Core {
@@ -723,7 +721,6 @@ impl Server {
                 request_state,
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
-                #[cfg(feature = "http")]
                 request_bytes,
             }),
         })
@@ -772,8 +769,7 @@ pub(crate) struct Core {
     closing: tokio::sync::watch::Sender<bool>,
     /// The bytes of subscription URIs all sessions and listens hold together.
     pub(crate) subscription_bytes: Arc<Budget>,
-    /// The bytes of requests being read, parsed or run, over HTTP.
-    #[cfg(feature = "http")]
+    /// The bytes of requests being read, parsed or run.
     pub(crate) request_bytes: Arc<Budget>,
 }
 

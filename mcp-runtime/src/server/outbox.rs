@@ -217,6 +217,11 @@ impl<T: Weigh> Sink<T> {
         self.tx.is_closed() || self.shared.overflowed.load(Ordering::Acquire)
     }
 
+    /// Whether more than the limit is queued now.
+    pub(crate) fn is_over(&self) -> bool {
+        self.shared.bytes.load(Ordering::Acquire) > self.shared.limit
+    }
+
     /// Waits while more than the limit is queued (the reader's backpressure on stdio).
     pub(crate) async fn drained(&self) {
         let shared = &*self.shared;

@@ -25,13 +25,11 @@ pub(crate) struct Slot {
     window: Arc<Window>,
     count: usize,
     /// The request's bytes, charged to the server's total while it runs (HTTP).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     held: Option<Charge>,
 }
 
 impl Slot {
     /// Keeps `charge` until the request ends.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn hold(&mut self, charge: Charge) {
         self.held = Some(charge);
     }
