@@ -35,6 +35,7 @@
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod legacy;
 mod modern;
 mod stream;
 
@@ -50,7 +51,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
@@ -125,6 +126,9 @@ pub(crate) struct HttpState {
     core: Arc<Core>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The sessions of the deprecated HTTP+SSE transport, by id. Locked after `sessions` when
+    /// both are.
+    legacy: Mutex<HashMap<String, Arc<legacy::LegacySession>>>,
     /// The bytes all event logs hold together.
     event_logs: Arc<LogBudget>,
 }
@@ -201,6 +205,18 @@ impl HttpState {
         };
         for session in expired {
             tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
+        }
+        // A legacy session ends with its event stream, which removes it.
+        let legacy: Vec<Arc<legacy::LegacySession>> = self
+            .legacy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .filter(|s| s.expired(now, idle, uninitialized))
+            .cloned()
+            .collect();
+        for session in legacy {
+            session.end();
         }
     }
 }
@@ -608,7 +624,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let mut response = json_response(StatusCode::OK, reply);
         if ok && !options.stateless {
             let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
-            if sessions.len() >= options.max_sessions {
+            // The legacy transport's sessions count too (locked after these, as it does).
+            let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
+            if sessions.len() + legacy >= options.max_sessions {
                 let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions; try again later",
@@ -1046,6 +1064,7 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
         event_logs: LogBudget::new(options.total_log_bytes),
         options,
         sessions: Mutex::new(HashMap::new()),
+        legacy: Mutex::new(HashMap::new()),
     });
     // Expire idle sessions; the task ends with the router.
     let weak = Arc::downgrade(&state);
@@ -1059,12 +1078,19 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
             }
         }
     });
-    Router::new()
-        .route(
-            &path,
-            post(handle_post).get(handle_get).delete(handle_delete),
-        )
-        .with_state(state)
+    let mut router = Router::new().route(
+        &path,
+        post(handle_post).get(handle_get).delete(handle_delete),
+    );
+    if state.options.legacy_sse {
+        router = router
+            .route(&state.options.legacy_sse_path, get(legacy::handle_sse))
+            .route(
+                &state.options.legacy_messages_path,
+                post(legacy::handle_message),
+            );
+    }
+    router.with_state(state)
 }
 
 /// The connection limits of [`serve`].
