@@ -30,6 +30,8 @@
 //!   request (or `server/discover`) is served by [`modern`], without a session; GET and DELETE
 //!   with `MCP-Protocol-Version: 2026-07-28` are 405; a POST with that header but no envelope is
 //!   400 + -32602.
+//! - **The deprecated HTTP+SSE transport** (2024-11-05, `Server::legacy_sse`, off by default)
+//!   is served by [`legacy`] on two routes of its own, `/sse` and `/messages`.
 
 // Early returns of a ready `Response` read best as `Result<_, Response>`; the error path is
 // the cold one, so its size does not matter.
