@@ -382,3 +382,59 @@ async fn the_paths_can_be_moved() {
         json!({"jsonrpc": "2.0", "id": 7, "result": {}})
     );
 }
+
+#[tokio::test]
+async fn shutting_down_ends_the_streams() {
+    let service = Server::builder()
+        .tool(add)
+        .legacy_sse(true)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        service
+            .serve_http_on(listener, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let (mut events, _endpoint) = connect(&addr).await;
+    stop.send(()).unwrap();
+    // The stream ends at once, so the server drains without waiting out its grace period.
+    assert_eq!(events.next().await, None);
+    tokio::time::timeout(WAIT, server)
+        .await
+        .expect("the server did not stop")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_idle_session_expires() {
+    let addr = start(
+        Server::builder()
+            .tool(add)
+            .legacy_sse(true)
+            .session_idle_timeout(Duration::from_millis(1000)),
+    )
+    .await;
+    let (mut events, endpoint) = connect(&addr).await;
+    // POSTs keep it alive...
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            send(&addr, post_to(&addr, &endpoint, &ping)).await.status(),
+            StatusCode::ACCEPTED
+        );
+        assert_eq!(events.message().await["id"], 1);
+    }
+    // ...and without them it ends, stream and all.
+    assert_eq!(events.next().await, None);
+    assert_eq!(
+        send(&addr, post_to(&addr, &endpoint, &ping)).await.status(),
+        StatusCode::NOT_FOUND
+    );
+}

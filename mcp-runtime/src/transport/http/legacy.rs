@@ -375,6 +375,36 @@ mod tests {
         assert_eq!(nest_prefix(&request("/sse", Some("/elsewhere"))), "");
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_stream_keeps_alive_and_its_end_ends_the_session() {
+        use futures_util::StreamExt as _;
+        let service = crate::Server::new("t", "1")
+            .legacy_sse(true)
+            .build()
+            .unwrap();
+        let core = Arc::clone(&service.core);
+        let state = HttpState::new(core, service.core.options.http.clone());
+        let mut request = Request::new(Body::empty());
+        *request.uri_mut() = "/sse".parse().unwrap();
+        request
+            .headers_mut()
+            .insert(header::HOST, HeaderValue::from_static("localhost"));
+        let response = handle_sse(State(Arc::clone(&state)), request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let mut body = response.into_body().into_data_stream();
+        let endpoint = body.next().await.unwrap().unwrap();
+        assert!(endpoint.starts_with(b"event: endpoint\ndata: /messages?sessionId="));
+        assert_eq!(state.legacy.lock().unwrap().len(), 1);
+        // Nothing to say for a while: a comment, which clients skip, after `KEEP_ALIVE`.
+        let start = tokio::time::Instant::now();
+        let comment = body.next().await.unwrap().unwrap();
+        assert_eq!(comment, Bytes::from_static(b": keep-alive\n\n"));
+        assert_eq!(start.elapsed(), KEEP_ALIVE);
+        // The client goes away: the body is dropped, and the session with it.
+        drop(body);
+        assert!(state.legacy.lock().unwrap().is_empty());
+    }
+
     #[test]
     fn the_ids_of_a_batch_are_its_requests() {
         let batch = vec![

@@ -136,6 +136,16 @@ pub(crate) struct HttpState {
 }
 
 impl HttpState {
+    fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
+        Arc::new(Self {
+            core,
+            event_logs: LogBudget::new(options.total_log_bytes),
+            options,
+            sessions: Mutex::new(HashMap::new()),
+            legacy: Mutex::new(HashMap::new()),
+        })
+    }
+
     fn options(&self) -> &HttpOptions {
         &self.options
     }
@@ -1061,13 +1071,7 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
     // Often enough for the shorter of the two timeouts a session can expire by.
     let idle = options.session_idle.min(options.initialize_timeout);
-    let state = Arc::new(HttpState {
-        core,
-        event_logs: LogBudget::new(options.total_log_bytes),
-        options,
-        sessions: Mutex::new(HashMap::new()),
-        legacy: Mutex::new(HashMap::new()),
-    });
+    let state = HttpState::new(core, options);
     // Expire idle sessions; the task ends with the router.
     let weak = Arc::downgrade(&state);
     tokio::spawn(async move {
