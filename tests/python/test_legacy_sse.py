@@ -90,3 +90,24 @@ def test_two_sessions_are_independent(sse_url: str) -> None:
             assert isinstance(a.content[0], types.TextContent)
 
     run(scenario)
+
+
+def test_a_request_to_the_client_goes_out_on_the_stream_and_its_answer_comes_back_by_post(sse_url: str) -> None:
+    async def scenario() -> None:
+        asked: list[types.ElicitRequestParams] = []
+
+        async def on_elicit(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+            asked.append(params)
+            return types.ElicitResult(action="accept", content={"username": "alice", "email": "alice@example.com"})
+
+        async with connect(sse_url, elicitation_callback=on_elicit) as client:
+            result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
+            assert not result.is_error, result
+            assert (
+                text_of(result)
+                == 'User response: action=accept, content={"username":"alice","email":"alice@example.com"}'
+            )
+        (params,) = asked
+        assert params.message == "Who are you?"
+
+    run(scenario)

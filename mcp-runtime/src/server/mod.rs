@@ -436,7 +436,10 @@ impl Server {
     /// names the URI its messages are POSTed to (`/messages?sessionId=...`). The same router
     /// serves both transports; the same guards and limits apply. Off by default because the
     /// transport is deprecated and its two extra routes could collide with an application's own
-    /// when [`into_router`](crate::McpService::into_router) is merged into it.
+    /// when [`into_router`](crate::McpService::into_router) is merged into it. Its sessions
+    /// live in the process that opened them, even with
+    /// [`stateless_http`](Self::stateless_http): behind a load balancer, route a session's POSTs
+    /// to the replica holding its stream.
     pub fn legacy_sse(mut self, enabled: bool) -> Self {
         self.options.http.legacy_sse = enabled;
         self
