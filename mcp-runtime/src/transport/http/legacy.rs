@@ -69,9 +69,14 @@ impl LegacySession {
                 && now.duration_since(self.created) > uninitialized)
     }
 
-    /// Ends its event stream, which ends the session.
+    /// Ends its event stream.
     pub(super) fn end(&self) {
         self.end.send_replace(true);
+    }
+
+    /// Ends the protocol session: its requests are cancelled.
+    pub(super) async fn shutdown(&self) {
+        self.session.shutdown(Duration::ZERO).await;
     }
 }
 
@@ -93,7 +98,7 @@ impl Drop for Ended {
         if let Some(removed) = removed
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(async move { removed.session.shutdown(Duration::ZERO).await });
+            runtime.spawn(async move { removed.shutdown().await });
         }
     }
 }
@@ -243,12 +248,26 @@ fn session_of(state: &HttpState, request: &Request) -> Result<Arc<LegacySession>
         .unwrap_or_else(|e| e.into_inner())
         .get(id)
         .cloned();
-    session.ok_or_else(|| {
+    let gone = || {
         error_response(
             StatusCode::NOT_FOUND,
             "unknown or ended session: open the SSE stream again",
         )
-    })
+    };
+    let session = session.ok_or_else(gone)?;
+    // Its stream overflowed (the client stopped reading it) or went away: nothing it is sent
+    // could be delivered, so it is over, whether or not its response has noticed yet.
+    if session.sink.is_closed() {
+        state
+            .legacy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        session.end();
+        tokio::spawn(async move { session.shutdown().await });
+        return Err(gone());
+    }
+    Ok(session)
 }
 
 /// The ids of the requests among `incoming`.
@@ -384,13 +403,7 @@ mod tests {
             .unwrap();
         let core = Arc::clone(&service.core);
         let state = HttpState::new(core, service.core.options.http.clone());
-        let mut request = Request::new(Body::empty());
-        *request.uri_mut() = "/sse".parse().unwrap();
-        request
-            .headers_mut()
-            .insert(header::HOST, HeaderValue::from_static("localhost"));
-        let response = handle_sse(State(Arc::clone(&state)), request).await;
-        assert_eq!(response.status(), StatusCode::OK);
+        let (response, _) = open(&state).await;
         let mut body = response.into_body().into_data_stream();
         let endpoint = body.next().await.unwrap().unwrap();
         assert!(endpoint.starts_with(b"event: endpoint\ndata: /messages?sessionId="));
@@ -402,6 +415,52 @@ mod tests {
         assert_eq!(start.elapsed(), KEEP_ALIVE);
         // The client goes away: the body is dropped, and the session with it.
         drop(body);
+        assert!(state.legacy.lock().unwrap().is_empty());
+    }
+
+    /// A GET of `/sse` on `state`: the response, and its session's id.
+    async fn open(state: &Arc<HttpState>) -> (Response, String) {
+        let mut request = Request::new(Body::empty());
+        *request.uri_mut() = "/sse".parse().unwrap();
+        request
+            .headers_mut()
+            .insert(header::HOST, HeaderValue::from_static("localhost"));
+        let response = handle_sse(State(Arc::clone(state)), request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let id = state.legacy.lock().unwrap().keys().next().unwrap().clone();
+        (response, id)
+    }
+
+    #[tokio::test]
+    async fn a_stream_nobody_reads_overflows_and_its_session_is_gone() {
+        let service = crate::Server::new("t", "1")
+            .legacy_sse(true)
+            .stream_buffer(1024)
+            .build()
+            .unwrap();
+        let state = HttpState::new(Arc::clone(&service.core), service.core.options.http.clone());
+        // The response is held but never read.
+        let (_response, id) = open(&state).await;
+        let post = |body: &str| {
+            let mut request = Request::new(Body::from(body.to_owned()));
+            *request.method_mut() = axum::http::Method::POST;
+            *request.uri_mut() = format!("/messages?sessionId={id}").parse().unwrap();
+            let headers = request.headers_mut();
+            headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            handle_message(State(Arc::clone(&state)), request)
+        };
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        // Each answer is queued for the stream, until more than its buffer would be.
+        let mut statuses = Vec::new();
+        for _ in 0..200 {
+            statuses.push(post(ping).await.status());
+        }
+        assert_eq!(statuses[0], StatusCode::ACCEPTED);
+        assert_eq!(statuses.last(), Some(&StatusCode::NOT_FOUND));
         assert!(state.legacy.lock().unwrap().is_empty());
     }
 

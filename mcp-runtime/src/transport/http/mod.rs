@@ -218,17 +218,22 @@ impl HttpState {
         for session in expired {
             tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
         }
-        // A legacy session ends with its event stream, which removes it.
-        let legacy: Vec<Arc<legacy::LegacySession>> = self
-            .legacy
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .filter(|s| s.expired(now, idle, uninitialized))
-            .cloned()
-            .collect();
+        // A legacy session is gone at once, and its event stream told to end (a stream nobody
+        // reads is not polled, so it cannot be left to remove the session).
+        let legacy: Vec<Arc<legacy::LegacySession>> = {
+            let mut legacy = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+            let dead: Vec<String> = legacy
+                .iter()
+                .filter(|(_, s)| s.expired(now, idle, uninitialized))
+                .map(|(id, _)| id.clone())
+                .collect();
+            dead.into_iter()
+                .filter_map(|id| legacy.remove(&id))
+                .collect()
+        };
         for session in legacy {
             session.end();
+            tokio::spawn(async move { session.shutdown().await });
         }
     }
 }
