@@ -583,6 +583,18 @@
 //! - [`Server::cache_hint`] sets the `ttlMs`/`cacheScope` of stateless results (0 and
 //!   `private` by default).
 //! - TCP_NODELAY is set on accepted sockets.
+//! - [`Server::legacy_sse`] also serves the deprecated HTTP+SSE transport of 2024-11-05 on the
+//!   same router, for clients that speak nothing newer (the TypeScript SDK's
+//!   `SSEClientTransport`, the Python SDK's `sse_client`, the Inspector's `--transport sse`):
+//!   GET `/sse` opens a session whose first event, `endpoint`, names
+//!   `/messages?sessionId=<id>`; each POST there is `202 Accepted` and its answers go out on the
+//!   stream as `message` events, with `: keep-alive` comments in the silences. The session ends
+//!   with its stream (and on the idle and initialize timeouts); an unknown or ended `sessionId`
+//!   is 404. The `Host`/`Origin` check, the message size limit, the in-flight window and
+//!   [`Server::max_sessions`] (counting both transports' sessions) apply.
+//!   **Off by default**: the transport is deprecated, a bare GET opens a session, and its two
+//!   routes could collide with an application's own when [`McpService::into_router`] is merged
+//!   into it. [`Server::legacy_sse_paths`] moves them.
 //!
 //! To serve next to other routes, mount [`McpService::into_router`] in an axum app:
 //!

@@ -11,6 +11,7 @@ mod examples;
 mod fixtures;
 mod http;
 mod http_stateless;
+mod legacy_sse;
 mod lifecycle;
 mod load;
 mod notes;

@@ -40,6 +40,12 @@ pub(crate) struct HttpOptions {
     pub(crate) total_log_bytes: usize,
     pub(crate) stateless: bool,
     pub(crate) retry_ms: u64,
+    /// Whether the deprecated HTTP+SSE transport (2024-11-05) is served too.
+    pub(crate) legacy_sse: bool,
+    /// Its event-stream path (GET).
+    pub(crate) legacy_sse_path: String,
+    /// Its messages path (POST).
+    pub(crate) legacy_messages_path: String,
 }
 
 impl Default for HttpOptions {
@@ -60,6 +66,9 @@ impl Default for HttpOptions {
             total_log_bytes: 128 * 1024 * 1024,
             stateless: false,
             retry_ms: 1_000,
+            legacy_sse: false,
+            legacy_sse_path: "/sse".to_owned(),
+            legacy_messages_path: "/messages".to_owned(),
         }
     }
 }

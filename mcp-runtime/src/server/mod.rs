@@ -474,6 +474,34 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Also serves the deprecated HTTP+SSE transport of 2024-11-05 (off by default), for clients
+    /// that speak nothing newer: GET `/sse` opens a session's event stream, whose first event
+    /// names the URI its messages are POSTed to (`/messages?sessionId=...`). The same router
+    /// serves both transports; the same guards and limits apply. Off by default because the
+    /// transport is deprecated and its two extra routes could collide with an application's own
+    /// when [`into_router`](crate::McpService::into_router) is merged into it. Its sessions
+    /// live in the process that opened them, even with
+    /// [`stateless_http`](Self::stateless_http): behind a load balancer, route a session's POSTs
+    /// to the replica holding its stream.
+    pub fn legacy_sse(mut self, enabled: bool) -> Self {
+        self.options.http.legacy_sse = enabled;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Serves the deprecated HTTP+SSE transport (see [`legacy_sse`](Self::legacy_sse)) at these
+    /// paths instead of `/sse` and `/messages`: `sse` for the event stream (GET), `messages` for
+    /// the client's messages (POST). Turns it on. The paths must differ from each other and
+    /// from the Streamable HTTP path. Under a router nested at a prefix (`Router::nest`), the
+    /// endpoint event names the messages path with that prefix.
+    pub fn legacy_sse_paths(mut self, sse: impl Into<String>, messages: impl Into<String>) -> Self {
+        self.options.http.legacy_sse = true;
+        self.options.http.legacy_sse_path = sse.into();
+        self.options.http.legacy_messages_path = messages.into();
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// Accepts these host names (any port) in `Host` and `Origin`, instead of the loopback names
     /// the DNS-rebinding check allows by default.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {

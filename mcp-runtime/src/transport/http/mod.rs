@@ -30,11 +30,14 @@
 //!   request (or `server/discover`) is served by [`modern`], without a session; GET and DELETE
 //!   with `MCP-Protocol-Version: 2026-07-28` are 405; a POST with that header but no envelope is
 //!   400 + -32602.
+//! - **The deprecated HTTP+SSE transport** (2024-11-05, `Server::legacy_sse`, off by default)
+//!   is served by [`legacy`] on two routes of its own, `/sse` and `/messages`.
 
 // Early returns of a ready `Response` read best as `Result<_, Response>`; the error path is
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod legacy;
 mod modern;
 mod stream;
 
@@ -50,7 +53,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
@@ -125,6 +128,9 @@ pub(crate) struct HttpState {
     core: Arc<Core>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The sessions of the deprecated HTTP+SSE transport, by id. Locked after `sessions` when
+    /// both are.
+    legacy: Mutex<HashMap<String, Arc<legacy::LegacySession>>>,
     /// The bytes all event logs hold together.
     event_logs: Arc<Budget>,
     /// The bytes all streams hold unread together.
@@ -132,6 +138,17 @@ pub(crate) struct HttpState {
 }
 
 impl HttpState {
+    fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
+        Arc::new(Self {
+            core,
+            event_logs: Budget::new(options.total_log_bytes),
+            unread: Budget::new(options.unread_total),
+            options,
+            sessions: Mutex::new(HashMap::new()),
+            legacy: Mutex::new(HashMap::new()),
+        })
+    }
+
     fn options(&self) -> &HttpOptions {
         &self.options
     }
@@ -208,6 +225,23 @@ impl HttpState {
         };
         for session in expired {
             tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
+        }
+        // A legacy session is gone at once, and its event stream told to end (a stream nobody
+        // reads is not polled, so it cannot be left to remove the session).
+        let legacy: Vec<Arc<legacy::LegacySession>> = {
+            let mut legacy = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+            let dead: Vec<String> = legacy
+                .iter()
+                .filter(|(_, s)| s.expired(now, idle, uninitialized))
+                .map(|(id, _)| id.clone())
+                .collect();
+            dead.into_iter()
+                .filter_map(|id| legacy.remove(&id))
+                .collect()
+        };
+        for session in legacy {
+            session.end();
+            tokio::spawn(async move { session.shutdown().await });
         }
     }
 }
@@ -580,17 +614,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     let body = match tokio::time::timeout(options.body_read_timeout, reading).await {
         Ok(Ok(read)) => read,
         Ok(Err(response)) => return response,
-        Err(_) => {
-            tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
-            let mut response = error_response(
-                StatusCode::REQUEST_TIMEOUT,
-                "the request body was not sent in time",
-            );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            return response;
-        }
+        Err(_) => return body_timeout(options),
     };
     // The body's bytes stay charged to the server's request total until it is answered.
     let (body, charge) = body;
@@ -634,7 +658,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let mut response = json_response(StatusCode::OK, reply);
         if ok && !options.stateless {
             let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
-            if sessions.len() >= options.max_sessions {
+            // The legacy transport's sessions count too (locked after these, as it does).
+            let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
+            if sessions.len() + legacy >= options.max_sessions {
                 let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions; try again later",
@@ -785,6 +811,19 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         http_session.as_deref(),
     )
     .await
+}
+
+/// 408 for a body not sent within the body-read timeout; the connection is closed.
+fn body_timeout(options: &HttpOptions) -> Response {
+    tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
+    let mut response = error_response(
+        StatusCode::REQUEST_TIMEOUT,
+        "the request body was not sent in time",
+    );
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// Reads a POST body of at most `max` bytes: a `Content-Length` over it is refused before
@@ -1102,13 +1141,7 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
     // Often enough for the shorter of the two timeouts a session can expire by.
     let idle = options.session_idle.min(options.initialize_timeout);
-    let state = Arc::new(HttpState {
-        core,
-        event_logs: Budget::new(options.total_log_bytes),
-        unread: Budget::new(options.unread_total),
-        options,
-        sessions: Mutex::new(HashMap::new()),
-    });
+    let state = HttpState::new(core, options);
     // Expire idle sessions; the task ends with the router.
     let weak = Arc::downgrade(&state);
     tokio::spawn(async move {
@@ -1121,12 +1154,19 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
             }
         }
     });
-    Router::new()
-        .route(
-            &path,
-            post(handle_post).get(handle_get).delete(handle_delete),
-        )
-        .with_state(state)
+    let mut router = Router::new().route(
+        &path,
+        post(handle_post).get(handle_get).delete(handle_delete),
+    );
+    if state.options.legacy_sse {
+        router = router
+            .route(&state.options.legacy_sse_path, get(legacy::handle_sse))
+            .route(
+                &state.options.legacy_messages_path,
+                post(legacy::handle_message),
+            );
+    }
+    router.with_state(state)
 }
 
 /// The connection limits of [`serve`].
