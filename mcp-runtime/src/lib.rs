@@ -780,7 +780,8 @@ pub use mcp_macros::{Elicit, prompt, resource, server, tool};
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing {
     pub use crate::protocol::jsonrpc::{
-        ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes, parse,
+        ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes,
+        id_in_prefix, parse,
     };
     /// The HTTP header guard (`Host`/`Origin`, `Accept`, `MCP-Protocol-Version`, ...).
     #[cfg(feature = "http")]
