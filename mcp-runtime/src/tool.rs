@@ -479,6 +479,9 @@ fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>
 /// The schema keyword that mirrors an argument in an `Mcp-Param-*` header (SEP-2243).
 pub(crate) const X_MCP_HEADER: &str = "x-mcp-header";
 
+/// A value for an argument's schema (a default, an example) as JSON, or why it does not serialize.
+pub type SchemaJson = Result<Value, String>;
+
 /// How one argument parameter is declared: its wire name and what `#[arg(..)]` and `///` said.
 pub struct ParamMeta<T> {
     /// The name in the arguments object.
@@ -487,10 +490,10 @@ pub struct ParamMeta<T> {
     pub description: Option<&'static str>,
     /// The value used when the argument is absent.
     pub default: Option<fn() -> T>,
-    /// The default as JSON, for the schema.
-    pub default_json: Option<fn() -> Value>,
-    /// `examples` for the schema.
-    pub examples: Option<fn() -> Vec<Value>>,
+    /// The default as JSON, for the schema, or why it does not serialize.
+    pub default_json: Option<fn() -> SchemaJson>,
+    /// `examples` for the schema, each as JSON or why it does not serialize.
+    pub examples: Option<fn() -> Vec<SchemaJson>>,
     /// The HTTP header that mirrors this argument (`Mcp-Param-{header}`, 2026-07-28), declared
     /// in the schema as `x-mcp-header`. Only string, integer and boolean arguments qualify.
     pub header: Option<&'static str>,
@@ -570,10 +573,28 @@ impl ToolBuilder {
             property.insert("description".into(), Value::from(description));
         }
         if let Some(default) = meta.default_json {
-            property.insert("default".into(), default());
+            match default() {
+                Ok(default) => {
+                    property.insert("default".into(), default);
+                }
+                Err(problem) => self
+                    .def
+                    .metadata
+                    .problems
+                    .push(format!("argument `{}`: {problem}", meta.name)),
+            }
         }
         if let Some(examples) = meta.examples {
-            property.insert("examples".into(), Value::Array(examples()));
+            match examples().into_iter().collect::<Result<Vec<_>, _>>() {
+                Ok(examples) => {
+                    property.insert("examples".into(), Value::Array(examples));
+                }
+                Err(problem) => self
+                    .def
+                    .metadata
+                    .problems
+                    .push(format!("argument `{}`: {problem}", meta.name)),
+            }
         }
         if let Some(header) = meta.header {
             let kind = property.get("type").and_then(Value::as_str);
