@@ -144,7 +144,16 @@ impl<T: Weigh> Sink<T> {
         }
         let size = message.weight();
         let queued = shared.bytes.load(Ordering::Acquire);
-        let in_total = shared.total.as_ref().is_none_or(|total| total.take(size));
+        // A reply answers a request the window admitted: it is counted in the total, never
+        // refused by it (the window bounds how many there are).
+        let in_total = match &shared.total {
+            None => true,
+            Some(total) if message.is_reply() => {
+                total.force(size);
+                true
+            }
+            Some(total) => total.take(size),
+        };
         if !in_total || (queued > 0 && queued.saturating_add(size) > shared.limit) {
             if in_total && let Some(total) = &shared.total {
                 total.give(size);

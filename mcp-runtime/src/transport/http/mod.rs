@@ -64,7 +64,7 @@ use crate::protocol::{
 };
 use crate::server::{
     Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, REQUEST_OVERHEAD,
-    Session, Sink, Window, channel_within, is_stateless,
+    Session, Sink, Window, channel, channel_within, is_stateless,
 };
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
@@ -177,8 +177,15 @@ impl HttpState {
     }
 
     /// A queue for one POST's replies (or a session's notifications), on their way to a response
-    /// or an event stream.
+    /// or an event stream: read as soon as it is written, so bounded by the stream buffer
+    /// alone, and never cut off because other clients' streams hold the server's total.
     pub(crate) fn channel(&self) -> (Sink, Outbox) {
+        channel(self.core.options.stream_buffer, Overflow::Close)
+    }
+
+    /// A queue that an HTTP response reads as its client reads (a stateless request's stream,
+    /// a legacy SSE stream): bounded by the stream buffer and the server's unread total.
+    pub(crate) fn live_channel(&self) -> (Sink, Outbox) {
         channel_within(
             self.core.options.stream_buffer,
             Overflow::Close,
@@ -1055,6 +1062,15 @@ async fn json_replies(
         } else if let Some(http_session) = http_session {
             http_session.standalone.push(&bytes, false);
         }
+    }
+    // Answers that can no longer come (their queue ended) are errors, never an empty body.
+    if !pending.is_empty() {
+        tracing::error!(
+            lost = pending.len(),
+            "a POST's answers were lost before its response"
+        );
+        let error = ErrorObject::internal("the answer was lost; send the request again");
+        answered.extend(pending.drain().map(|id| encode_error(Some(&id), &error)));
     }
     let body = if batch && answered.len() > 1 {
         encode_batch(&answered)
