@@ -881,92 +881,175 @@ async def sigterm_with_streams(server, notes):
     return took <= GRACE_S + 1.0
 
 
+async def body_under_limit(server, notes):
+    """A `tools/call` body 16,145 bytes under the 16 MiB limit, sent in pieces: not 413."""
+    port = server.port
+    session = await open_session(port, now() + 10)
+    head = json.dumps(call_tool(1, "test_simple_text"))[:-2]  # up to the closing }}
+    size = 16 * 1024 * 1024 - 16_145
+    filler = size - len(head) - len(', "pad": ""}}')
+    body = (head + ', "pad": "' + "a" * filler + '"}}').encode()
+    assert len(body) == size
+    data = request("POST", port, session.headers(), body)
+    conn = session.conn
+    try:
+        await conn.open()
+        piece = 1 << 20
+        for offset in range(0, len(data), piece):
+            conn.writer.write(data[offset:offset + piece])
+            await conn.writer.drain()
+            await asyncio.sleep(0.02)
+        response = await asyncio.wait_for(read_response(conn.reader), 20)
+    finally:
+        session.close()
+    notes.append(f"{len(body):,} bytes in {len(data) // piece + 1} pieces: HTTP {response.status}")
+    return response.status != 413
+
+
 # ---------------------------------------------------------------------------------------------
 # stdio
+
+
+class Stdio:
+    """The client end of a server's stdin and stdout, non-blocking."""
+
+    def __init__(self, proc, keep=1 << 16):
+        self.proc, self.keep = proc, keep
+        self.out_fd, self.in_fd = proc.stdout.fileno(), proc.stdin.fileno()
+        os.set_blocking(self.out_fd, False)
+        os.set_blocking(self.in_fd, False)
+        self.pending = bytearray()
+        self.seen = bytearray()  # the last `keep` bytes read
+        self.total_read = 0
+        self.last_write = None
+        self.watch, self.found = set(), set()  # reply markers looked for, and seen
+
+    async def write_all(self, data, deadline, drain_reads=False):
+        """Writes what it can until `deadline` (reading meanwhile if `drain_reads`); returns
+        how many bytes are left unwritten."""
+        self.pending.extend(data)
+        while self.pending and now() < deadline:
+            try:
+                n = os.write(self.in_fd, self.pending)
+                del self.pending[:n]
+                self.last_write = now()
+            except BlockingIOError:
+                if drain_reads:
+                    self.read_some()
+                await asyncio.sleep(0.01)
+        return len(self.pending)
+
+    def read_some(self):
+        for _ in range(64):
+            try:
+                chunk = os.read(self.out_fd, 1 << 20)
+            except BlockingIOError:
+                return
+            if not chunk:
+                return
+            self.total_read += len(chunk)
+            window = bytes(self.seen[-256:]) + chunk
+            self.found |= {marker for marker in self.watch if marker in window}
+            self.seen.extend(chunk)
+            del self.seen[: max(0, len(self.seen) - self.keep)]
+
+    def expect(self, id_):
+        """Looks for a reply to `id_` in everything read from now on."""
+        marker = b'"id":' + json.dumps(id_).encode()
+        self.watch.add(marker)
+        return marker
+
+    async def reply_to(self, id_, deadline):
+        """Whether a reply to `id_` arrived (since `expect(id_)`) before `deadline`."""
+        marker = self.expect(id_)
+        if marker in self.seen:
+            return True
+        while now() < deadline:
+            self.read_some()
+            if marker in self.found:
+                return True
+            await asyncio.sleep(0.01)
+        return False
+
+    async def initialize(self, notes):
+        init = rpc("init", "initialize", {"protocolVersion": HANDSHAKE, "capabilities": {},
+                                          "clientInfo": {"name": "stdio", "version": "0"}})
+        await self.write_all(json.dumps(init).encode() + b"\n", now() + 5)
+        if not await self.reply_to("init", now() + 10):
+            notes.append("no reply to initialize")
+            return False
+        self.seen.clear()
+        initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+        await self.write_all(initialized, now() + 5)
+        return True
+
+
+async def stdio_oversized_line(server, notes):
+    """A 20 MiB stdio line (over the 16 MiB limit) for request id 6: answered with an error that
+    carries id 6, and the next request (id 7) answered too."""
+    stdio = Stdio(server.proc, keep=1 << 20)
+    if not await stdio.initialize(notes):
+        return False
+    pad = "a" * (20 * 1024 * 1024)
+    line = json.dumps(rpc(6, "tools/call", {"name": "test_simple_text", "arguments": {"pad": pad}}))
+    deadline = now() + 20
+    left = await stdio.write_all(line.encode() + b"\n", deadline, drain_reads=True)
+    stdio.expect(7)
+    left += await stdio.write_all(json.dumps(call_tool(7, "test_simple_text")).encode() + b"\n",
+                                  deadline, drain_reads=True)
+    answered_7 = left == 0 and await stdio.reply_to(7, deadline)
+    replies = []
+    for raw in bytes(stdio.seen).split(b"\n"):
+        try:
+            replies.append(json.loads(raw))
+        except ValueError:
+            pass
+    errors = [r for r in replies if isinstance(r, dict) and "error" in r]
+    six = [r for r in errors if r.get("id") == 6]
+    if six:
+        notes.append(f"20 MiB line: error {six[0]['error'].get('code')} with id 6")
+    else:
+        ids = [r.get("id", "no id member") for r in errors]
+        notes.append(f"20 MiB line: no error with id 6 (errors with ids {ids})")
+    notes.append("id 7 answered" if answered_7 else "id 7 unanswered after 20 s")
+    server.normal_summary = "1/1 after reading" if answered_7 else "0/1 after reading"
+    return bool(six) and answered_7
 
 
 async def stdio_unread(server, notes):
     """A stdio client that writes requests for 10 s and reads nothing; then it reads, and its
     next `tools/call` must be answered within 20 s."""
     proc = server.proc
-    out_fd, in_fd = proc.stdout.fileno(), proc.stdin.fileno()
-    os.set_blocking(out_fd, False)
-    os.set_blocking(in_fd, False)
-    pending = bytearray()
-
-    async def write_all(data, deadline, drain_reads=False):
-        """Writes what it can until `deadline`; returns the bytes not written."""
-        pending.extend(data)
-        while pending and now() < deadline:
-            try:
-                n = os.write(in_fd, pending)
-                del pending[:n]
-            except BlockingIOError:
-                if drain_reads:
-                    read_some()
-                await asyncio.sleep(0.01)
-        return len(pending)
-
-    seen = bytearray()
-    total_read = 0
-
-    def read_some():
-        nonlocal total_read
-        for _ in range(64):
-            try:
-                chunk = os.read(out_fd, 1 << 20)
-            except BlockingIOError:
-                return
-            if not chunk:
-                return
-            total_read += len(chunk)
-            seen.extend(chunk)
-            del seen[: max(0, len(seen) - (1 << 16))]
-
-    async def reply_to(id_, deadline):
-        marker = json.dumps(id_).encode()
-        while now() < deadline:
-            read_some()
-            if b'"id":' + marker in seen:
-                return True
-            await asyncio.sleep(0.01)
+    stdio = Stdio(proc)
+    if not await stdio.initialize(notes):
         return False
-
-    init = rpc("init", "initialize", {"protocolVersion": HANDSHAKE, "capabilities": {},
-                                      "clientInfo": {"name": "stdio", "version": "0"}})
-    await write_all(json.dumps(init).encode() + b"\n", now() + 5)
-    if not await reply_to("init", now() + 10):
-        notes.append("no reply to initialize")
-        return False
-    seen.clear()
-    await write_all(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', now() + 5)
     # 100 a line: under the 256 requests one session may have in flight.
     batch = json.dumps([rpc(f"b{i}", "tools/list") for i in range(100)]).encode() + b"\n"
     flood_end = now() + 10
-    lines, blocked_since = 0, None
+    lines = 0
     while now() < flood_end and proc.poll() is None:
-        if not pending:
+        if not stdio.pending:
             lines += 1
-        left = await write_all(batch if not pending else b"", min(flood_end, now() + 1))
-        if left and blocked_since is None:
-            blocked_since = now()
+        await stdio.write_all(batch if not stdio.pending else b"", min(flood_end, now() + 1))
+    stalled = flood_end - (stdio.last_write or flood_end)
     # The rest of a half-written line stays out; its end makes it a broken request.
-    pending.clear()
-    await write_all(b"\n", now() + 5, drain_reads=True)
+    stdio.pending.clear()
+    await stdio.write_all(b"\n", now() + 5, drain_reads=True)
     normal = json.dumps(call_tool("normal-1", "test_simple_text")).encode() + b"\n"
     deadline = now() + 20
-    left = await write_all(normal, deadline, drain_reads=True)
-    answered = left == 0 and await reply_to("normal-1", deadline)
+    stdio.expect("normal-1")
+    left = await stdio.write_all(normal, deadline, drain_reads=True)
+    answered = left == 0 and await stdio.reply_to("normal-1", deadline)
     server.normal_summary = "1/1 after reading" if answered else "0/1 after reading"
-    note = f"wrote {lines} lines of 100 tools/list ({lines * len(batch) / 2**20:.0f} MiB) unread"
-    if blocked_since is not None:
-        note += f", writes blocked after {blocked_since - flood_end + 10:.1f} s (backpressure)"
+    note = f"wrote {lines} lines of 100 tools/list ({lines * len(batch) / 2**20:.1f} MiB) unread"
+    if stalled >= 1:
+        note += f", writes blocked for the last {stalled:.1f} s (backpressure)"
     else:
-        note += ", never blocked"
+        note += ", never blocked for long"
     if answered:
-        note += f"; then read {total_read / 2**20:.0f} MiB before its call was answered"
+        note += f"; then read {stdio.total_read / 2**20:.0f} MiB before its call was answered"
     else:
-        note += f"; call unanswered 20 s after it resumed reading ({total_read / 2**20:.0f} MiB read)"
+        note += f"; call unanswered 20 s after it resumed reading ({stdio.total_read / 2**20:.0f} MiB read)"
     notes.append(note)
     return answered
 
@@ -987,6 +1070,8 @@ SCENARIOS = [
     ("bad-host-origin", "malformed Host/Origin headers", bad_headers, True, 30),
     ("stdio-unread", "stdio client that stops reading", stdio_unread, False, 50),
     ("sigterm", "SIGTERM, GET stream + half-sent headers", sigterm_with_streams, True, 30),
+    ("bad-input-body", "body 16,145 bytes under the limit, in pieces", body_under_limit, True, 30),
+    ("bad-input-stdio-line", "stdio: a 20 MiB line for id 6", stdio_oversized_line, False, 30),
 ]
 
 
