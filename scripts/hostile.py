@@ -38,7 +38,7 @@ HANDSHAKE = "2025-03-26"  # batches are allowed in this revision
 MODERN = "2026-07-28"
 CALL_TIMEOUT = 5.0
 # How long notifications flow to the unread streams.
-STREAM_SECS = float(os.environ.get("HOSTILE_STREAM_SECS", "20"))
+STREAM_SECS = float(os.environ.get("HOSTILE_STREAM_SECS", "40"))
 LOG_DIR = tempfile.mkdtemp(prefix="hostile-")
 
 
@@ -337,6 +337,7 @@ class Monitor(threading.Thread):
     def __init__(self, pid):
         super().__init__(daemon=True)
         self.pid, self.peak_kb, self.last_kb, self.killed = pid, 0, 0, False
+        self.samples = []
         self.halt = threading.Event()
 
     def run(self):
@@ -353,6 +354,7 @@ class Monitor(threading.Thread):
                 return
             self.peak_kb = max(self.peak_kb, kb)
             self.last_kb = kb
+            self.samples.append((now(), kb))
             if kb > KILL_MB * 1024:
                 self.killed = True
                 try:
@@ -361,6 +363,15 @@ class Monitor(threading.Thread):
                     pass
                 return
             self.halt.wait(0.1)
+
+    def growth(self, seconds):
+        """MB per second over the last `seconds` sampled, or None."""
+        samples = list(self.samples)
+        if not samples or samples[-1][0] - samples[0][0] < seconds:
+            return None
+        end_t, end_kb = samples[-1]
+        start_t, start_kb = next(s for s in samples if s[0] >= end_t - seconds)
+        return (end_kb - start_kb) / 1024 / max(0.1, end_t - start_t)
 
     def stop(self):
         self.halt.set()
@@ -480,25 +491,100 @@ class Normal:
         return text
 
 
+class NormalProcess:
+    """The normal client in a process of its own (`hostile.py --normal PORT`), so the attacks'
+    work in this process never delays it: it says `ready` once its session is open, and on
+    `stop` (its stdin closed) prints its counts as JSON and exits."""
+
+    def __init__(self, port):
+        self.port, self.proc, self.result = port, None, None
+        self.failures = []
+
+    async def start(self):
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, os.path.abspath(__file__), "--normal", str(self.port),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )
+        line = await asyncio.wait_for(self.proc.stdout.readline(), 20)
+        if line.strip() != b"ready":
+            raise RuntimeError(f"the normal client did not start: {line[:200]!r}")
+
+    async def stop(self):
+        if self.proc is None or self.result is not None:
+            return
+        self.proc.stdin.close()
+        out = await asyncio.wait_for(self.proc.stdout.read(), CALL_TIMEOUT + 5)
+        await self.proc.wait()
+        self.result = json.loads(out)
+        self.failures = self.result["failures"]
+
+    def kill(self):
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+
+    def served(self):
+        r = self.result
+        return r is not None and r["sent"] > 0 and r["answered"] == r["sent"]
+
+    def summary(self):
+        r = self.result
+        if r is None:
+            return "no count"
+        text = f"{r['answered']}/{r['sent']}"
+        if r["sent"]:
+            text += f", worst {r['worst']:.1f} s"
+        return text
+
+
+async def normal_child(port):
+    """`--normal PORT`: the normal client until stdin closes (or 10 minutes)."""
+    normal = Normal(port)
+    loop = asyncio.get_running_loop()
+    stdin = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+    task = asyncio.create_task(normal.run(now() + 600))
+    ready = asyncio.create_task(normal.ready.wait())
+    await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
+    if not normal.ready.is_set():
+        print(f"failed: {task.exception()!r}", flush=True)
+        return 1
+    print("ready", flush=True)
+    await stdin.read()
+    normal.halt.set()
+    await task
+    print(json.dumps({"sent": normal.sent, "answered": normal.answered,
+                      "failures": normal.failures[:5], "worst": normal.worst}), flush=True)
+    return 0
+
+
 async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, sessions=None):
-    """Calls `test_trigger_resource_update` in batches (each call: `resources/updated` to the
-    subscribers and `resources/list_changed` to every session and listen) until `deadline` or
-    `max_triggers`, on `sessions` (or new ones); returns how many ran."""
-    done, errors = 0, []
+    """Calls `test_trigger_resource_update` (each call: `resources/updated` to the subscribers and
+    `resources/list_changed` to every session and listen) until `deadline` or `max_triggers`, on
+    `sessions` (or new ones), in JSON-RPC batches of `batch` calls; returns how many ran, and why
+    they stopped early. The batches ask for a JSON reply: at 7171b15 a batch answered over SSE
+    never ends."""
+    done, reserved, errors = 0, 0, []
     sessions = sessions or [await open_session(port, now() + 10) for _ in range(workers)]
 
     async def worker(w):
-        nonlocal done
+        nonlocal done, reserved
         session = sessions[w]
+        headers = [h for h in session.headers() if h[0] != "Accept"] + [("Accept", "application/json")]
         n = 0
         try:
-            while now() < deadline and done < max_triggers:
-                body = [call_tool(f"t{w}-{n}-{i}", "test_trigger_resource_update") for i in range(batch)]
+            while now() < deadline and reserved < max_triggers:
+                count = min(batch, max_triggers - reserved)
+                reserved += count
+                body = [call_tool(f"t{w}-{n}-{i}", "test_trigger_resource_update") for i in range(count)]
                 n += 1
-                response = await asyncio.wait_for(session.post(body), max(0.1, deadline - now()))
-                if response.status != 200:
+                response = await asyncio.wait_for(
+                    session.conn.exchange(request("POST", port, headers, json.dumps(body).encode())),
+                    max(0.1, deadline + 5 - now()),
+                )
+                replies = response.messages() if response.status == 200 else []
+                if len(replies) != count:
                     raise Refused(response)
-                done += batch
+                done += count
         except (OSError, Dropped, Refused, asyncio.TimeoutError) as error:
             errors.append(f"updates stopped: {error!r}"[:100])
         finally:
@@ -534,7 +620,7 @@ async def unread_get_streams(server, notes):
             if status != 200:
                 notes.append(f"GET stream refused: {status}")
                 return False
-        triggers, errors = await trigger_updates(port, now() + STREAM_SECS, 400_000)
+        triggers, errors = await trigger_updates(port, now() + STREAM_SECS, 2_000_000)
         notes.append(f"100 streams; {triggers} updates (2 notifications each per stream)"
                      f" in {STREAM_SECS:g} s" + "".join(f"; {e}" for e in errors))
         return not errors
@@ -555,7 +641,7 @@ async def unread_listen_streams(server, notes):
             if status != 200:
                 notes.append(f"listen refused: {status}")
                 return False
-        triggers, errors = await trigger_updates(port, now() + STREAM_SECS, 400_000)
+        triggers, errors = await trigger_updates(port, now() + STREAM_SECS, 2_000_000)
         notes.append(f"100 listens; {triggers} updates (2 notifications each per listen)"
                      f" in {STREAM_SECS:g} s" + "".join(f"; {e}" for e in errors))
         return not errors
@@ -745,13 +831,13 @@ async def idle_sessions(server, notes):
     """10,000 sessions (9,997 idle, the normal client's and two that trigger updates), then
     1,104 resource updates."""
     port = server.port
-    total, opened, failed = 9_997, 0, {}
+    total, opened, attempts, failed = 9_997, 0, 0, {}
     deadline = now() + 60
     started = now()
     payloads = {}
 
     async def worker():
-        nonlocal opened
+        nonlocal opened, attempts
         conn = Conn(port)
         init = json.dumps(
             rpc(0, "initialize", {"protocolVersion": HANDSHAKE, "capabilities": {},
@@ -759,7 +845,8 @@ async def idle_sessions(server, notes):
         ).encode()
         headers = Session(port).headers()
         try:
-            while opened + sum(failed.values()) < total and now() < deadline:
+            while attempts < total and now() < deadline:
+                attempts += 1
                 try:
                     response = await asyncio.wait_for(
                         conn.exchange(request("POST", port, headers, init)), 10
@@ -860,7 +947,7 @@ async def sigterm_with_streams(server, notes):
     half = socket.create_connection(("127.0.0.1", port))
     half.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
     await asyncio.sleep(2)  # the normal client works meanwhile
-    server.normal.halt.set()
+    await server.normal.stop()
     await asyncio.sleep(0.3)
     started = now()
     server.proc.send_signal(signal.SIGTERM)
@@ -1086,15 +1173,17 @@ async def run_scenario(binary, key, title, attack, http, limit):
     except Exception as error:  # noqa: BLE001 - a scenario that cannot start is a failure
         return dict(key=key, title=title, peak="-", served="-", ok=False,
                     notes=f"could not start: {error}", secs=0)
-    normal = Normal(server.port) if http else None
+    normal = NormalProcess(server.port) if http else None
     server.normal = normal
-    normal_task = None
     try:
         if normal:
-            normal_task = asyncio.create_task(normal.run(now() + limit + 20))
-            await asyncio.wait_for(normal.ready.wait(), 15)
+            await normal.start()
         checks = await asyncio.wait_for(attack(server, notes), limit)
-        notes.append(f"RSS {server.monitor.last_kb / 1024:.0f} MB as the attack ended")
+        ended = f"RSS {server.monitor.last_kb / 1024:.0f} MB as the attack ended"
+        growth = server.monitor.growth(10)
+        if growth is not None and now() - started > 15:
+            ended += f" ({growth:+.0f} MB/s over its last 10 s)"
+        notes.append(ended)
         await asyncio.sleep(1)  # the normal client goes on a little after the attack
     except asyncio.TimeoutError:
         notes.append(f"the scenario overran its {limit} s" if now() - started >= limit
@@ -1102,12 +1191,12 @@ async def run_scenario(binary, key, title, attack, http, limit):
     except Exception as error:  # noqa: BLE001 - reported, and the row fails
         notes.append(f"the attack broke off: {error!r}"[:200])
     finally:
-        if normal_task:
-            normal.halt.set()
+        if normal:
             try:
-                await asyncio.wait_for(normal_task, CALL_TIMEOUT + 2)
-            except Exception as error:  # noqa: BLE001
+                await normal.stop()
+            except Exception as error:  # noqa: BLE001 - no count: not served
                 notes.append(f"normal client: {error!r}"[:160])
+                normal.kill()
     alive = server.alive() or server.expect_exit
     code = server.proc.returncode
     await server.stop()
@@ -1180,6 +1269,8 @@ async def main():
 
 
 async def guarded():
+    if len(sys.argv) == 3 and sys.argv[1] == "--normal":
+        return await normal_child(int(sys.argv[2]))
     task = asyncio.current_task()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     try:
