@@ -356,7 +356,7 @@ class Monitor(threading.Thread):
             self.last_kb = kb
             self.samples.append((now(), kb))
             if kb > KILL_MB * 1024:
-                self.killed = True
+                self.killed = max(0.1, now() - self.samples[0][0])
                 try:
                     os.kill(self.pid, signal.SIGKILL)
                 except OSError:
@@ -586,11 +586,14 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
                     raise Refused(response)
                 done += count
         except (OSError, Dropped, Refused, asyncio.TimeoutError) as error:
-            errors.append(f"updates stopped: {error!r}"[:100])
+            errors.append(type(error).__name__)
         finally:
             session.close()
 
     await asyncio.gather(*(worker(w) for w in range(len(sessions))))
+    if errors:
+        kinds = {k: errors.count(k) for k in sorted(set(errors))}
+        errors = ["updates stopped early: " + ", ".join(f"{n} x {k}" for k, n in kinds.items())]
     return done, errors
 
 
@@ -1206,9 +1209,10 @@ async def run_scenario(binary, key, title, attack, http, limit):
     served = normal.served() if normal else server.normal_summary == "1/1 after reading"
     served_text = normal.summary() if normal else (server.normal_summary or "-")
     if normal and normal.failures:
-        notes.append(f"normal client failures: {normal.failures[:2]}")
+        notes.append(f"normal client failures: {normal.failures[:2]}"
+                     + (" (the server was killed)" if killed else ""))
     if killed:
-        notes.append(f"killed past {KILL_MB} MB")
+        notes.insert(0, f"KILLED past {KILL_MB} MB, {killed:.0f} s after start")
     elif not alive:
         notes.append(f"the server died (exit {code}): {server.tail(200)!r}")
     if panicked:
