@@ -3,7 +3,8 @@
 //!
 //! Run with: `cargo run -p mcp-examples --example everything` (serves stdio), or
 //! `cargo run -p mcp-examples --example everything -- --port 3000` (Streamable HTTP on
-//! `http://127.0.0.1:3000/mcp`).
+//! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
+//! `http://127.0.0.1:3000/sse` for clients that speak only it).
 
 use std::time::Duration;
 
@@ -712,8 +713,14 @@ async fn main() -> mcp_runtime::Result<()> {
             let port: u16 = port
                 .parse()
                 .map_err(|_| std::io::Error::other("--port takes a port number"))?;
-            eprintln!("serving Streamable HTTP on http://127.0.0.1:{port}/mcp");
-            server.serve_http(("127.0.0.1", port)).await
+            eprintln!(
+                "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
+                 HTTP+SSE transport on http://127.0.0.1:{port}/sse"
+            );
+            server
+                .legacy_sse(true)
+                .serve_http(("127.0.0.1", port))
+                .await
         }
         _ => server.serve_stdio().await,
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop tests: the official MCP Python SDK client (mcp 2.3.0 from PyPI) against the `everything`
 # example, over stdio and Streamable HTTP (127.0.0.1 only), in the handshake era (forced) and the
-# stateless 2026-07-28 era (the client's auto mode). The tests live in tests/python.
+# stateless 2026-07-28 era (the client's auto mode), and over the deprecated HTTP+SSE transport
+# (`sse_client`, tests/python/test_legacy_sse.py). The tests live in tests/python.
 #
 # The client is installed into a local virtual environment (.cache/py, or $INTEROP_VENV); nothing
 # is installed globally. Needs python3 with venv and pip (tested with CPython 3.11).

@@ -49,6 +49,13 @@ async fn traced_forecast(city: String) -> String {
     format!("sunny in {city}")
 }
 
+/// A sync tool, run on the blocking pool: its events still belong to the request.
+#[tool]
+fn traced_sync_forecast(city: String) -> String {
+    tracing::warn!(target: "weather", %city, "computed off the request's task");
+    format!("cloudy in {city}")
+}
+
 /// Panics, so the runtime logs an error of its own.
 #[tool]
 async fn traced_panic() -> String {
@@ -242,6 +249,33 @@ async fn handler_events_are_inside_the_request_span() {
     let line = captured.line_with("looking up");
     assert!(
         line.contains("mcp.request{method=tools/call id=1 tool=traced_forecast session=stdio-"),
+        "{line}"
+    );
+}
+
+#[tokio::test]
+async fn a_sync_tool_s_events_reach_its_client_and_stay_in_the_request_span() {
+    let (_alone, captured) = alone().await;
+    let client = Client::connect(Server::builder().tool(traced_sync_forecast))
+        .await
+        .unwrap();
+    let result = client
+        .call_tool("traced_sync_forecast", json!({"city": "Lima"}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "cloudy in Lima");
+    assert_eq!(
+        client.next_message().await.unwrap(),
+        log_message(
+            "warning",
+            json!({"message": "computed off the request's task", "city": "Lima"})
+        )
+    );
+    let line = captured.line_with("computed off the request's task");
+    assert!(
+        line.contains(
+            "mcp.request{method=tools/call id=1 tool=traced_sync_forecast session=stdio-"
+        ),
         "{line}"
     );
 }

@@ -36,6 +36,13 @@ use proc_macro::TokenStream;
 /// The function may be `async` or not, and may not be generic. `///` on the function is the
 /// tool's `description`; `///` on a parameter is its property's `description` in `inputSchema`.
 ///
+/// A sync (non-`async`) tool runs on tokio's blocking pool (`spawn_blocking`), so one that blocks
+/// (file I/O, a blocking client, long computation) does not hold up the other requests of its
+/// connection; its parameters and return type must then be `Send + 'static`. A panic in it is a
+/// tool error, as in an `async` tool. `#[tool(inline)]` runs a trivial sync tool on the
+/// request's task instead, saving the hand-off to another thread (and the `Send` bound: a type
+/// holding an `Rc` needs it); `inline` on an `async fn` is a compile error.
+///
 /// # Keys of `#[tool(..)]`
 ///
 /// | key | value | on the wire |
@@ -49,6 +56,7 @@ use proc_macro::TokenStream;
 /// | `open_world` | flag | `annotations.openWorldHint` |
 /// | `icons` | a list of `&str`/`String` URLs or `Icon`s | `icons` |
 /// | `meta` | an expression that serializes to a JSON object | `_meta` |
+/// | `inline` | flag, sync functions only | nothing: the tool runs on the request's task, not on the blocking pool |
 /// | `crate` | string, a path | where the runtime is (default `::mcp_runtime`) |
 ///
 /// A flag written bare (`read_only`) is `true`; `read_only = false` says `false` explicitly.
@@ -188,6 +196,7 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `description` | string | `description`, instead of the doc comment |
 /// | `icons` | a list of URLs or `Icon`s | `icons` |
 /// | `meta` | an expression that serializes to a JSON object | `_meta` |
+/// | `inline` | flag, sync functions only | nothing: the tool runs on the request's task, not on the blocking pool |
 /// | `crate` | string, a path | where the runtime is |
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {

@@ -42,6 +42,20 @@ pub use ::std::string::String;
 pub use serde_json::{Map, Value};
 pub use std::sync::Arc;
 
+/// Runs a sync `#[tool]`'s call on tokio's blocking pool, so a tool that blocks does not hold
+/// up the connection. The call keeps the request's span and client log; a panic in it is
+/// resumed here, where the handler's panic catching turns it into a tool error.
+pub async fn run_blocking<R: Send + 'static>(call: impl FnOnce() -> R + Send + 'static) -> R {
+    match tokio::task::spawn_blocking(crate::trace::carry_to_blocking(call)).await {
+        Ok(value) => value,
+        Err(error) => match error.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            // Only a runtime shutting down cancels a blocking task; nothing waits for the answer.
+            Err(error) => panic!("a sync tool's blocking task did not finish: {error}"),
+        },
+    }
+}
+
 /// The `TypeId` of a function item.
 pub fn type_id_of<F: 'static>(_: &F) -> TypeId {
     TypeId::of::<F>()

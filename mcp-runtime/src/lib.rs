@@ -49,6 +49,12 @@
 //! the `Tool` (every key: [`macro@tool`]). Over stdio, stdout carries protocol only: log to
 //! stderr.
 //!
+//! A tool may be `async` or not. A sync one runs on tokio's blocking pool
+//! (`spawn_blocking`), so it may block (read a file, call a blocking client, compute) without
+//! holding up the other requests of its connection, and its `tracing` events still belong to
+//! the request; a panic in it is a tool error, as in an `async` one. For a trivial sync tool,
+//! `#[tool(inline)]` skips the hand-off to another thread and runs it on the request's task.
+//!
 //! One trap: a library crate whose items the binary never names is not linked, and its tools are
 //! silently missing. Name it once: `use my_tools as _;`.
 //!
@@ -158,6 +164,10 @@
 //! - A return type that implements `Serialize` and `JsonSchema` gives the tool an
 //!   `outputSchema` and each result a `structuredContent`, plus the same JSON as a text block.
 //!   Objects are sent as they are; scalars, lists and enums are wrapped as `{"result": ...}`.
+//!   The schema is in the portable profile (see [`SchemaStyle`]): an `Option` field, `null`
+//!   when `None`, is `anyOf` the type and `null`, never a `type` array; schemars' number
+//!   formats (`uint8`, `double`, ..) are dropped, their integer bounds kept as
+//!   `minimum`/`maximum`.
 //! - `String` and `&'static str` are one text block; content blocks ([`Content`], [`Image`],
 //!   [`Audio`], [`ResourceLink`], [`EmbeddedResource`], `Vec<Content>`, [`CallToolResult`]) are
 //!   sent as they are.
@@ -365,9 +375,12 @@
 //!
 //! Requests on one connection run concurrently. A handler starts right where its request is
 //! read and gets a task of its own only when it first has to wait (for I/O, a timer, the
-//! client), so a tool that never waits costs no task at all; one that computes for long before
-//! its first `.await` holds up the requests read after it, so hand such work to
-//! `tokio::task::spawn_blocking`.
+//! client), so an `async` tool that never waits costs no task at all; one that computes for long
+//! before its first `.await` holds up the requests read after it, so hand such work to
+//! `tokio::task::spawn_blocking`, or make the tool sync: a sync tool runs on the blocking pool
+//! (unless `#[tool(inline)]`). Having no `.await` to be stopped at, a sync tool that is
+//! cancelled or times out runs to its end on its thread (nothing is sent for it); a long one
+//! can check [`Context::is_cancelled`] to stop early.
 //!
 //! ```
 //! use mcp_runtime::prelude::*;
@@ -570,6 +583,18 @@
 //! - [`Server::cache_hint`] sets the `ttlMs`/`cacheScope` of stateless results (0 and
 //!   `private` by default).
 //! - TCP_NODELAY is set on accepted sockets.
+//! - [`Server::legacy_sse`] also serves the deprecated HTTP+SSE transport of 2024-11-05 on the
+//!   same router, for clients that speak nothing newer (the TypeScript SDK's
+//!   `SSEClientTransport`, the Python SDK's `sse_client`, the Inspector's `--transport sse`):
+//!   GET `/sse` opens a session whose first event, `endpoint`, names
+//!   `/messages?sessionId=<id>`; each POST there is `202 Accepted` and its answers go out on the
+//!   stream as `message` events, with `: keep-alive` comments in the silences. The session ends
+//!   with its stream (and on the idle and initialize timeouts); an unknown or ended `sessionId`
+//!   is 404. The `Host`/`Origin` check, the message size limit, the in-flight window and
+//!   [`Server::max_sessions`] (counting both transports' sessions) apply.
+//!   **Off by default**: the transport is deprecated, a bare GET opens a session, and its two
+//!   routes could collide with an application's own when [`McpService::into_router`] is merged
+//!   into it. [`Server::legacy_sse_paths`] moves them.
 //!
 //! To serve next to other routes, mount [`McpService::into_router`] in an axum app:
 //!

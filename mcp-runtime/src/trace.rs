@@ -137,6 +137,22 @@ where
     }
 }
 
+/// `work`, made to run on another thread (tokio's blocking pool) as if on the task serving the
+/// request: in the request's span, with its events sent to the client like the task's own.
+pub(crate) fn carry_to_blocking<R>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> impl FnOnce() -> R + Send + 'static {
+    let span = tracing::Span::current();
+    let peer = CLIENT_LOG.try_with(Arc::clone).ok();
+    move || {
+        let _entered = span.enter();
+        match peer {
+            Some(peer) => CLIENT_LOG.sync_scope(peer, work),
+            None => work(),
+        }
+    }
+}
+
 #[cfg(feature = "client-log-layer")]
 pub use self::layer::ClientLogLayer;
 

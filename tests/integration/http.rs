@@ -409,7 +409,7 @@ async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
 }
 
 #[tokio::test]
-async fn past_the_connection_limit_new_connections_are_closed_and_others_still_served() {
+async fn past_the_connection_limit_new_connections_get_503_and_others_are_still_served() {
     use tokio::io::AsyncReadExt as _;
     let (addr, _stop, _task) = stoppable(Server::builder().tool(add).max_connections(2)).await;
     let first = tokio::net::TcpStream::connect(&addr).await.unwrap();
@@ -417,11 +417,15 @@ async fn past_the_connection_limit_new_connections_are_closed_and_others_still_s
     // Let the server accept both before the third arrives.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let mut buffer = [0u8; 16];
-    let read = tokio::time::timeout(WAIT, third.read(&mut buffer))
+    let mut buffer = Vec::new();
+    tokio::time::timeout(WAIT, third.read_to_end(&mut buffer))
         .await
-        .expect("the third connection is closed at once");
-    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+        .expect("the third connection is closed at once")
+        .unwrap();
+    // Told why, in HTTP, before the close.
+    let text = String::from_utf8_lossy(&buffer);
+    assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+    assert!(text.contains("Retry-After: 1"), "{text}");
     // Once one closes, a new client is served.
     drop((first, second));
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -448,4 +452,84 @@ async fn headers_not_sent_in_time_close_the_connection() {
         .expect("the connection is closed past the header timeout")
         .unwrap();
     initialize(&addr).await;
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (addr, _stop, _task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .header_read_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let mut connection = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    connection.write_all(request.as_bytes()).await.unwrap();
+    // One answer, then nothing more from the client: the connection is closed, not kept.
+    let mut buffer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(3), connection.read_to_end(&mut buffer))
+        .await
+        .expect("an idle keep-alive connection is closed")
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&buffer).starts_with("HTTP/1.1 "),
+        "{}",
+        String::from_utf8_lossy(&buffer)
+    );
+}
+
+#[tokio::test]
+async fn a_body_not_sent_in_time_is_refused() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (addr, _stop, _task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .body_read_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let mut connection = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\""
+    );
+    connection.write_all(request.as_bytes()).await.unwrap();
+    let mut buffer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(3), connection.read_to_end(&mut buffer))
+        .await
+        .expect("the connection is answered and closed past the body timeout")
+        .unwrap();
+    let text = String::from_utf8_lossy(&buffer);
+    assert!(text.starts_with("HTTP/1.1 408 "), "{text}");
+    initialize(&addr).await;
+}
+
+#[tokio::test]
+async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_served() {
+    let addr = start(Server::builder().tool(add).request_bytes_total(4096)).await;
+    let session = initialize(&addr).await;
+    let call = |pad: usize| {
+        post(
+            &addr,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"pad": "x".repeat(pad)}}}),
+        )
+    };
+    let refused = send(&addr, call(8192)).await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    // Nothing stays charged: fifty requests of a few hundred bytes each, one after another,
+    // fit a 4 KiB total only if each gives its bytes back.
+    for _ in 0..50 {
+        let served = send(&addr, call(10)).await;
+        assert_eq!(served.status(), StatusCode::OK);
+        let reply = body_json(served).await;
+        assert_eq!(reply["result"]["content"][0]["text"], "3", "{reply}");
+    }
 }

@@ -313,3 +313,31 @@ async fn duplicate_request_ids_in_flight_are_refused() {
     let second = client.next_message().await.unwrap();
     assert_eq!(second["result"]["content"][0]["text"], "done");
 }
+
+#[tokio::test]
+async fn a_batch_takes_a_slot_per_message_so_the_window_bounds_it() {
+    let client = Client::builder()
+        .protocol_version(ProtocolVersion::V2025_03_26)
+        .connect(server().max_in_flight_requests(3))
+        .await
+        .unwrap();
+    let batch = |n: usize| {
+        let pings: Vec<Value> = (0..n)
+            .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "ping"}))
+            .collect();
+        Value::Array(pings).to_string()
+    };
+    let reply = client.send_line_and_receive(batch(3)).await.unwrap();
+    assert_eq!(reply.as_array().map(Vec::len), Some(3), "{reply}");
+    // Four messages need four slots of three: refused whole, and the session goes on.
+    let reply = client.send_line_and_receive(batch(4)).await.unwrap();
+    assert_eq!(reply["error"]["code"], -32000, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too many requests in flight"),
+        "{reply}"
+    );
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+}

@@ -2,6 +2,7 @@
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
 mod bad_input;
+mod blocking;
 mod conformance_2026;
 mod context;
 mod dynamic;
@@ -10,6 +11,7 @@ mod examples;
 mod fixtures;
 mod http;
 mod http_stateless;
+mod legacy_sse;
 mod lifecycle;
 mod load;
 mod notes;

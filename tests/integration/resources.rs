@@ -349,3 +349,43 @@ fn other_notes() -> mcp_runtime::resource::ResourceDef {
     })
     .build()
 }
+
+#[tokio::test]
+async fn subscriptions_are_bounded_in_count_and_uri_length() {
+    let service = server().max_subscriptions(2, 64).build().unwrap();
+    let client = Client::builder().connect_service(&service).await.unwrap();
+    let subscribe = |uri: String| {
+        let client = &client;
+        async move {
+            client
+                .request("resources/subscribe", json!({ "uri": uri }))
+                .await
+        }
+    };
+    assert_eq!(subscribe("notes://1".into()).await.unwrap(), json!({}));
+    assert_eq!(subscribe("notes://2".into()).await.unwrap(), json!({}));
+    // Subscribing again to a URI held already is no new subscription.
+    assert_eq!(subscribe("notes://2".into()).await.unwrap(), json!({}));
+    let error = subscribe("notes://3".into()).await.unwrap_err();
+    let error = error.rpc().unwrap();
+    assert_eq!(error.code, -32602);
+    assert!(
+        error.message.contains("too many subscriptions"),
+        "{error:?}"
+    );
+    // Once one is dropped there is room again.
+    client
+        .request("resources/unsubscribe", json!({"uri": "notes://1"}))
+        .await
+        .unwrap();
+    assert_eq!(subscribe("notes://3".into()).await.unwrap(), json!({}));
+    client
+        .request("resources/unsubscribe", json!({"uri": "notes://3"}))
+        .await
+        .unwrap();
+    let long = format!("notes://{}", "x".repeat(100));
+    let error = subscribe(long).await.unwrap_err();
+    let error = error.rpc().unwrap();
+    assert_eq!(error.code, -32602);
+    assert!(error.message.contains("at most 64 bytes"), "{error:?}");
+}

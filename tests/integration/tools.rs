@@ -161,13 +161,127 @@ async fn struct_returns_get_an_output_schema_and_structured_content_that_validat
     validate(output_schema, result.structured_content.as_ref().unwrap());
 }
 
+/// A reading, with every kind of number and optional fields.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Reading {
+    sensor: u8,
+    offset: i32,
+    total: u64,
+    level: f32,
+    /// Serialized as `null` when `None`.
+    peak: Option<u16>,
+    /// Left out when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    previous: Option<Box<Reading>>,
+}
+
+/// Read a sensor; `full` fills in the optional fields.
+#[mcp_runtime::prelude::tool]
+fn read_sensor(full: bool) -> Reading {
+    let previous = Reading {
+        sensor: 7,
+        offset: -3,
+        total: u64::MAX,
+        level: 0.5,
+        peak: None,
+        note: None,
+        previous: None,
+    };
+    Reading {
+        sensor: 255,
+        offset: i32::MIN,
+        total: 12,
+        level: 1.25,
+        peak: full.then_some(u16::MAX),
+        note: full.then(|| "calibrated".to_owned()),
+        previous: full.then(|| Box::new(previous)),
+    }
+}
+
+/// Every `type` in a schema is one string, and every `format` one of JSON Schema's own.
+fn assert_portable(schema: &Value) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match key.as_str() {
+                    "type" => assert!(value.is_string(), "`type` {value} in {schema}"),
+                    "format" => assert!(
+                        ["date-time", "email", "uri", "uuid"].contains(&value.as_str().unwrap()),
+                        "`format` {value} in {schema}"
+                    ),
+                    // A property may be named `type`: its schema is checked like any other.
+                    _ => assert_portable(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(assert_portable),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn output_schemas_are_portable_and_real_results_validate_against_them() {
+    let client = Client::connect(Server::builder().tool(read_sensor))
+        .await
+        .unwrap();
+    let tool = tool_named(&client, "read_sensor").await;
+    let output_schema = &tool["outputSchema"];
+    assert_portable(output_schema);
+    assert_portable(&tool["inputSchema"]);
+    let properties = &output_schema["properties"];
+    // What the dropped formats said is kept as bounds.
+    assert_eq!(
+        properties["sensor"],
+        json!({"type": "integer", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(
+        properties["offset"],
+        json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX})
+    );
+    assert_eq!(
+        properties["total"],
+        json!({"type": "integer", "minimum": 0})
+    );
+    assert_eq!(properties["level"], json!({"type": "number"}));
+    // `None` serializes as `null`, so an optional output property stays nullable, as `anyOf`.
+    assert_eq!(
+        properties["peak"]["anyOf"],
+        json!([{"type": "integer", "minimum": 0, "maximum": 65535}, {"type": "null"}])
+    );
+    for full in [false, true] {
+        let result = client
+            .call_tool("read_sensor", json!({"full": full}))
+            .await
+            .unwrap();
+        assert!(!result.is_error, "{}", result.text());
+        let structured = result.structured_content.unwrap();
+        assert_eq!(
+            structured["peak"],
+            if full { json!(65535) } else { Value::Null }
+        );
+        assert_eq!(structured.get("note").is_some(), full, "{structured}");
+        validate(output_schema, &structured);
+    }
+    // A value out of the bounds the formats stood for does not validate.
+    let validator = jsonschema::draft202012::new(output_schema).unwrap();
+    let mut bad = client
+        .call_tool("read_sensor", json!({"full": false}))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    bad["sensor"] = json!(256);
+    assert!(!validator.is_valid(&bad), "{bad}");
+}
+
 #[tokio::test]
 async fn scalar_and_vec_returns_are_wrapped_in_result() {
     let client = Client::connect(all()).await.unwrap();
     let add = tool_named(&client, "add").await;
     assert_eq!(
         add["outputSchema"],
-        json!({"type": "object", "properties": {"result": {"type": "integer", "format": "int64"}}, "required": ["result"]})
+        json!({"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]})
     );
     let result = client
         .call_tool("add", json!({"a": 40, "b": 2}))
@@ -438,7 +552,7 @@ async fn args_struct_is_the_whole_input_schema() {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What to look for."},
-                "limit": {"type": "integer", "format": "uint32", "minimum": 0, "description": "At most this many hits."}
+                "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295_u32, "description": "At most this many hits."}
             },
             "required": ["query"],
             "description": "A filter for a search."

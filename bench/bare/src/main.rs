@@ -44,15 +44,21 @@ struct Fixed {
 }
 
 fn fixed() -> Fixed {
-    let number = |description: &str| json!({"type": "integer", "format": "int64", "description": description});
-    let output = json!({"type": "object", "properties": {"result": {"type": "integer", "format": "int64"}}, "required": ["result"]});
-    let mut tools = vec![json!({
-        "name": "add",
-        "description": "Add two integers.",
-        "inputSchema": {"type": "object", "properties": {"a": number("The first addend."), "b": number("The second addend.")}, "required": ["a", "b"]},
-        "outputSchema": output,
-        "annotations": {"readOnlyHint": true, "idempotentHint": true},
-    })];
+    let number = |description: &str| json!({"type": "integer", "description": description});
+    let output = json!({"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]});
+    let add = |name: &str, description: &str| {
+        json!({
+            "name": name,
+            "description": description,
+            "inputSchema": {"type": "object", "properties": {"a": number("The first addend."), "b": number("The second addend.")}, "required": ["a", "b"]},
+            "outputSchema": output,
+            "annotations": {"readOnlyHint": true, "idempotentHint": true},
+        })
+    };
+    let mut tools = vec![
+        add("add", "Add two integers."),
+        add("add_sync", "Add two integers, in a sync tool."),
+    ];
     for n in 1..=20 {
         tools.push(json!({
             "name": format!("t{n:02}"),
@@ -92,7 +98,7 @@ fn answer(line: &[u8], fixed: &Fixed) -> Option<Vec<u8>> {
             let params = message.params?;
             let args = params.arguments?;
             let sum = match params.name.as_deref() {
-                Some("add") => args.a? + args.b?,
+                Some("add" | "add_sync") => args.a? + args.b?,
                 Some(name) => {
                     let n: i64 = name.strip_prefix('t')?.parse().ok()?;
                     args.x? + n

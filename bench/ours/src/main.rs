@@ -1,4 +1,4 @@
-//! The benchmark server written with this framework: `add` and 20 trivial tools.
+//! The benchmark server written with this framework: `add`, `add_sync` and 20 trivial tools.
 //!
 //! `bench-ours stdio` serves stdio; `bench-ours http 127.0.0.1:PORT` serves Streamable HTTP.
 
@@ -7,6 +7,17 @@ use mcp_runtime::prelude::*;
 /// Add two integers.
 #[tool(read_only, idempotent)]
 async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// Add two integers, in a sync tool: it runs on tokio's blocking pool.
+#[tool(read_only, idempotent)]
+fn add_sync(
     /// The first addend.
     a: i64,
     /// The second addend.

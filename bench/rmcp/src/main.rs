@@ -1,4 +1,4 @@
-//! The benchmark server written with rmcp 3.11, the official Rust SDK: `add` and 20 trivial tools.
+//! The benchmark server written with rmcp 3.11, the official Rust SDK: `add`, `add_sync` and 20 trivial tools.
 //!
 //! `bench-rmcp stdio` serves stdio; `bench-rmcp http 127.0.0.1:PORT` serves Streamable HTTP on
 //! `/mcp` with rmcp's defaults (sessions, SSE replies).
@@ -52,6 +52,12 @@ impl Bench {
     /// Add two integers.
     #[tool(annotations(read_only_hint = true, idempotent_hint = true))]
     async fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Json<Sum> {
+        Json(Sum { result: a + b })
+    }
+
+    /// Add two integers, in a sync tool.
+    #[tool(annotations(read_only_hint = true, idempotent_hint = true))]
+    fn add_sync(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Json<Sum> {
         Json(Sum { result: a + b })
     }
 

@@ -182,6 +182,15 @@ async fn stdio_scenarios(
     put_run(metrics, "stdio_seq", run, pid, cpu);
     let cpu = cpu_us(pid);
     let run = server
+        .sequential(
+            config.stdio_sequential_calls,
+            config.cap(),
+            stdio::call_add_sync,
+        )
+        .await?;
+    put_run(metrics, "stdio_sync_seq", run, pid, cpu);
+    let cpu = cpu_us(pid);
+    let run = server
         .pipelined(
             config.stdio_pipelined_calls,
             config.pipeline_window,

@@ -21,6 +21,20 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
     ("stdio_seq_p99_us", "  p99 latency", "µs", false),
     ("stdio_seq_cpu_us", "  server CPU per request", "µs", false),
     (
+        "stdio_sync_seq_per_s",
+        "stdio tools/call of a sync tool, 1 in flight",
+        "calls/s",
+        true,
+    ),
+    ("stdio_sync_seq_p50_us", "  p50 latency", "µs", false),
+    ("stdio_sync_seq_p99_us", "  p99 latency", "µs", false),
+    (
+        "stdio_sync_seq_cpu_us",
+        "  server CPU per request",
+        "µs",
+        false,
+    ),
+    (
         "stdio_pipe64_per_s",
         "stdio tools/call, 64 in flight",
         "calls/s",

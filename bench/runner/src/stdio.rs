@@ -24,6 +24,12 @@ pub fn call_add(id: usize) -> String {
     )
 }
 
+pub fn call_add_sync(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_sync","arguments":{{"a":{id},"b":1}}}}}}"#
+    )
+}
+
 pub fn list_tools(id: usize) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#)
 }

@@ -103,6 +103,14 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
     }
     let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
     let call = call_user_fn(function);
+    // A sync tool runs on tokio's blocking pool, so one that blocks does not hold up the
+    // connection; `#[tool(inline)]` keeps a trivial one on the request's task.
+    let inline = attrs.inline.as_ref().is_some_and(|flag| flag.value);
+    let call = if function.is_async || inline {
+        call
+    } else {
+        quote! { __mcp::run_blocking(move || #call).await }
+    };
     let ret_span = output.span();
     let inner_at = spanned_ref(&format_ident!("__inner"), output);
     // A `Result`'s error type is checked where the value is split: blame its `E` when it is

@@ -99,6 +99,10 @@ pub(crate) trait ItemAttrs {
     fn resource(&self) -> Option<&ResourceAttrs> {
         None
     }
+    /// The tool attribute, for the checks only a tool has.
+    fn tool(&self) -> Option<&ToolAttrs> {
+        None
+    }
 }
 
 impl ItemAttrs for ToolAttrs {
@@ -108,6 +112,9 @@ impl ItemAttrs for ToolAttrs {
     }
     fn description(&self) -> Option<&syn::LitStr> {
         self.description.as_ref()
+    }
+    fn tool(&self) -> Option<&ToolAttrs> {
+        Some(self)
     }
 }
 
@@ -162,6 +169,9 @@ impl<'a, A: ItemAttrs> Item<'a, A> {
             in_impl,
         );
         check::check_function(cx, A::KIND, &function);
+        if let Some(tool) = attrs.tool() {
+            check::check_tool(cx, tool, &function);
+        }
         let template = match attrs.resource() {
             Some(resource) => Some(check::check_resource(cx, resource, &function)?),
             None => None,

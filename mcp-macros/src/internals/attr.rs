@@ -23,6 +23,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) open_world: Option<LitBool>,
     pub(crate) icons: Option<Expr>,
     pub(crate) meta: Option<Expr>,
+    /// `inline`: a sync tool runs on the request's task instead of tokio's blocking pool.
+    pub(crate) inline: Option<LitBool>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -361,6 +363,7 @@ impl ToolAttrs {
                 ToolKey::OpenWorld => attrs.open_world = flag(cx, meta, name)?,
                 ToolKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
                 ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
+                ToolKey::Inline => attrs.inline = flag(cx, meta, name)?,
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

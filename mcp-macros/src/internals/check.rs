@@ -11,7 +11,7 @@ use syn::{FnArg, Pat, Type};
 use super::ast::{
     Function, Kind, Param, Receiver, Template, Variable, is_args_pattern, last_segment,
 };
-use super::attr::ResourceAttrs;
+use super::attr::{ResourceAttrs, ToolAttrs};
 use super::ctxt::Ctxt;
 
 /// Every check of a function, whatever the item.
@@ -59,6 +59,19 @@ fn check_name(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
                 kind.noun()
             ),
         ));
+    }
+}
+
+/// What only a tool is checked for: `inline` is for a sync function, since an `async fn`
+/// already runs on the request's task.
+pub(crate) fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, function: &Function<'_>) {
+    if let Some(inline) = attrs.inline.as_ref().filter(|flag| flag.value)
+        && function.is_async
+    {
+        cx.error_spanned_by(
+            inline,
+            "`inline` is for a sync `#[tool]`: an `async fn` already runs on the request's task; remove `inline`, or make the function sync",
+        );
     }
 }
 

@@ -56,6 +56,7 @@ keys! {
         OpenWorld = "open_world",
         Icons = "icons",
         Meta = "meta",
+        Inline = "inline",
         Crate = "crate",
     }
 }

@@ -279,6 +279,11 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
         &request.params,
         &call.core.capabilities,
         call.sink.clone(),
+        (
+            call.core.options.max_subscriptions,
+            call.core.options.max_subscription_uri,
+        ),
+        &call.core.subscription_bytes,
     )?;
     let listener = Arc::new(listener);
     call.core.listeners.add(&listener, honored);

@@ -28,14 +28,24 @@ pub(crate) struct HttpOptions {
     pub(crate) max_connections: usize,
     /// How long a client may take to send a request's headers.
     pub(crate) header_read_timeout: Duration,
+    /// How long a client may take to send a request's body.
+    pub(crate) body_read_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) event_buffer: usize,
+    /// The bytes all HTTP streams may hold unread together.
+    pub(crate) unread_total: usize,
     /// The bytes the event logs of one session may hold together.
     pub(crate) session_log_bytes: usize,
     /// The bytes the event logs of all sessions may hold together.
     pub(crate) total_log_bytes: usize,
     pub(crate) stateless: bool,
     pub(crate) retry_ms: u64,
+    /// Whether the deprecated HTTP+SSE transport (2024-11-05) is served too.
+    pub(crate) legacy_sse: bool,
+    /// Its event-stream path (GET).
+    pub(crate) legacy_sse_path: String,
+    /// Its messages path (POST).
+    pub(crate) legacy_messages_path: String,
 }
 
 impl Default for HttpOptions {
@@ -48,12 +58,17 @@ impl Default for HttpOptions {
             initialize_timeout: Duration::from_secs(10),
             max_connections: 512,
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
             event_buffer: 1_000,
+            unread_total: 128 * 1024 * 1024,
             session_log_bytes: 1024 * 1024,
-            total_log_bytes: 256 * 1024 * 1024,
+            total_log_bytes: 128 * 1024 * 1024,
             stateless: false,
             retry_ms: 1_000,
+            legacy_sse: false,
+            legacy_sse_path: "/sse".to_owned(),
+            legacy_messages_path: "/messages".to_owned(),
         }
     }
 }

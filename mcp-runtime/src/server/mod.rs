@@ -6,6 +6,7 @@
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
 
+mod budget;
 mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
@@ -38,12 +39,15 @@ use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 
 // Only the HTTP transport serves the stateless era and sessionless requests.
+pub(crate) use self::budget::{Budget, Charge};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
+#[cfg(feature = "http")]
+pub(crate) use self::outbox::channel_within;
 pub(crate) use self::outbox::{Outbox, Overflow, Sink, channel};
 use self::registry::{Catalogue, Registry, Served, Settings};
 pub(crate) use self::session::Session;
@@ -75,6 +79,14 @@ pub(crate) struct Options {
     pub(crate) request_timeout: Duration,
     /// The bytes one client stream may hold unread. Default: 4 MiB.
     pub(crate) stream_buffer: usize,
+    /// The most resource subscriptions one session (or one listen) holds. Default: 1,000.
+    pub(crate) max_subscriptions: usize,
+    /// The longest URI a subscription may name, in bytes. Default: 8 KiB.
+    pub(crate) max_subscription_uri: usize,
+    /// The bytes of subscription URIs all sessions hold together. Default: 32 MiB.
+    pub(crate) subscription_bytes_total: usize,
+    /// The bytes of requests in flight together. Default: 16 MiB.
+    pub(crate) request_bytes_total: usize,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
@@ -98,6 +110,10 @@ impl Default for Options {
             page_size: 100,
             request_timeout: Duration::from_secs(60),
             stream_buffer: 4 * 1024 * 1024,
+            max_subscriptions: 1_000,
+            max_subscription_uri: 8 * 1024,
+            subscription_bytes_total: 32 * 1024 * 1024,
+            request_bytes_total: 16 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
@@ -370,6 +386,33 @@ impl Server {
         self
     }
 
+    /// The most resource subscriptions one session (or one `subscriptions/listen`) may hold
+    /// (1,000 by default), and the longest URI one may name (8 KiB by default). Past either,
+    /// `resources/subscribe` (or the listen) is refused with -32602, and nothing is held.
+    pub fn max_subscriptions(mut self, count: usize, uri_bytes: usize) -> Self {
+        self.options.max_subscriptions = count;
+        self.options.max_subscription_uri = uri_bytes;
+        self
+    }
+
+    /// The bytes of subscription URIs all sessions and listens may hold together (32 MiB by
+    /// default); past it, `resources/subscribe` is refused with -32602 until some are dropped.
+    pub fn subscription_bytes_total(mut self, bytes: usize) -> Self {
+        self.options.subscription_bytes_total = bytes;
+        self
+    }
+
+    /// The bytes of requests the server holds at once, from the first byte read until the
+    /// request is answered (16 MiB by default, one [`max_message_size`](Self::max_message_size)
+    /// message; parsed, a request may take up to 32 times its text, so this bounds the largest
+    /// part of the server's memory: see the crate docs' Limits). Over HTTP a POST whose body
+    /// does not fit gets 503 with `Retry-After`; on stdio a request that does not fit is
+    /// answered with an error, as when the in-flight window is full.
+    pub fn request_bytes_total(mut self, bytes: usize) -> Self {
+        self.options.request_bytes_total = bytes;
+        self
+    }
+
     /// The largest message accepted, in bytes (16 MiB by default). A longer line or body gets an
     /// error and is skipped; the connection stays up.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -431,6 +474,34 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Also serves the deprecated HTTP+SSE transport of 2024-11-05 (off by default), for clients
+    /// that speak nothing newer: GET `/sse` opens a session's event stream, whose first event
+    /// names the URI its messages are POSTed to (`/messages?sessionId=...`). The same router
+    /// serves both transports; the same guards and limits apply. Off by default because the
+    /// transport is deprecated and its two extra routes could collide with an application's own
+    /// when [`into_router`](crate::McpService::into_router) is merged into it. Its sessions
+    /// live in the process that opened them, even with
+    /// [`stateless_http`](Self::stateless_http): behind a load balancer, route a session's POSTs
+    /// to the replica holding its stream.
+    pub fn legacy_sse(mut self, enabled: bool) -> Self {
+        self.options.http.legacy_sse = enabled;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Serves the deprecated HTTP+SSE transport (see [`legacy_sse`](Self::legacy_sse)) at these
+    /// paths instead of `/sse` and `/messages`: `sse` for the event stream (GET), `messages` for
+    /// the client's messages (POST). Turns it on. The paths must differ from each other and
+    /// from the Streamable HTTP path. Under a router nested at a prefix (`Router::nest`), the
+    /// endpoint event names the messages path with that prefix.
+    pub fn legacy_sse_paths(mut self, sse: impl Into<String>, messages: impl Into<String>) -> Self {
+        self.options.http.legacy_sse = true;
+        self.options.http.legacy_sse_path = sse.into();
+        self.options.http.legacy_messages_path = messages.into();
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// Accepts these host names (any port) in `Host` and `Origin`, instead of the loopback names
     /// the DNS-rebinding check allows by default.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
@@ -479,6 +550,14 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// How long a client may take to send a request's body once its headers are in (30 seconds
+    /// by default); past it the request gets 408 and the connection is closed.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.options.http.body_read_timeout = timeout;
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// How long an HTTP session may go without `notifications/initialized` (10 seconds by
     /// default): past it the session ends, so `initialize` alone cannot hold a
     /// [`max_sessions`](Self::max_sessions) slot for the whole idle timeout.
@@ -496,8 +575,17 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// The bytes all HTTP streams together may hold that their clients have not read (128 MiB
+    /// by default; each one also has its own [`stream_buffer`](Self::stream_buffer)). A
+    /// message that does not fit cuts off the stream it was for, as its own buffer would.
+    pub fn stream_buffer_total(mut self, bytes: usize) -> Self {
+        self.options.http.unread_total = bytes;
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// The bytes of events kept for resumption: by all the streams of one session together
-    /// (1 MiB by default) and by all sessions together (256 MiB by default). A stream makes
+    /// (1 MiB by default) and by all sessions together (128 MiB by default). A stream makes
     /// room by dropping its own oldest events; an event there is no room for is sent but not
     /// kept, and a client resuming from before it gets what came after.
     pub fn event_log_bytes(mut self, per_session: usize, total: usize) -> Self {
@@ -645,6 +733,8 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
+        let subscription_bytes = Budget::new(self.options.subscription_bytes_total);
+        let request_bytes = Budget::new(self.options.request_bytes_total);
         Ok(McpService {
             core: Arc::new(Core {
                 stamps: OnceLock::new(),
@@ -658,6 +748,8 @@ impl Server {
                 listeners: Listeners::default(),
                 request_state,
                 closing: tokio::sync::watch::channel(false).0,
+                subscription_bytes,
+                request_bytes,
             }),
         })
     }
@@ -703,6 +795,10 @@ pub(crate) struct Core {
     pub(crate) request_state: RequestStateKey,
     /// Set when the server shuts down: open listens end with their final result.
     closing: tokio::sync::watch::Sender<bool>,
+    /// The bytes of subscription URIs all sessions and listens hold together.
+    pub(crate) subscription_bytes: Arc<Budget>,
+    /// The bytes of requests being read, parsed or run.
+    pub(crate) request_bytes: Arc<Budget>,
 }
 
 impl Core {

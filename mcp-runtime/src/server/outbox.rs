@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::sync::mpsc;
 
+use super::Budget;
 use crate::protocol::Outgoing;
 
 /// What a queue does with a message that would take it past its limit.
@@ -27,6 +28,7 @@ pub(crate) enum Overflow {
     /// the reader applies backpressure).
     Backpressure,
     /// Drop everything queued and close the queue (an HTTP stream, which the client can resume).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Close,
 }
 
@@ -50,6 +52,7 @@ impl Weigh for Outgoing {
     }
 }
 
+#[cfg(feature = "http")]
 impl Weigh for bytes::Bytes {
     fn weight(&self) -> usize {
         self.len()
@@ -67,6 +70,8 @@ struct Shared {
     dropped: AtomicUsize,
     /// Wakes a reader waiting for the queue to drain (`Backpressure`).
     drained: tokio::sync::Notify,
+    /// What all such queues of the server may hold together, if they share a budget.
+    total: Option<Arc<Budget>>,
 }
 
 /// The sending side, cloned for every request that may answer on the stream.
@@ -85,7 +90,7 @@ impl<T> Clone for Sink<T> {
 }
 
 /// The receiving side: the transport's writer.
-pub(crate) struct Outbox<T = Outgoing> {
+pub(crate) struct Outbox<T: Weigh = Outgoing> {
     rx: mpsc::UnboundedReceiver<T>,
     shared: Arc<Shared>,
 }
@@ -101,6 +106,16 @@ pub(crate) enum NotSent {
 
 /// A new queue of at most `limit` bytes (see the module docs for what "at most" means).
 pub(crate) fn channel<T: Weigh>(limit: usize, overflow: Overflow) -> (Sink<T>, Outbox<T>) {
+    channel_within(limit, overflow, None)
+}
+
+/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues:
+/// a message that does not fit in `total` is treated as over the queue's own limit.
+pub(crate) fn channel_within<T: Weigh>(
+    limit: usize,
+    overflow: Overflow,
+    total: Option<Arc<Budget>>,
+) -> (Sink<T>, Outbox<T>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         bytes: AtomicUsize::new(0),
@@ -109,6 +124,7 @@ pub(crate) fn channel<T: Weigh>(limit: usize, overflow: Overflow) -> (Sink<T>, O
         overflowed: AtomicBool::new(false),
         dropped: AtomicUsize::new(0),
         drained: tokio::sync::Notify::new(),
+        total,
     });
     (
         Sink {
@@ -128,7 +144,11 @@ impl<T: Weigh> Sink<T> {
         }
         let size = message.weight();
         let queued = shared.bytes.load(Ordering::Acquire);
-        if queued > 0 && queued.saturating_add(size) > shared.limit {
+        let in_total = shared.total.as_ref().is_none_or(|total| total.take(size));
+        if !in_total || (queued > 0 && queued.saturating_add(size) > shared.limit) {
+            if in_total && let Some(total) = &shared.total {
+                total.give(size);
+            }
             match shared.overflow {
                 Overflow::Close => {
                     if !shared.overflowed.swap(true, Ordering::AcqRel) {
@@ -138,10 +158,7 @@ impl<T: Weigh> Sink<T> {
                         );
                         // Wakes a receiver that is waiting, so it sees the end; the message
                         // itself is dropped with the rest.
-                        shared.bytes.fetch_add(size, Ordering::AcqRel);
-                        if self.tx.send(message).is_err() {
-                            shared.bytes.fetch_sub(size, Ordering::AcqRel);
-                        }
+                        self.send_past_limit(message);
                     }
                     return Err(NotSent::Full);
                 }
@@ -163,6 +180,9 @@ impl<T: Weigh> Sink<T> {
         shared.bytes.fetch_add(size, Ordering::AcqRel);
         self.tx.send(message).map_err(|_| {
             shared.bytes.fetch_sub(size, Ordering::AcqRel);
+            if let Some(total) = &shared.total {
+                total.give(size);
+            }
             NotSent::Closed
         })
     }
@@ -171,9 +191,18 @@ impl<T: Weigh> Sink<T> {
     /// log bounds); it still counts toward the limit.
     pub(crate) fn send_past_limit(&self, message: T) {
         let size = message.weight();
-        self.shared.bytes.fetch_add(size, Ordering::AcqRel);
+        let shared = &*self.shared;
+        shared.bytes.fetch_add(size, Ordering::AcqRel);
+        // Counted in the total too (which may pass its limit by this much), so that taking it
+        // out gives back what was put in.
+        if let Some(total) = &shared.total {
+            total.force(size);
+        }
         if self.tx.send(message).is_err() {
-            self.shared.bytes.fetch_sub(size, Ordering::AcqRel);
+            shared.bytes.fetch_sub(size, Ordering::AcqRel);
+            if let Some(total) = &shared.total {
+                total.give(size);
+            }
         }
     }
 
@@ -183,8 +212,14 @@ impl<T: Weigh> Sink<T> {
     }
 
     /// Whether the receiver is gone or the queue overflowed: nothing sent now is delivered.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.is_closed() || self.shared.overflowed.load(Ordering::Acquire)
+    }
+
+    /// Whether more than the limit is queued now.
+    pub(crate) fn is_over(&self) -> bool {
+        self.shared.bytes.load(Ordering::Acquire) > self.shared.limit
     }
 
     /// Waits while more than the limit is queued (the reader's backpressure on stdio).
@@ -206,6 +241,9 @@ impl<T: Weigh> Outbox<T> {
     fn took(&self, message: &T) {
         let shared = &*self.shared;
         let size = message.weight();
+        if let Some(total) = &shared.total {
+            total.give(size);
+        }
         let before = shared.bytes.fetch_sub(size, Ordering::AcqRel);
         let after = before.saturating_sub(size);
         if before > shared.limit && after <= shared.limit {
@@ -251,6 +289,16 @@ impl<T: Weigh> Outbox<T> {
         self.rx.close();
         while let Ok(message) = self.rx.try_recv() {
             self.took(&message);
+        }
+    }
+}
+
+impl<T: Weigh> Drop for Outbox<T> {
+    fn drop(&mut self) {
+        // What is still queued gives its bytes back to the shared total; a send after this
+        // fails and gives back its own.
+        if self.shared.total.is_some() {
+            self.drop_queued();
         }
     }
 }

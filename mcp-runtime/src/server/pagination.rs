@@ -71,7 +71,8 @@ pub(crate) fn page(
         ));
     }
     let end = offset.saturating_add(page_size.max(1)).min(items.len());
-    let slice = &items[offset..end];
+    // Checked even though `offset <= end <= items.len()` holds: the offset is the client's.
+    let slice = items.get(offset..end).unwrap_or_default();
     let mut out = String::with_capacity(
         slice.iter().map(String::len).sum::<usize>() + slice.len() + key.len() + 64,
     );

@@ -222,9 +222,25 @@ impl Session {
         };
         let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
         if request.method == "resources/subscribe" {
+            let options = &self.core.options;
+            check_subscription(uri, options.max_subscription_uri)?;
+            if subscriptions.contains(uri) {
+                return Ok(json!({}));
+            }
+            if subscriptions.len() >= options.max_subscriptions {
+                return Err(ErrorObject::invalid_params(format!(
+                    "too many subscriptions (at most {}): unsubscribe from one first",
+                    options.max_subscriptions
+                )));
+            }
+            if !self.core.subscription_bytes.take(uri.len()) {
+                return Err(ErrorObject::invalid_params(
+                    "the server holds as many subscriptions as it can: try again later",
+                ));
+            }
             subscriptions.insert(uri.clone());
-        } else {
-            subscriptions.remove(uri);
+        } else if subscriptions.remove(uri) {
+            self.core.subscription_bytes.give(uri.len());
         }
         Ok(json!({}))
     }
@@ -557,6 +573,29 @@ impl Session {
             }
         }
     }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Its subscriptions give their bytes back to the server's total.
+        let subscriptions = self
+            .subscriptions
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner());
+        let held: usize = subscriptions.iter().map(String::len).sum();
+        self.core.subscription_bytes.give(held);
+    }
+}
+
+/// Refuses a subscription URI longer than `max` bytes.
+pub(crate) fn check_subscription(uri: &str, max: usize) -> Result<(), ErrorObject> {
+    if uri.len() > max {
+        return Err(ErrorObject::invalid_params(format!(
+            "the URI is {} bytes long; subscriptions take URIs of at most {max} bytes",
+            uri.len()
+        )));
+    }
+    Ok(())
 }
 
 impl Link for Session {

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::Charge;
 use crate::protocol::{ErrorObject, Incoming, Message, Method, error_codes};
 
 pub(crate) struct Window {
@@ -23,6 +24,15 @@ pub(crate) struct Window {
 pub(crate) struct Slot {
     window: Arc<Window>,
     count: usize,
+    /// The request's bytes, charged to the server's total while it runs (HTTP).
+    held: Option<Charge>,
+}
+
+impl Slot {
+    /// Keeps `charge` until the request ends.
+    pub(crate) fn hold(&mut self, charge: Charge) {
+        self.held = Some(charge);
+    }
 }
 
 impl Window {
@@ -58,6 +68,7 @@ impl Window {
             Ok(_) => Ok(Slot {
                 window: Arc::clone(self),
                 count,
+                held: None,
             }),
             Err(_) => Err(ErrorObject::new(
                 error_codes::SERVER_ERROR,

@@ -28,8 +28,8 @@ use tokio::io::{
 use tokio::sync::mpsc;
 
 use crate::error::Result;
-use crate::protocol::{ErrorObject, Incoming, Message, Outgoing, id_in_prefix, parse};
-use crate::server::{Core, McpService, Outbox, Overflow, Session, Sink, Window, channel};
+use crate::protocol::{ErrorObject, Incoming, Message, Outgoing, error_codes, id_in_prefix, parse};
+use crate::server::{Budget, Core, McpService, Outbox, Overflow, Session, Sink, Window, channel};
 
 /// The stdio entry points, on the built server.
 impl McpService {
@@ -102,6 +102,7 @@ where
     let inbox = Inbox {
         window: Window::new(core.options.max_in_flight),
         max_depth: core.options.max_nesting_depth,
+        requests: Arc::clone(&core.request_bytes),
     };
     let session = Session::new(core, sink.clone());
     let reader: Pin<Box<dyn AsyncRead + Send>> =
@@ -124,9 +125,11 @@ where
     let read_result = loop {
         // Backpressure: while the client leaves more than the stream buffer unread, its next
         // request waits in the pipe.
-        tokio::select! {
-            () = sink.drained() => {}
-            () = sink.closed() => break Ok(()),
+        if sink.is_over() {
+            tokio::select! {
+                () = sink.drained() => {}
+                () = sink.closed() => break Ok(()),
+            }
         }
         let read = tokio::select! {
             read = read_line(&mut reader, &mut line, max) => read,
@@ -170,6 +173,8 @@ where
 struct Inbox {
     window: Arc<Window>,
     max_depth: usize,
+    /// The server's total of request bytes in flight.
+    requests: Arc<Budget>,
 }
 
 impl Inbox {
@@ -187,17 +192,27 @@ impl Inbox {
             session.receive(incoming, sink, None);
             return;
         }
-        let running = match self.window.enter(slots) {
-            Ok(running) => running,
-            Err(error) => {
-                let id = match &incoming {
-                    Incoming::Single(Ok(Message::Request(request))) => Some(&request.id),
-                    _ => None,
-                };
-                let _ = sink.send(Outgoing::error(id, &error));
-                return;
-            }
+        let refuse = |error: &ErrorObject| {
+            let id = match &incoming {
+                Incoming::Single(Ok(Message::Request(request))) => Some(&request.id),
+                _ => None,
+            };
+            let _ = sink.send(Outgoing::error(id, error));
         };
+        let mut running = match self.window.enter(slots) {
+            Ok(running) => running,
+            Err(error) => return refuse(&error),
+        };
+        // The line's bytes stay charged to the server's total while the request runs.
+        match self.requests.charge(line.len()) {
+            Some(charge) => running.hold(charge),
+            None => {
+                return refuse(&ErrorObject::new(
+                    error_codes::SERVER_ERROR,
+                    "the server is busy (too many request bytes in flight): wait for an answer",
+                ));
+            }
+        }
         // The session holds the slot until the request ends (or is cancelled).
         session.receive(incoming, sink, Some(running));
     }

@@ -36,6 +36,17 @@ fn with_meta() {}
 #[tool(crate = "::mcp_runtime")]
 fn with_crate_path() {}
 
+/// A trivial sync tool, run on the request's task.
+#[tool(inline)]
+fn inline_echo(word: String) -> String {
+    word
+}
+
+#[tool(inline = false)]
+fn pooled(word: String) -> String {
+    word
+}
+
 /// Doc comment, overridden by `description`.
 #[tool(
     name = "everything",
@@ -63,6 +74,8 @@ fn main() {
         .tool(typed_icon)
         .tool(with_meta)
         .tool(with_crate_path)
+        .tool(inline_echo)
+        .tool(pooled)
         .tool(all_keys)
         .build()
         .unwrap();

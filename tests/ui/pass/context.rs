@@ -29,6 +29,12 @@ fn progress(meta: Meta, client: ClientInfo) -> bool {
     meta.progress_token().is_some() && !client.implementation.name.is_empty()
 }
 
+/// The whole context in a sync tool, which runs on the blocking pool.
+#[tool]
+fn cancelled(ctx: Context, word: String) -> String {
+    format!("{word} {}", ctx.is_cancelled())
+}
+
 struct TraceId(Option<String>);
 
 impl FromContext for TraceId {
@@ -51,6 +57,7 @@ fn main() {
         .tool(revision)
         .tool(progress)
         .tool(traced)
+        .tool(cancelled)
         .build()
         .unwrap();
 }

@@ -41,6 +41,18 @@ impl Counter {
         self.count.load(Ordering::SeqCst)
     }
 
+    /// A sync associated tool, on the blocking pool.
+    #[tool]
+    fn unit() -> String {
+        "count".to_owned()
+    }
+
+    /// A trivial sync method, run on the request's task.
+    #[tool(inline)]
+    fn peek(&self) -> u64 {
+        self.count.load(Ordering::SeqCst)
+    }
+
     /// Not an item: left alone.
     fn helper(&self) -> u64 {
         self.count.load(Ordering::SeqCst)

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::SUBSCRIPTION_ID_KEY;
 use crate::protocol::{ErrorObject, Outgoing, RequestId, ServerCapabilities, encode_notification};
-use crate::server::Sink;
+use crate::server::{Budget, Charge, Sink};
 
 /// One open `subscriptions/listen`: what it asked for, and where its notifications go.
 pub(crate) struct Listener {
@@ -16,6 +16,8 @@ pub(crate) struct Listener {
     resources: bool,
     uris: Vec<String>,
     sink: Sink,
+    /// The bytes of `uris`, held from the server's subscription total while the listen lasts.
+    _charge: Option<Charge>,
 }
 
 impl Listener {
@@ -26,6 +28,8 @@ impl Listener {
         params: &Map<String, Value>,
         capabilities: &ServerCapabilities,
         sink: Sink,
+        (max_subscriptions, max_uri): (usize, usize),
+        total: &Arc<Budget>,
     ) -> Result<(Self, Value), ErrorObject> {
         let Some(Value::Object(requested)) = params.get("notifications") else {
             return Err(ErrorObject::invalid_params(
@@ -41,10 +45,18 @@ impl Listener {
         let uris: Vec<String> = match requested.get("resourceSubscriptions") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(uris)) => {
+                if uris.len() > max_subscriptions {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "too many `resourceSubscriptions` (at most {max_subscriptions})"
+                    )));
+                }
                 let mut out = Vec::with_capacity(uris.len());
                 for uri in uris {
                     match uri.as_str() {
-                        Some(uri) => out.push(uri.to_owned()),
+                        Some(uri) => {
+                            crate::server::session::check_subscription(uri, max_uri)?;
+                            out.push(uri.to_owned());
+                        }
                         None => {
                             return Err(ErrorObject::invalid_params(
                                 "`resourceSubscriptions` must be an array of URIs",
@@ -78,6 +90,15 @@ impl Listener {
         if !uris.is_empty() {
             honored.insert("resourceSubscriptions".into(), json!(uris));
         }
+        let held = uris.iter().map(String::len).sum();
+        let charge = match held {
+            0 => None,
+            held => Some(total.charge(held).ok_or_else(|| {
+                ErrorObject::invalid_params(
+                    "the server holds as many subscriptions as it can: try again later",
+                )
+            })?),
+        };
         let listener = Self {
             id: id.to_json(),
             tools,
@@ -85,6 +106,7 @@ impl Listener {
             resources,
             uris,
             sink,
+            _charge: charge,
         };
         Ok((listener, Value::Object(honored)))
     }

@@ -259,12 +259,26 @@ fn compare_other_fields(
     }
 }
 
+/// A tool with [`portable_formats`](crate::schema::portable_formats) applied to its schemas.
+fn with_portable_formats(tool: &Map<String, Value>) -> Map<String, Value> {
+    let mut tool = tool.clone();
+    for key in ["inputSchema", "outputSchema"] {
+        if let Some(Value::Object(schema)) = tool.get_mut(key) {
+            crate::schema::portable_formats(schema);
+        }
+    }
+    tool
+}
+
 fn compare_tool(
     subject: &str,
     old: &Map<String, Value>,
     new: &Map<String, Value>,
     out: &mut Vec<Found>,
 ) {
+    // A surface recorded before schemas dropped non-standard formats (`"format": "int64"`)
+    // compares as written today: the format gone, the bounds it stood for kept.
+    let (old, new) = (&with_portable_formats(old), &with_portable_formats(new));
     if let (Some(old_input), Some(new_input)) = (old.get("inputSchema"), new.get("inputSchema")) {
         let mut findings = Vec::new();
         SchemaPair::new(old_input, new_input).compare(old_input, new_input, &[], &mut findings);
@@ -532,6 +546,30 @@ mod tests {
         assert_eq!(
             changes(tools(json!(["string", "null"])), tools(json!("string"))),
             [r#"breaking: tool "f": argument "x": type narrowed from null | string to string"#]
+        );
+    }
+
+    #[test]
+    fn a_surface_recorded_with_non_standard_formats_compares_as_portable() {
+        let output = |field: Value| {
+            let mut tool = tool("f", json!({}), json!([]));
+            tool["outputSchema"] = json!({"type": "object", "properties": {"n": field}});
+            json!({"tools": [tool]})
+        };
+        let input = |field: Value| json!({"tools": [tool("f", json!({"n": field}), json!([]))]});
+        // The format is gone, and what it stood for is kept as bounds.
+        let old = json!({"type": "integer", "format": "uint32", "minimum": 0});
+        let new = json!({"type": "integer", "minimum": 0, "maximum": 4294967295_u32});
+        assert!(changes(output(old.clone()), output(new.clone())).is_empty());
+        assert!(changes(input(old), input(new)).is_empty());
+        let old = json!({"type": ["number", "null"], "format": "double", "description": "N."});
+        let new = json!({"anyOf": [{"type": "number"}, {"type": "null"}], "description": "N."});
+        assert!(changes(output(old), output(new)).is_empty());
+        // A standard format still counts.
+        let old = json!({"type": "string", "format": "date-time"});
+        assert_eq!(
+            changes(output(old), output(json!({"type": "string"}))),
+            [r#"breaking: tool "f": output field "n": `format` changed from "date-time" to none"#]
         );
     }
 

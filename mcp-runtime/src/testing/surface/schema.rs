@@ -3,6 +3,7 @@
 //! property through local `$ref`s, nullable wrappers, nested objects and array items. Whether that
 //! breaks a client depends on the direction data flows ([`Direction`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
@@ -410,18 +411,31 @@ fn resolve<'v>(root: &'v Value, mut schema: &'v Value) -> &'v Value {
     schema
 }
 
-/// `anyOf`/`oneOf` of one schema and `{"type": "null"}` (an `Option<T>` of a structured `T`)
-/// compares as that schema; its nullability still shows in [`types`].
-fn unwrap_nullable(schema: &Value) -> &Value {
+/// `anyOf`/`oneOf` of one schema and `{"type": "null"}` (an `Option<T>`) compares as that
+/// schema, with the keywords beside the `anyOf` (its `description`); its nullability still shows
+/// in [`types`].
+fn unwrap_nullable(schema: &Value) -> Cow<'_, Value> {
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = schema.get(key) {
             let non_null: Vec<&Value> = branches.iter().filter(|b| !is_null_schema(b)).collect();
             if non_null.len() == 1 && branches.len() == 2 && enum_values(schema).is_none() {
-                return non_null[0];
+                let (Value::Object(outer), Value::Object(inner)) = (schema, non_null[0]) else {
+                    return Cow::Borrowed(non_null[0]);
+                };
+                if outer.len() == 1 {
+                    return Cow::Borrowed(non_null[0]);
+                }
+                let mut merged = inner.clone();
+                for (k, v) in outer {
+                    if k != key {
+                        merged.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                return Cow::Owned(Value::Object(merged));
             }
         }
     }
-    schema
+    Cow::Borrowed(schema)
 }
 
 fn is_null_schema(schema: &Value) -> bool {

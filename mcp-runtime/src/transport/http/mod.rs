@@ -30,11 +30,14 @@
 //!   request (or `server/discover`) is served by [`modern`], without a session; GET and DELETE
 //!   with `MCP-Protocol-Version: 2026-07-28` are 405; a POST with that header but no envelope is
 //!   400 + -32602.
+//! - **The deprecated HTTP+SSE transport** (2024-11-05, `Server::legacy_sse`, off by default)
+//!   is served by [`legacy`] on two routes of its own, `/sse` and `/messages`.
 
 // Early returns of a ready `Response` read best as `Result<_, Response>`; the error path is
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod legacy;
 mod modern;
 mod stream;
 
@@ -50,18 +53,18 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
-use self::stream::{Bounds, EventStream, LogBudget, parse_event_id};
+use self::stream::{Bounds, EventStream, parse_event_id};
 use crate::protocol::{
     ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
     encode_batch, encode_error, parse,
 };
 use crate::server::{
-    Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, Session, Sink, Window, channel,
-    is_stateless,
+    Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, Session, Sink,
+    Window, channel_within, is_stateless,
 };
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
@@ -125,11 +128,27 @@ pub(crate) struct HttpState {
     core: Arc<Core>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The sessions of the deprecated HTTP+SSE transport, by id. Locked after `sessions` when
+    /// both are.
+    legacy: Mutex<HashMap<String, Arc<legacy::LegacySession>>>,
     /// The bytes all event logs hold together.
-    event_logs: Arc<LogBudget>,
+    event_logs: Arc<Budget>,
+    /// The bytes all streams hold unread together.
+    unread: Arc<Budget>,
 }
 
 impl HttpState {
+    fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
+        Arc::new(Self {
+            core,
+            event_logs: Budget::new(options.total_log_bytes),
+            unread: Budget::new(options.unread_total),
+            options,
+            sessions: Mutex::new(HashMap::new()),
+            legacy: Mutex::new(HashMap::new()),
+        })
+    }
+
     fn options(&self) -> &HttpOptions {
         &self.options
     }
@@ -137,7 +156,11 @@ impl HttpState {
     /// A queue for one POST's replies (or a session's notifications), on their way to a response
     /// or an event stream.
     pub(crate) fn channel(&self) -> (Sink, Outbox) {
-        channel(self.core.options.stream_buffer, Overflow::Close)
+        channel_within(
+            self.core.options.stream_buffer,
+            Overflow::Close,
+            Some(Arc::clone(&self.unread)),
+        )
     }
 
     /// The bounds of a new session's streams, with a log budget of its own.
@@ -145,8 +168,9 @@ impl HttpState {
         Bounds {
             events: self.options.event_buffer,
             live_bytes: self.core.options.stream_buffer,
+            unread: Arc::clone(&self.unread),
             budgets: [
-                LogBudget::new(self.options.session_log_bytes),
+                Budget::new(self.options.session_log_bytes),
                 Arc::clone(&self.event_logs),
             ],
         }
@@ -201,6 +225,23 @@ impl HttpState {
         };
         for session in expired {
             tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
+        }
+        // A legacy session is gone at once, and its event stream told to end (a stream nobody
+        // reads is not polled, so it cannot be left to remove the session).
+        let legacy: Vec<Arc<legacy::LegacySession>> = {
+            let mut legacy = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+            let dead: Vec<String> = legacy
+                .iter()
+                .filter(|(_, s)| s.expired(now, idle, uninitialized))
+                .map(|(id, _)| id.clone())
+                .collect();
+            dead.into_iter()
+                .filter_map(|id| legacy.remove(&id))
+                .collect()
+        };
+        for session in legacy {
+            session.end();
+            tokio::spawn(async move { session.shutdown().await });
         }
     }
 }
@@ -564,10 +605,19 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         );
     }
     let limits = &state.core.options;
-    let body = match read_body(&headers, body, limits.max_message_size).await {
-        Ok(body) => body,
-        Err(response) => return response,
+    let reading = read_body(
+        &headers,
+        body,
+        limits.max_message_size,
+        &state.core.request_bytes,
+    );
+    let body = match tokio::time::timeout(options.body_read_timeout, reading).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(response)) => return response,
+        Err(_) => return body_timeout(options),
     };
+    // The body's bytes stay charged to the server's request total until it is answered.
+    let (body, charge) = body;
     let post = match Post::read(&body, limits.max_nesting_depth) {
         Ok(post) => post,
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
@@ -582,7 +632,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     } = post;
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        return modern::handle(&state, &headers, message, accepts_sse).await;
+        return modern::handle(&state, &headers, message, accepts_sse, charge).await;
     }
     let version = match header_version(&headers) {
         Ok(version) => version,
@@ -608,7 +658,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let mut response = json_response(StatusCode::OK, reply);
         if ok && !options.stateless {
             let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
-            if sessions.len() >= options.max_sessions {
+            // The legacy transport's sessions count too (locked after these, as it does).
+            let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
+            if sessions.len() + legacy >= options.max_sessions {
                 let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions; try again later",
@@ -676,7 +728,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // A request that runs takes a slot of the session's window, a batch one for all; the
     // session holds it until the request ends.
-    let slot = match &http_session {
+    let mut slot = match &http_session {
         Some(http_session) if Window::slots_needed(&incoming) > 0 => {
             match http_session.window.enter(Window::slots_needed(&incoming)) {
                 Ok(running) => Some(running),
@@ -684,6 +736,14 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             }
         }
         _ => None,
+    };
+    // A request that runs holds its bytes' charge with its slot, until it ends.
+    let _held = match &mut slot {
+        Some(slot) => {
+            slot.hold(charge);
+            None
+        }
+        None => Some(charge),
     };
 
     let (sink, replies) = state.channel();
@@ -753,9 +813,40 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     .await
 }
 
+/// 408 for a body not sent within the body-read timeout; the connection is closed.
+fn body_timeout(options: &HttpOptions) -> Response {
+    tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
+    let mut response = error_response(
+        StatusCode::REQUEST_TIMEOUT,
+        "the request body was not sent in time",
+    );
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 /// Reads a POST body of at most `max` bytes: a `Content-Length` over it is refused before
 /// reading anything, a longer body as soon as the bytes read pass it.
-async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes, Response> {
+async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    max: usize,
+    total: &Arc<Budget>,
+) -> Result<(Bytes, Charge), Response> {
+    let busy = || {
+        tracing::warn!(
+            "HTTP request bodies in flight are at the server's total: a request gets 503"
+        );
+        let mut response = error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is busy; try again shortly",
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        response
+    };
     let too_large = || {
         json_response(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -774,6 +865,11 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
     if declared.is_some_and(|length| length > max as u64) {
         return Err(too_large());
     }
+    // Charged before it is read when its length is declared, else as it arrives.
+    let declared = declared.map_or(0, |length| usize::try_from(length).unwrap_or(max));
+    let Some(mut charge) = total.charge(declared) else {
+        return Err(busy());
+    };
     let mut stream = body.into_data_stream();
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
@@ -791,6 +887,9 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
         if length > max {
             return Err(too_large());
         }
+        if length > declared && !charge.grow(length - declared.max(length - chunk.len())) {
+            return Err(busy());
+        }
         match &first {
             None => first = Some(chunk),
             Some(head) => {
@@ -801,11 +900,12 @@ async fn read_body(headers: &HeaderMap, body: Body, max: usize) -> Result<Bytes,
             }
         }
     }
-    Ok(if rest.is_empty() {
+    let body = if rest.is_empty() {
         first.unwrap_or_default()
     } else {
         Bytes::from(rest)
-    })
+    };
+    Ok((body, charge))
 }
 
 /// The answer to a POST whose requests find the session's window full.
@@ -1041,12 +1141,7 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
     // Often enough for the shorter of the two timeouts a session can expire by.
     let idle = options.session_idle.min(options.initialize_timeout);
-    let state = Arc::new(HttpState {
-        core,
-        event_logs: LogBudget::new(options.total_log_bytes),
-        options,
-        sessions: Mutex::new(HashMap::new()),
-    });
+    let state = HttpState::new(core, options);
     // Expire idle sessions; the task ends with the router.
     let weak = Arc::downgrade(&state);
     tokio::spawn(async move {
@@ -1059,12 +1154,19 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
             }
         }
     });
-    Router::new()
-        .route(
-            &path,
-            post(handle_post).get(handle_get).delete(handle_delete),
-        )
-        .with_state(state)
+    let mut router = Router::new().route(
+        &path,
+        post(handle_post).get(handle_get).delete(handle_delete),
+    );
+    if state.options.legacy_sse {
+        router = router
+            .route(&state.options.legacy_sse_path, get(legacy::handle_sse))
+            .route(
+                &state.options.legacy_messages_path,
+                post(legacy::handle_message),
+            );
+    }
+    router.with_state(state)
 }
 
 /// The connection limits of [`serve`].
@@ -1077,6 +1179,14 @@ pub(crate) struct Limits {
 /// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
 /// neither spins nor stops.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// The most a connection buffers while reading a request (hyper's default is about 400 KiB).
+const CONNECTION_BUFFER: usize = 64 * 1024;
+
+/// What a connection past the limit hears before it is closed.
+const CONNECTION_LIMIT_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
+    Content-Type: text/plain\r\nContent-Length: 29\r\nConnection: close\r\n\r\n\
+    too many connections; retry\n";
 
 /// How often at most a refused connection is logged: one line per burst, not per connection.
 const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
@@ -1099,7 +1209,9 @@ pub(crate) async fn serve(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        // The connection's read buffer: request headers past it get 431.
+        .max_buf_size(CONNECTION_BUFFER);
     let builder = Arc::new(builder);
     // Dropped when `serve` returns: the connection tasks still running are aborted with it.
     let mut connections = tokio::task::JoinSet::new();
@@ -1123,7 +1235,9 @@ pub(crate) async fn serve(
         // Reap finished connections so the count is of open ones.
         while connections.try_join_next().is_some() {}
         if connections.len() >= limits.max_connections {
-            // Closed at once (dropped), and logged once per burst.
+            // Told so, if the socket takes it without waiting, then closed at once; logged
+            // once per burst.
+            let _ = stream.try_write(CONNECTION_LIMIT_RESPONSE);
             drop(stream);
             refused += 1;
             if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {

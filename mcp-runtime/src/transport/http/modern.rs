@@ -36,7 +36,7 @@ use crate::protocol::{
     ErrorObject, InvalidMessage, Message, Method, Outgoing, Request, RequestId, encode_error,
     error_codes,
 };
-use crate::server::{Envelope, Outbox, handle_stateless, read_envelope};
+use crate::server::{Charge, Envelope, Outbox, handle_stateless, read_envelope};
 
 /// How long a request may run silently before its reply turns into an SSE stream.
 const JSON_WINDOW: Duration = Duration::from_secs(5);
@@ -212,6 +212,7 @@ pub(super) async fn handle(
     headers: &HeaderMap,
     message: Result<Message, Box<InvalidMessage>>,
     accepts_sse: bool,
+    charge: Charge,
 ) -> Response {
     let request = match message {
         Ok(Message::Request(request)) => request,
@@ -254,6 +255,8 @@ pub(super) async fn handle(
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
     let task = tokio::spawn(async move {
+        // The request's bytes stay charged until it ends.
+        let _charge = charge;
         let reply = handle_stateless(&core, None, envelope, request, &sink, cancel).await;
         if let Some(reply) = reply {
             let _ = sink.send(reply);

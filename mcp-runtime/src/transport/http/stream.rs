@@ -6,12 +6,11 @@
 //! event buffer the oldest events are dropped, and a resume from before them gets what is left.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
-use crate::server::{Outbox, Overflow, Sink, channel};
+use crate::server::{Budget, Outbox, Overflow, Sink, channel_within};
 
 /// An SSE event as written on the wire.
 fn event(id: &str, data: &[u8]) -> Bytes {
@@ -24,49 +23,15 @@ fn event(id: &str, data: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
-/// Bytes a group of event logs may hold together: all the streams of one session, or all of
-/// the server's.
-#[derive(Debug)]
-pub(crate) struct LogBudget {
-    used: AtomicUsize,
-    limit: usize,
-}
-
-impl LogBudget {
-    pub(crate) fn new(limit: usize) -> Arc<Self> {
-        Arc::new(Self {
-            used: AtomicUsize::new(0),
-            limit,
-        })
-    }
-
-    fn take(&self, bytes: usize) -> bool {
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                let after = used.checked_add(bytes)?;
-                (after <= self.limit).then_some(after)
-            })
-            .is_ok()
-    }
-
-    fn give(&self, bytes: usize) {
-        self.used.fetch_sub(bytes, Ordering::AcqRel);
-    }
-
-    /// The bytes held now.
-    #[cfg(test)]
-    pub(crate) fn used(&self) -> usize {
-        self.used.load(Ordering::Acquire)
-    }
-}
-
 /// What bounds one stream: its event count, the live queue of an attached response, and the
 /// log budgets it draws on (its session's, then the server's).
 #[derive(Debug, Clone)]
 pub(crate) struct Bounds {
     pub(crate) events: usize,
     pub(crate) live_bytes: usize,
-    pub(crate) budgets: [Arc<LogBudget>; 2],
+    /// What all streams' live queues hold together.
+    pub(crate) unread: Arc<Budget>,
+    pub(crate) budgets: [Arc<Budget>; 2],
 }
 
 struct Inner {
@@ -195,7 +160,11 @@ impl EventStream {
     /// Attaches a new HTTP response: it gets the logged events after `after` (none when `after`
     /// is `None`), then, unless the stream is done, every new event.
     pub(crate) fn attach(&self, after: Option<u64>) -> Outbox<Bytes> {
-        let (tx, rx) = channel(self.bounds.live_bytes, Overflow::Close);
+        let (tx, rx) = channel_within(
+            self.bounds.live_bytes,
+            Overflow::Close,
+            Some(Arc::clone(&self.bounds.unread)),
+        );
         let mut inner = self.lock();
         if let Some(after) = after {
             for (sequence, bytes) in &inner.log {
@@ -242,7 +211,8 @@ mod tests {
         Bounds {
             events,
             live_bytes: 1 << 20,
-            budgets: [LogBudget::new(1 << 20), LogBudget::new(1 << 20)],
+            unread: Budget::new(1 << 20),
+            budgets: [Budget::new(1 << 20), Budget::new(1 << 20)],
         }
     }
 
@@ -286,11 +256,12 @@ mod tests {
 
     #[test]
     fn logs_share_their_session_and_server_budgets() {
-        let session = LogBudget::new(100);
-        let server = LogBudget::new(1 << 20);
+        let session = Budget::new(100);
+        let server = Budget::new(1 << 20);
         let bounds = Bounds {
             events: 1_000,
             live_bytes: 1 << 20,
+            unread: Budget::new(1 << 20),
             budgets: [Arc::clone(&session), Arc::clone(&server)],
         };
         let a = EventStream::new(1, bounds.clone());

