@@ -563,7 +563,7 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
     `sessions` (or new ones), in JSON-RPC batches of `batch` calls; returns how many ran, and why
     they stopped early. The batches ask for a JSON reply: at 7171b15 a batch answered over SSE
     never ends."""
-    done, reserved, errors = 0, 0, []
+    done, reserved, errors, refusals = 0, 0, [], []
     sessions = sessions or [await open_session(port, now() + 10) for _ in range(workers)]
 
     async def worker(w):
@@ -582,10 +582,21 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
                     max(0.1, deadline + 5 - now()),
                 )
                 replies = response.messages() if response.status == 200 else []
-                if len(replies) != count:
-                    raise Refused(response)
-                done += count
-        except (OSError, Dropped, Refused, asyncio.TimeoutError) as error:
+                answered = [r for r in replies if "result" in r]
+                done += len(answered)
+                if len(answered) != count:
+                    # Refused (in part): the server sheds load. Counted, and tried again after
+                    # a pause; only the answered calls count as updates.
+                    reserved -= count - len(answered)
+                    why = f"HTTP {response.status}"
+                    errors_seen = [r["error"] for r in replies if "error" in r]
+                    if errors_seen:
+                        why += f" {errors_seen[0].get('code')} {errors_seen[0].get('message', '')[:60]}"
+                    else:
+                        why += f" ({len(replies)} replies) {response.headers} {response.body[:80]!r}"
+                    refusals.append(why)
+                    await asyncio.sleep(0.2)
+        except (OSError, Dropped, asyncio.TimeoutError) as error:
             errors.append(type(error).__name__)
         finally:
             session.close()
@@ -594,6 +605,9 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
     if errors:
         kinds = {k: errors.count(k) for k in sorted(set(errors))}
         errors = ["updates stopped early: " + ", ".join(f"{n} x {k}" for k, n in kinds.items())]
+    if refusals:
+        # Reported, not failed on: shedding load is a bound at work.
+        errors.append(f"{len(refusals)} update batches refused in part (first: {refusals[0]})")
     return done, errors
 
 
@@ -626,7 +640,7 @@ async def unread_get_streams(server, notes):
         triggers, errors = await trigger_updates(port, now() + STREAM_SECS, 2_000_000)
         notes.append(f"100 streams; {triggers} updates (2 notifications each per stream)"
                      f" in {STREAM_SECS:g} s" + "".join(f"; {e}" for e in errors))
-        return not errors
+        return not any(e.startswith("updates stopped early") for e in errors)
     finally:
         for sock in streams:
             sock.close()
@@ -647,7 +661,7 @@ async def unread_listen_streams(server, notes):
         triggers, errors = await trigger_updates(port, now() + STREAM_SECS, 2_000_000)
         notes.append(f"100 listens; {triggers} updates (2 notifications each per listen)"
                      f" in {STREAM_SECS:g} s" + "".join(f"; {e}" for e in errors))
-        return not errors
+        return not any(e.startswith("updates stopped early") for e in errors)
     finally:
         for sock in streams:
             sock.close()
