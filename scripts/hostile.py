@@ -37,6 +37,8 @@ SERVER_NOFILE = 1024
 HANDSHAKE = "2025-03-26"  # batches are allowed in this revision
 MODERN = "2026-07-28"
 CALL_TIMEOUT = 5.0
+# How much longer the normal client waits for an answer past CALL_TIMEOUT, to tell slow from lost.
+LATE_WAIT = 10.0
 # How long notifications flow to the unread streams.
 STREAM_SECS = float(os.environ.get("HOSTILE_STREAM_SECS", "40"))
 LOG_DIR = tempfile.mkdtemp(prefix="hostile-")
@@ -463,18 +465,28 @@ class Normal:
             n += 1
             started = now()
             self.sent += 1
+            call = asyncio.ensure_future(
+                self.session.call(call_tool(f"normal-{n}", "test_simple_text"))
+            )
             try:
-                reply = await asyncio.wait_for(
-                    self.session.call(call_tool(f"normal-{n}", "test_simple_text")), CALL_TIMEOUT
-                )
+                try:
+                    reply = await asyncio.wait_for(asyncio.shield(call), CALL_TIMEOUT)
+                except asyncio.TimeoutError:
+                    # A failure either way; waiting on tells a slow answer from a lost one.
+                    try:
+                        await asyncio.wait_for(call, LATE_WAIT)
+                        late = f"answered late, after {now() - started:.1f} s"
+                    except (OSError, Dropped, Refused, asyncio.TimeoutError) as error:
+                        late = f"no answer after {now() - started:.1f} s ({type(error).__name__})"
+                    raise Dropped(late) from None
                 text = reply["result"]["content"][0]["text"]
                 if "simple text" not in text:
                     raise Dropped(f"unexpected answer {reply}")
                 self.answered += 1
             except (OSError, Dropped, Refused, asyncio.TimeoutError, KeyError) as error:
-                self.failures.append(f"{now() - started:.1f}s {error!r}"[:120])
+                self.failures.append(f"call {n}: {error!r}"[:120])
                 self.session.close()  # the next call reconnects, on the same session
-            self.worst = max(self.worst, now() - started)
+            self.worst = max(self.worst, min(now() - started, CALL_TIMEOUT))
             try:
                 await asyncio.wait_for(self.halt.wait(), max(0.0, 0.2 - (now() - started)))
             except asyncio.TimeoutError:
@@ -513,7 +525,7 @@ class NormalProcess:
         if self.proc is None or self.result is not None:
             return
         self.proc.stdin.close()
-        out = await asyncio.wait_for(self.proc.stdout.read(), CALL_TIMEOUT + 5)
+        out = await asyncio.wait_for(self.proc.stdout.read(), CALL_TIMEOUT + LATE_WAIT + 5)
         await self.proc.wait()
         self.result = json.loads(out)
         self.failures = self.result["failures"]
@@ -588,7 +600,7 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
                     # Refused (in part): the server sheds load. Counted, and tried again after
                     # a pause; only the answered calls count as updates.
                     reserved -= count - len(answered)
-                    why = f"HTTP {response.status}"
+                    why = f"batch {n} of worker {w}: HTTP {response.status}"
                     errors_seen = [r["error"] for r in replies if "error" in r]
                     if errors_seen:
                         why += f" {errors_seen[0].get('code')} {errors_seen[0].get('message', '')[:60]}"
