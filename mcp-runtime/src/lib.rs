@@ -617,14 +617,25 @@
 //!
 //! ## Limits
 //!
-//! What one HTTP client can hold is bounded; each limit is a [`Server`] setting.
+//! Nothing a client sends grows the server's memory without bound: every queue, buffer, map and
+//! log a client can fill has a limit, each a [`Server`] setting, and the worst case of all of
+//! them together, from the defaults, is under 1 GiB (below).
 //!
 //! | limit | default | past it |
 //! |---|---|---|
-//! | [`Server::max_connections`] | 512 open connections | a new connection is closed at once; one warning per burst |
-//! | [`Server::header_read_timeout`] | 10 s | a connection whose request headers are not all in is closed |
-//! | [`Server::max_message_size`] | 16 MiB a body | 413 (from `Content-Length` before reading, else as soon as it is passed) |
-//! | [`Server::max_sessions`] | 10,000 sessions | `initialize` gets 503 with `Retry-After` |
+//! | [`Server::max_connections`] | 512 open connections | a new connection gets 503 with `Retry-After` and is closed; one warning per burst |
+//! | [`Server::header_read_timeout`] | 10 s | a connection whose request headers are not all in (or an idle keep-alive connection) is closed |
+//! | [`Server::body_read_timeout`] | 30 s | 408, and the connection is closed |
+//! | connection read buffer | 64 KiB | request headers past it get 431 |
+//! | [`Server::max_message_size`] | 16 MiB a body or line | 413 (from `Content-Length` before reading, else as soon as it is passed); on stdio an error naming the line's id |
+//! | [`Server::request_bytes_total`] | 17 MiB of requests in flight, all clients together (each charged its bytes and 4 KiB) | 503 with `Retry-After`; on stdio the request's error |
+//! | [`Server::max_in_flight_requests`] | 256 a session; a batch takes one per message | the request's error (-32000) |
+//! | [`Server::stream_buffer`] | 4 MiB unread a stream | stdio stops reading requests until the client catches up (and drops notifications past twice that); an SSE response is cut off, and its client resumes with `Last-Event-ID` |
+//! | [`Server::stream_buffer_total`] | 128 MiB unread, all HTTP streams together | the stream the message was for is cut off |
+//! | [`Server::event_buffer`] / [`Server::event_log_bytes`] | 1,000 events a stream; 1 MiB a session; 128 MiB in all | the oldest events are dropped; an event with no room is sent, not kept |
+//! | [`Server::max_subscriptions`] | 1,000 a session or listen; URIs of 8 KiB | -32602 |
+//! | [`Server::subscription_bytes_total`] | 32 MiB of URIs, all sessions together | -32602 |
+//! | [`Server::max_sessions`] | 10,000 sessions | `initialize` (or a legacy SSE GET) gets 503 with `Retry-After` |
 //! | [`Server::initialize_timeout`] | 10 s | a session that never sent `notifications/initialized` ends |
 //! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
 //! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
@@ -632,6 +643,25 @@
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
 //! theirs.
+//!
+//! **The memory ceiling.** The worst case of each limit, from the defaults, over HTTP:
+//!
+//! | what | worst case |
+//! |---|---:|
+//! | requests in flight: 17 MiB of text, parsed into at most 32 times as much (a JSON array of zeros: 2 bytes of text, a 32-byte value, a vector that may be twice its length) | 561 MiB |
+//! | unread stream bytes | 128 MiB |
+//! | event logs | 128 MiB |
+//! | subscriptions | 32 MiB |
+//! | connections: 512 × (64 KiB read and 64 KiB write buffer, and the task) | 72 MiB |
+//! | sessions: 10,000 × about 4 KiB (3.5 KiB measured, `bench/`) | 40 MiB |
+//! | the runtime itself | 10 MiB |
+//! | **total** | **971 MiB** |
+//!
+//! Not counted, because they are yours: what your handlers allocate, and the results they return
+//! while a response is written (at most one per connection). A stdio server serves the one
+//! client that started it, within the same request, stream and subscription limits.
+//! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
+//! the ceiling.
 //!
 //! # Testing
 //!

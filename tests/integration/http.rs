@@ -511,7 +511,7 @@ async fn a_body_not_sent_in_time_is_refused() {
 
 #[tokio::test]
 async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_served() {
-    let addr = start(Server::builder().tool(add).request_bytes_total(4096)).await;
+    let addr = start(Server::builder().tool(add).request_bytes_total(8192)).await;
     let session = initialize(&addr).await;
     let call = |pad: usize| {
         post(
@@ -521,11 +521,11 @@ async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_serve
                    "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"pad": "x".repeat(pad)}}}),
         )
     };
-    let refused = send(&addr, call(8192)).await;
+    let refused = send(&addr, call(5000)).await;
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(refused.headers()["retry-after"], "1");
-    // Nothing stays charged: fifty requests of a few hundred bytes each, one after another,
-    // fit a 4 KiB total only if each gives its bytes back.
+    // Nothing stays charged: fifty requests, one after another, fit an 8 KiB total (each is
+    // charged its bytes and 4 KiB) only if each gives its charge back.
     for _ in 0..50 {
         let served = send(&addr, call(10)).await;
         assert_eq!(served.status(), StatusCode::OK);

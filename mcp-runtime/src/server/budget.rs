@@ -5,6 +5,15 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// What one request in flight is charged beyond its own bytes: its task, its entry in the
+/// session, its reply's way back (an estimate of the framework's part; a handler's own future
+/// comes on top).
+pub(crate) const REQUEST_OVERHEAD: usize = 4096;
+
+/// What one queued message, logged event or subscription is charged beyond its bytes: its node
+/// or slot and the allocation's own overhead.
+pub(crate) const ENTRY_OVERHEAD: usize = 64;
+
 /// Bytes that a group of holders may hold together.
 #[derive(Debug)]
 pub(crate) struct Budget {

@@ -39,7 +39,7 @@ use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 
 // Only the HTTP transport serves the stateless era and sessionless requests.
-pub(crate) use self::budget::{Budget, Charge};
+pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
@@ -85,7 +85,7 @@ pub(crate) struct Options {
     pub(crate) max_subscription_uri: usize,
     /// The bytes of subscription URIs all sessions hold together. Default: 32 MiB.
     pub(crate) subscription_bytes_total: usize,
-    /// The bytes of requests in flight together. Default: 16 MiB.
+    /// The bytes of requests in flight together. Default: 17 MiB.
     pub(crate) request_bytes_total: usize,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
@@ -113,7 +113,7 @@ impl Default for Options {
             max_subscriptions: 1_000,
             max_subscription_uri: 8 * 1024,
             subscription_bytes_total: 32 * 1024 * 1024,
-            request_bytes_total: 16 * 1024 * 1024,
+            request_bytes_total: 17 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             cache: CacheHints::default(),
@@ -403,8 +403,9 @@ impl Server {
     }
 
     /// The bytes of requests the server holds at once, from the first byte read until the
-    /// request is answered (16 MiB by default, one [`max_message_size`](Self::max_message_size)
-    /// message; parsed, a request may take up to 32 times its text, so this bounds the largest
+    /// request is answered (17 MiB by default: one [`max_message_size`](Self::max_message_size)
+    /// message and room for small ones beside it; each request is charged its bytes and 4 KiB
+    /// for its task; parsed, a request may take up to 32 times its text, so this bounds the largest
     /// part of the server's memory: see the crate docs' Limits). Over HTTP a POST whose body
     /// does not fit gets 503 with `Retry-After`; on stdio a request that does not fit is
     /// answered with an error, as when the in-flight window is full.

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::sync::mpsc;
 
-use super::Budget;
+use super::{Budget, ENTRY_OVERHEAD};
 use crate::protocol::Outgoing;
 
 /// What a queue does with a message that would take it past its limit.
@@ -34,7 +34,7 @@ pub(crate) enum Overflow {
 
 /// What a queue carries: anything that knows its size in bytes.
 pub(crate) trait Weigh {
-    /// The bytes it holds.
+    /// The bytes it holds, with [`ENTRY_OVERHEAD`] for its place in the queue.
     fn weight(&self) -> usize;
     /// Whether it answers a request (never dropped under [`Overflow::Backpressure`]).
     fn is_reply(&self) -> bool {
@@ -44,7 +44,7 @@ pub(crate) trait Weigh {
 
 impl Weigh for Outgoing {
     fn weight(&self) -> usize {
-        self.bytes().map_or(0, <[u8]>::len)
+        self.bytes().map_or(0, <[u8]>::len) + ENTRY_OVERHEAD
     }
 
     fn is_reply(&self) -> bool {
@@ -55,7 +55,7 @@ impl Weigh for Outgoing {
 #[cfg(feature = "http")]
 impl Weigh for bytes::Bytes {
     fn weight(&self) -> usize {
-        self.len()
+        self.len() + ENTRY_OVERHEAD
     }
 }
 
@@ -324,12 +324,14 @@ mod tests {
 
     #[tokio::test]
     async fn stdio_keeps_replies_and_drops_notifications_when_far_over() {
-        let (sink, mut outbox) = channel(100, Overflow::Backpressure);
-        let reply = || Outgoing::reply(crate::protocol::RequestId::Number(1), vec![b' '; 80]);
+        // Each message below weighs 800: its bytes and the entry overhead.
+        let len = 800 - ENTRY_OVERHEAD;
+        let (sink, mut outbox) = channel(1000, Overflow::Backpressure);
+        let reply = || Outgoing::reply(crate::protocol::RequestId::Number(1), vec![b' '; len]);
         assert_eq!(sink.send(reply()), Ok(()));
         // Over the limit but not twice over: queued, and the reader must wait.
-        assert_eq!(sink.send(note(80)), Ok(()));
-        assert_eq!(sink.send(note(80)), Err(NotSent::Full));
+        assert_eq!(sink.send(note(len)), Ok(()));
+        assert_eq!(sink.send(note(len)), Err(NotSent::Full));
         assert_eq!(sink.send(reply()), Ok(()));
         let waiting = tokio::time::timeout(std::time::Duration::from_millis(20), sink.drained());
         assert!(
@@ -338,7 +340,7 @@ mod tests {
         );
         while outbox.try_recv().is_some() {}
         sink.drained().await;
-        assert_eq!(sink.send(note(80)), Ok(()));
+        assert_eq!(sink.send(note(len)), Ok(()));
     }
 
     #[tokio::test]

@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::Core;
 use super::Sink;
 use super::dispatch::Link;
+use super::{Core, ENTRY_OVERHEAD};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
@@ -233,14 +233,20 @@ impl Session {
                     options.max_subscriptions
                 )));
             }
-            if !self.core.subscription_bytes.take(uri.len()) {
+            if !self
+                .core
+                .subscription_bytes
+                .take(uri.len() + ENTRY_OVERHEAD)
+            {
                 return Err(ErrorObject::invalid_params(
                     "the server holds as many subscriptions as it can: try again later",
                 ));
             }
             subscriptions.insert(uri.clone());
         } else if subscriptions.remove(uri) {
-            self.core.subscription_bytes.give(uri.len());
+            self.core
+                .subscription_bytes
+                .give(uri.len() + ENTRY_OVERHEAD);
         }
         Ok(json!({}))
     }
@@ -582,7 +588,10 @@ impl Drop for Session {
             .subscriptions
             .get_mut()
             .unwrap_or_else(|e| e.into_inner());
-        let held: usize = subscriptions.iter().map(String::len).sum();
+        let held: usize = subscriptions
+            .iter()
+            .map(|uri| uri.len() + ENTRY_OVERHEAD)
+            .sum();
         self.core.subscription_bytes.give(held);
     }
 }

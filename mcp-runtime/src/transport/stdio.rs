@@ -29,7 +29,9 @@ use tokio::sync::mpsc;
 
 use crate::error::Result;
 use crate::protocol::{ErrorObject, Incoming, Message, Outgoing, error_codes, id_in_prefix, parse};
-use crate::server::{Budget, Core, McpService, Outbox, Overflow, Session, Sink, Window, channel};
+use crate::server::{
+    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Window, channel,
+};
 
 /// The stdio entry points, on the built server.
 impl McpService {
@@ -204,7 +206,7 @@ impl Inbox {
             Err(error) => return refuse(&error),
         };
         // The line's bytes stay charged to the server's total while the request runs.
-        match self.requests.charge(line.len()) {
+        match self.requests.charge(line.len() + REQUEST_OVERHEAD) {
             Some(charge) => running.hold(charge),
             None => {
                 return refuse(&ErrorObject::new(

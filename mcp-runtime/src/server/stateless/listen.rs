@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::SUBSCRIPTION_ID_KEY;
 use crate::protocol::{ErrorObject, Outgoing, RequestId, ServerCapabilities, encode_notification};
-use crate::server::{Budget, Charge, Sink};
+use crate::server::{Budget, Charge, ENTRY_OVERHEAD, Sink};
 
 /// One open `subscriptions/listen`: what it asked for, and where its notifications go.
 pub(crate) struct Listener {
@@ -90,7 +90,7 @@ impl Listener {
         if !uris.is_empty() {
             honored.insert("resourceSubscriptions".into(), json!(uris));
         }
-        let held = uris.iter().map(String::len).sum();
+        let held = uris.iter().map(|uri| uri.len() + ENTRY_OVERHEAD).sum();
         let charge = match held {
             0 => None,
             held => Some(total.charge(held).ok_or_else(|| {

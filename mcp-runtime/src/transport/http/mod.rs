@@ -63,8 +63,8 @@ use crate::protocol::{
     encode_batch, encode_error, parse,
 };
 use crate::server::{
-    Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, Session, Sink,
-    Window, channel_within, is_stateless,
+    Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, REQUEST_OVERHEAD,
+    Session, Sink, Window, channel_within, is_stateless,
 };
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
@@ -867,7 +867,7 @@ async fn read_body(
     }
     // Charged before it is read when its length is declared, else as it arrives.
     let declared = declared.map_or(0, |length| usize::try_from(length).unwrap_or(max));
-    let Some(mut charge) = total.charge(declared) else {
+    let Some(mut charge) = total.charge(declared + REQUEST_OVERHEAD) else {
         return Err(busy());
     };
     let mut stream = body.into_data_stream();

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
-use crate::server::{Budget, Outbox, Overflow, Sink, channel_within};
+use crate::server::{Budget, ENTRY_OVERHEAD, Outbox, Overflow, Sink, channel_within};
 
 /// An SSE event as written on the wire.
 fn event(id: &str, data: &[u8]) -> Bytes {
@@ -96,13 +96,13 @@ impl EventStream {
         // stream's log empty, goes live only (a resume from before it gets what is after it).
         while inner.log.len() >= self.bounds.events {
             if let Some((_, old)) = inner.log.pop_front() {
-                self.give(old.len());
+                self.give(old.len() + ENTRY_OVERHEAD);
             }
         }
-        let mut charged = self.take(bytes.len());
+        let mut charged = self.take(bytes.len() + ENTRY_OVERHEAD);
         while !charged && let Some((_, old)) = inner.log.pop_front() {
-            self.give(old.len());
-            charged = self.take(bytes.len());
+            self.give(old.len() + ENTRY_OVERHEAD);
+            charged = self.take(bytes.len() + ENTRY_OVERHEAD);
         }
         if charged {
             inner.log.push_back((sequence, bytes.clone()));
@@ -184,7 +184,11 @@ impl EventStream {
 impl Drop for EventStream {
     fn drop(&mut self) {
         let inner = self.inner.get_mut().unwrap_or_else(|e| e.into_inner());
-        let held: usize = inner.log.iter().map(|(_, bytes)| bytes.len()).sum();
+        let held: usize = inner
+            .log
+            .iter()
+            .map(|(_, bytes)| bytes.len() + ENTRY_OVERHEAD)
+            .sum();
         self.give(held);
     }
 }
@@ -256,7 +260,7 @@ mod tests {
 
     #[test]
     fn logs_share_their_session_and_server_budgets() {
-        let session = Budget::new(100);
+        let session = Budget::new(500);
         let server = Budget::new(1 << 20);
         let bounds = Bounds {
             events: 1_000,
@@ -270,8 +274,9 @@ mod tests {
             a.push(&[b'x'; 20], false);
             b.push(&[b'y'; 20], false);
         }
-        // Each event is 33 bytes on the wire; the two logs together stay within 100.
-        assert!(session.used() <= 100, "{}", session.used());
+        // Each event is 33 bytes on the wire and 64 of overhead; the two logs together stay
+        // within the session's 500.
+        assert!(session.used() <= 500, "{}", session.used());
         assert_eq!(session.used(), server.used());
         // Whatever a stream still logs is what a resume gets: its newest events.
         let mut resumed = b.attach(Some(0));
@@ -280,7 +285,7 @@ mod tests {
         assert!(replay.last().unwrap().starts_with("id: 2_49\n"));
         // An event larger than the whole budget is sent live, never logged.
         let mut live = a.attach(None);
-        a.push(&[b'z'; 200], false);
+        a.push(&[b'z'; 600], false);
         assert_eq!(drain(&mut live).len(), 1);
         drop((a, b, resumed));
         assert_eq!(session.used(), 0);
