@@ -575,7 +575,7 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
     `sessions` (or new ones), in JSON-RPC batches of `batch` calls; returns how many ran, and why
     they stopped early. The batches ask for a JSON reply: at 7171b15 a batch answered over SSE
     never ends."""
-    done, reserved, errors, refusals = 0, 0, [], []
+    done, reserved, errors, refusals, reconnects = 0, 0, [], [], {}
     sessions = sessions or [await open_session(port, now() + 10) for _ in range(workers)]
 
     async def worker(w):
@@ -589,10 +589,22 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
                 reserved += count
                 body = [call_tool(f"t{w}-{n}-{i}", "test_trigger_resource_update") for i in range(count)]
                 n += 1
-                response = await asyncio.wait_for(
-                    session.conn.exchange(request("POST", port, headers, json.dumps(body).encode())),
-                    max(0.1, deadline + 5 - now()),
-                )
+                try:
+                    response = await asyncio.wait_for(
+                        session.conn.exchange(
+                            request("POST", port, headers, json.dumps(body).encode())
+                        ),
+                        max(0.1, deadline + 5 - now()),
+                    )
+                except (OSError, Dropped):
+                    # A keep-alive connection the server closed (it was idle, or the server
+                    # sheds connections): a new one, up to three times per worker.
+                    session.close()
+                    reserved -= count
+                    reconnects[w] = reconnects.get(w, 0) + 1
+                    if reconnects[w] > 3:
+                        raise
+                    continue
                 replies = response.messages() if response.status == 200 else []
                 answered = [r for r in replies if "result" in r]
                 done += len(answered)
@@ -617,6 +629,8 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
     if errors:
         kinds = {k: errors.count(k) for k in sorted(set(errors))}
         errors = ["updates stopped early: " + ", ".join(f"{n} x {k}" for k, n in kinds.items())]
+    if reconnects:
+        errors.append(f"{sum(reconnects.values())} reconnects of the updaters")
     if refusals:
         # Reported, not failed on: shedding load is a bound at work.
         errors.append(f"{len(refusals)} update batches refused in part (first: {refusals[0]})")
@@ -867,11 +881,11 @@ async def initialize_burst(server, notes):
     return ok
 
 
-async def idle_sessions(server, notes):
+async def idle_sessions(server, notes, total=9_997):
     """10,000 sessions (9,997 idle, the normal client's and two that trigger updates), then
     1,104 resource updates."""
     port = server.port
-    total, opened, attempts, failed = 9_997, 0, 0, {}
+    opened, attempts, failed = 0, 0, {}
     deadline = now() + 60
     started = now()
     payloads = {}
@@ -928,6 +942,40 @@ async def idle_sessions(server, notes):
         notes.append(f"only {opened} of {total} sessions opened")
         return False
     return triggers == 1104
+
+
+async def all_at_once(server, notes):
+    """The HTTP rows at once on one server, each started a little after the last so that the
+    streams and sessions are up before the idle connections fill the connection limit: the
+    unread GET and listen streams, the batches, the subscriptions, 9,500 idle sessions with
+    their updates, the malformed headers, the idle connections. (Not the `initialize` burst,
+    which takes the session slots the idle sessions need; stdio and SIGTERM are rows of their
+    own processes.)"""
+
+    async def after(delay, attack, label):
+        await asyncio.sleep(delay)
+        own = []
+        try:
+            ok = await attack(server, own)
+        except Exception as error:  # noqa: BLE001 - reported, and the row fails
+            own.append(f"broke off: {error!r}"[:120])
+            ok = False
+        notes.append(f"[{label}{'' if ok else ' FAIL'}] " + "; ".join(own))
+        return ok
+
+    async def sessions(server, own):
+        return await idle_sessions(server, own, total=9_500)
+
+    results = await asyncio.gather(
+        after(0, unread_get_streams, "GET streams"),
+        after(0, unread_listen_streams, "listens"),
+        after(8, big_batches, "batches"),
+        after(8, huge_subscriptions, "subscribes"),
+        after(12, sessions, "idle sessions"),
+        after(20, bad_headers, "headers"),
+        after(25, idle_connections, "idle TCP"),
+    )
+    return all(results)
 
 
 BAD_HEADERS = [
@@ -1197,6 +1245,7 @@ SCENARIOS = [
     ("bad-host-origin", "malformed Host/Origin headers", bad_headers, True, 30),
     ("stdio-unread", "stdio client that stops reading", stdio_unread, False, 50),
     ("sigterm", "SIGTERM, GET stream + half-sent headers", sigterm_with_streams, True, 30),
+    ("all-at-once", "the HTTP rows above at once", all_at_once, True, STREAM_SECS + 60),
     ("bad-input-body", "body 16,145 bytes under the limit, in pieces", body_under_limit, True, 30),
     ("bad-input-stdio-line", "stdio: a 20 MiB line for id 6", stdio_oversized_line, False, 30),
 ]
