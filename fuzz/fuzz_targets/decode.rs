@@ -5,9 +5,25 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::fuzzing::{Incoming, Message, decode, encode_error, error_codes, parse};
+use mcp_runtime::fuzzing::{
+    Incoming, Message, decode, encode_error, error_codes, id_in_prefix, parse,
+};
 
 fuzz_target!(|bytes: &[u8]| {
+    // The id of a line cut short (an oversized stdio line): any prefix, never a panic, and an id
+    // read from a prefix is the one the whole message has.
+    let whole = match parse(bytes, 64) {
+        Ok(Incoming::Single(Ok(Message::Request(request)))) => Some(request.id),
+        _ => None,
+    };
+    for end in (0..=bytes.len()).take(512) {
+        let id = id_in_prefix(&bytes[..end]);
+        if let (Some(id), Some(whole)) = (&id, &whole)
+            && !has_duplicate_id(bytes)
+        {
+            assert_eq!(id, whole, "a prefix's id differs from the message's");
+        }
+    }
     for max_depth in [1, 4, 64] {
         let direct = parse(bytes, max_depth);
         let general = decode(bytes, max_depth).map(|value| match value {
@@ -32,3 +48,11 @@ fuzz_target!(|bytes: &[u8]| {
         }
     }
 });
+
+/// Whether `"id"` may appear more than once (a JSON object with a repeated key keeps the last,
+/// the prefix reader the first): counted anywhere in the text, and any `\u` escape (which may
+/// spell `id`) counts as a repeat, to stay conservative.
+fn has_duplicate_id(bytes: &[u8]) -> bool {
+    bytes.windows(4).filter(|w| w == b"\"id\"").count() > 1
+        || bytes.windows(2).any(|w| w == b"\\u")
+}

@@ -62,13 +62,27 @@ pub fn type_id_of<F: 'static>(_: &F) -> TypeId {
 }
 
 /// A default value as JSON, for the schema. Requires `Serialize` only where a default is given.
-pub fn default_json<T: Serialize>(make: impl FnOnce() -> T) -> Value {
-    serde_json::to_value(make()).unwrap_or(Value::Null)
+/// A default that does not serialize is a problem of the definition, reported when the server is
+/// built, not a `null` in the schema.
+pub fn default_json<T: Serialize>(make: impl FnOnce() -> T) -> Result<Value, String> {
+    serde_json::to_value(make())
+        .map_err(|error| format!("the default does not serialize to JSON: {error}"))
 }
 
-/// An example as JSON, for the schema.
-pub fn example_json<T: Serialize + ?Sized>(example: &T) -> Value {
-    serde_json::to_value(example).unwrap_or(Value::Null)
+/// An example as JSON, for the schema; one that does not serialize is reported like a default.
+pub fn example_json<T: Serialize + ?Sized>(example: &T) -> Result<Value, String> {
+    serde_json::to_value(example)
+        .map_err(|error| format!("an example does not serialize to JSON: {error}"))
+}
+
+/// A keyword of an elicitation field's schema (`minLength`, `default`, ...) as JSON; `None`,
+/// logged, when it does not serialize, so the keyword is left out rather than sent as `null`.
+pub fn schema_json<T: Serialize + ?Sized>(value: &T) -> Option<Value> {
+    serde_json::to_value(value)
+        .inspect_err(|error| {
+            tracing::error!(%error, "a keyword of an elicitation schema could not be serialized");
+        })
+        .ok()
 }
 
 /// A context parameter taken from the request's context, or the message saying why it is

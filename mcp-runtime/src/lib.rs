@@ -636,6 +636,7 @@
 //! | [`Server::max_subscriptions`] | 1,000 a session or listen; URIs of 8 KiB | -32602 |
 //! | [`Server::subscription_bytes_total`] | 32 MiB of URIs, all sessions together | -32602 |
 //! | [`Server::max_sessions`] | 10,000 sessions | `initialize` (or a legacy SSE GET) gets 503 with `Retry-After` |
+//! | [`Server::max_sessions_per_peer`] | no cap of its own | that address's `initialize` gets 503 with `Retry-After` |
 //! | [`Server::initialize_timeout`] | 10 s | a session that never sent `notifications/initialized` ends |
 //! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
 //! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
@@ -780,7 +781,8 @@ pub use mcp_macros::{Elicit, prompt, resource, server, tool};
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing {
     pub use crate::protocol::jsonrpc::{
-        ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes, parse,
+        ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes,
+        id_in_prefix, parse,
     };
     /// The HTTP header guard (`Host`/`Origin`, `Accept`, `MCP-Protocol-Version`, ...).
     #[cfg(feature = "http")]

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::completion::Completer;
 use crate::context::Context;
-use crate::metadata::item_setters;
+use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role};
 use crate::tool::{BoxFuture, SourceLocation};
 
@@ -143,15 +143,10 @@ pub(crate) type PromptHandler =
 #[derive(Clone)]
 pub struct PromptDef {
     pub(crate) name: Cow<'static, str>,
-    pub(crate) title: Option<Cow<'static, str>>,
-    pub(crate) description: Option<Cow<'static, str>>,
+    pub(crate) metadata: Metadata,
     pub(crate) arguments: Vec<PromptArgument>,
-    pub(crate) icons: Vec<Icon>,
-    pub(crate) meta: Option<Map<String, Value>>,
     pub(crate) handler: PromptHandler,
     pub(crate) completers: Vec<(String, Completer)>,
-    pub(crate) location: Option<SourceLocation>,
-    pub(crate) problems: Vec<String>,
 }
 
 impl fmt::Debug for PromptDef {
@@ -189,39 +184,33 @@ impl PromptDef {
     pub(crate) fn to_wire(&self, version: ProtocolVersion) -> Value {
         let mut prompt = Map::new();
         prompt.insert("name".into(), Value::from(&*self.name));
-        if version.has_titles()
-            && let Some(title) = &self.title
-        {
-            prompt.insert("title".into(), Value::from(&**title));
-        }
-        if let Some(description) = &self.description {
-            prompt.insert("description".into(), Value::from(&**description));
-        }
+        self.metadata.write_names(&mut prompt, version);
         if !self.arguments.is_empty() {
             let arguments: Vec<Value> = self
                 .arguments
                 .iter()
-                .map(|a| {
+                .filter_map(|a| {
                     let mut a = a.clone();
                     if !version.has_titles() {
                         a.title = None;
                     }
-                    serde_json::to_value(a).unwrap_or(Value::Null)
+                    // Strings and a boolean: this cannot fail; were it to, the argument is left
+                    // out and said so, rather than sent as `null`.
+                    serde_json::to_value(&a)
+                        .inspect_err(|error| {
+                            tracing::error!(
+                                prompt = %self.name,
+                                argument = %a.name,
+                                %error,
+                                "a prompt argument could not be serialized"
+                            );
+                        })
+                        .ok()
                 })
                 .collect();
             prompt.insert("arguments".into(), Value::Array(arguments));
         }
-        if version.has_icons() && !self.icons.is_empty() {
-            prompt.insert(
-                "icons".into(),
-                serde_json::to_value(&self.icons).unwrap_or(Value::Null),
-            );
-        }
-        if version.has_structured_output()
-            && let Some(meta) = &self.meta
-        {
-            prompt.insert("_meta".into(), Value::Object(meta.clone()));
-        }
+        self.metadata.write_extras(&mut prompt, version);
         Value::Object(prompt)
     }
 }
@@ -308,7 +297,7 @@ impl PromptCall {
     }
 }
 
-item_setters!(PromptBuilder, "prompt", def, def);
+item_setters!(PromptBuilder, "prompt", def.metadata);
 
 /// Builds a [`PromptDef`]; what `#[prompt]` expands to drives it.
 pub struct PromptBuilder {
@@ -327,15 +316,10 @@ impl PromptBuilder {
         Self {
             def: PromptDef {
                 name: name.into(),
-                title: None,
-                description: None,
+                metadata: Metadata::default(),
                 arguments: Vec::new(),
-                icons: Vec::new(),
-                meta: None,
                 handler: Arc::new(handler),
                 completers: Vec::new(),
-                location: None,
-                problems: Vec::new(),
             },
         }
     }
@@ -344,6 +328,7 @@ impl PromptBuilder {
     pub fn argument(&mut self, name: &str, description: Option<&str>, required: bool) -> &mut Self {
         if self.def.arguments.iter().any(|a| a.name == name) {
             self.def
+                .metadata
                 .problems
                 .push(format!("two parameters take the argument name `{name}`"));
         }

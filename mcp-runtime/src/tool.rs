@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::metadata::item_setters;
+pub use crate::metadata::SourceLocation;
+use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
     Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceLink, Text,
 };
@@ -245,21 +246,6 @@ impl ToolAnnotations {
     }
 }
 
-/// Where a definition was written, for error messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SourceLocation {
-    /// The source file.
-    pub file: &'static str,
-    /// The line.
-    pub line: u32,
-}
-
-impl fmt::Display for SourceLocation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
-    }
-}
-
 /// How a structured return value is put on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OutputShape {
@@ -277,17 +263,12 @@ pub(crate) type ToolHandler = Arc<dyn Fn(ToolCall) -> BoxFuture<CallToolResult> 
 #[derive(Clone)]
 pub struct ToolDef {
     pub(crate) name: Cow<'static, str>,
-    pub(crate) title: Option<Cow<'static, str>>,
-    pub(crate) description: Option<Cow<'static, str>>,
+    pub(crate) metadata: Metadata,
     pub(crate) input_schema: Map<String, Value>,
     pub(crate) output_schema: Option<Map<String, Value>>,
     pub(crate) output: OutputShape,
     pub(crate) annotations: ToolAnnotations,
-    pub(crate) icons: Vec<Icon>,
-    pub(crate) meta: Option<Map<String, Value>>,
     pub(crate) handler: ToolHandler,
-    pub(crate) location: Option<SourceLocation>,
-    pub(crate) problems: Vec<String>,
     pub(crate) takes_args_struct: bool,
     pub(crate) argument_names: Arc<[&'static str]>,
     /// The input schema was given verbatim: sent as it is, never rewritten.
@@ -314,12 +295,12 @@ impl ToolDef {
 
     /// The description.
     pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
+        self.metadata.description.as_deref()
     }
 
     /// Where the tool was defined, when it came from `#[tool]`.
     pub fn location(&self) -> Option<SourceLocation> {
-        self.location
+        self.metadata.location
     }
 
     /// Runs the tool on `arguments` in `context`: the one place a [`ToolCall`] is put together,
@@ -346,14 +327,7 @@ impl ToolDef {
     pub(crate) fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
         let mut tool = Map::new();
         tool.insert("name".into(), Value::from(&*self.name));
-        if version.has_titles()
-            && let Some(title) = &self.title
-        {
-            tool.insert("title".into(), Value::from(&**title));
-        }
-        if let Some(description) = &self.description {
-            tool.insert("description".into(), Value::from(&**description));
-        }
+        self.metadata.write_names(&mut tool, version);
         let input = if self.raw_input_schema {
             self.input_schema.clone()
         } else {
@@ -373,21 +347,18 @@ impl ToolDef {
             if !version.has_titles() {
                 annotations.title = None;
             }
-            if let Ok(value) = serde_json::to_value(annotations) {
-                tool.insert("annotations".into(), value);
+            match serde_json::to_value(annotations) {
+                Ok(value) => {
+                    tool.insert("annotations".into(), value);
+                }
+                // Strings and booleans: this cannot happen; were it to, the annotations
+                // are left out and said so.
+                Err(error) => {
+                    tracing::error!(tool = %self.name, %error, "the annotations could not be serialized");
+                }
             }
         }
-        if version.has_icons()
-            && !self.icons.is_empty()
-            && let Ok(value) = serde_json::to_value(&self.icons)
-        {
-            tool.insert("icons".into(), value);
-        }
-        if version.has_structured_output()
-            && let Some(meta) = &self.meta
-        {
-            tool.insert("_meta".into(), Value::Object(meta.clone()));
-        }
+        self.metadata.write_extras(&mut tool, version);
         Value::Object(tool)
     }
 }
@@ -508,6 +479,9 @@ fn header_params(input_schema: &Map<String, Value>) -> Arc<[(String, Vec<String>
 /// The schema keyword that mirrors an argument in an `Mcp-Param-*` header (SEP-2243).
 pub(crate) const X_MCP_HEADER: &str = "x-mcp-header";
 
+/// A value for an argument's schema (a default, an example) as JSON, or why it does not serialize.
+pub type SchemaJson = Result<Value, String>;
+
 /// How one argument parameter is declared: its wire name and what `#[arg(..)]` and `///` said.
 pub struct ParamMeta<T> {
     /// The name in the arguments object.
@@ -516,10 +490,10 @@ pub struct ParamMeta<T> {
     pub description: Option<&'static str>,
     /// The value used when the argument is absent.
     pub default: Option<fn() -> T>,
-    /// The default as JSON, for the schema.
-    pub default_json: Option<fn() -> Value>,
-    /// `examples` for the schema.
-    pub examples: Option<fn() -> Vec<Value>>,
+    /// The default as JSON, for the schema, or why it does not serialize.
+    pub default_json: Option<fn() -> SchemaJson>,
+    /// `examples` for the schema, each as JSON or why it does not serialize.
+    pub examples: Option<fn() -> Vec<SchemaJson>>,
     /// The HTTP header that mirrors this argument (`Mcp-Param-{header}`, 2026-07-28), declared
     /// in the schema as `x-mcp-header`. Only string, integer and boolean arguments qualify.
     pub header: Option<&'static str>,
@@ -539,7 +513,7 @@ impl<T> ParamMeta<T> {
     }
 }
 
-item_setters!(ToolBuilder, "tool", def, def);
+item_setters!(ToolBuilder, "tool", def.metadata);
 
 /// Builds a [`ToolDef`]; what `#[tool]` expands to drives it.
 pub struct ToolBuilder {
@@ -561,17 +535,12 @@ impl ToolBuilder {
         Self {
             def: ToolDef {
                 name: name.into(),
-                title: None,
-                description: None,
+                metadata: Metadata::default(),
                 input_schema: Map::new(),
                 output_schema: None,
                 output: OutputShape::Content,
                 annotations: ToolAnnotations::default(),
-                icons: Vec::new(),
-                meta: None,
                 handler: Arc::new(handler),
-                location: None,
-                problems: Vec::new(),
                 takes_args_struct: false,
                 argument_names: Arc::default(),
                 raw_input_schema: false,
@@ -604,15 +573,33 @@ impl ToolBuilder {
             property.insert("description".into(), Value::from(description));
         }
         if let Some(default) = meta.default_json {
-            property.insert("default".into(), default());
+            match default() {
+                Ok(default) => {
+                    property.insert("default".into(), default);
+                }
+                Err(problem) => self
+                    .def
+                    .metadata
+                    .problems
+                    .push(format!("argument `{}`: {problem}", meta.name)),
+            }
         }
         if let Some(examples) = meta.examples {
-            property.insert("examples".into(), Value::Array(examples()));
+            match examples().into_iter().collect::<Result<Vec<_>, _>>() {
+                Ok(examples) => {
+                    property.insert("examples".into(), Value::Array(examples));
+                }
+                Err(problem) => self
+                    .def
+                    .metadata
+                    .problems
+                    .push(format!("argument `{}`: {problem}", meta.name)),
+            }
         }
         if let Some(header) = meta.header {
             let kind = property.get("type").and_then(Value::as_str);
             if !matches!(kind, Some("string" | "integer" | "boolean")) {
-                self.def.problems.push(format!(
+                self.def.metadata.problems.push(format!(
                     "argument `{}` has `header = \"{header}\"`, but only string, integer and \
                      boolean arguments can travel in a header",
                     meta.name
@@ -625,7 +612,7 @@ impl ToolBuilder {
             .insert(meta.name.to_owned(), Value::Object(property))
             .is_some()
         {
-            self.def.problems.push(format!(
+            self.def.metadata.problems.push(format!(
                 "two parameters take the argument name `{}`",
                 meta.name
             ));
@@ -648,6 +635,7 @@ impl ToolBuilder {
             }
             _ => self
                 .def
+                .metadata
                 .problems
                 .push("a raw input schema is an object with `\"type\": \"object\"`".to_owned()),
         }
@@ -658,6 +646,7 @@ impl ToolBuilder {
     pub fn args_struct<T: JsonSchema>(&mut self) -> &mut Self {
         if self.args_struct.is_some() {
             self.def
+                .metadata
                 .problems
                 .push("a tool takes at most one `Args<T>` parameter".to_owned());
         }
@@ -701,11 +690,13 @@ impl ToolBuilder {
         if let Some(args) = self.args_struct.take() {
             if !self.properties.is_empty() {
                 self.def
+                    .metadata
                     .problems
                     .push("`Args<T>` must be the tool's only argument parameter".to_owned());
             }
             if args.get("type").and_then(Value::as_str) != Some("object") {
                 self.def
+                    .metadata
                     .problems
                     .push("the `T` of `Args<T>` must have an object schema (a struct)".to_owned());
             }

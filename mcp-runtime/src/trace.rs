@@ -217,7 +217,7 @@ mod layer {
                 send_log(&**peer, level, Some(target), || {
                     let mut fields = Fields::default();
                     event.record(&mut fields);
-                    fields.into_data()
+                    Some(fields.into_data())
                 });
             });
         }

@@ -147,6 +147,34 @@ async fn set_level_filters_log_messages() {
     assert_eq!(error.rpc().unwrap().code, -32602);
 }
 
+/// Logs data that does not serialize (a map with tuple keys), then a line that does.
+#[mcp_runtime::tool]
+async fn unserializable_log(ctx: mcp_runtime::Context) -> String {
+    let pairs = std::collections::BTreeMap::from([((1, 2), "pair")]);
+    ctx.info(pairs).await;
+    ctx.info("after").await;
+    "logged".to_owned()
+}
+
+#[tokio::test]
+async fn log_data_that_does_not_serialize_is_not_sent_as_null() {
+    let client = Client::builder()
+        .timeout(Duration::from_millis(300))
+        .connect(Server::builder().tool(unserializable_log))
+        .await
+        .unwrap();
+    client
+        .call_tool("unserializable_log", json!({}))
+        .await
+        .unwrap();
+    let params: Vec<Value> = drain(&client)
+        .await
+        .iter()
+        .map(|m| m["params"].clone())
+        .collect();
+    assert_eq!(params, [json!({"level": "info", "data": "after"})]);
+}
+
 #[tokio::test]
 async fn cancelling_stops_the_work_and_no_response_follows() {
     let client = quick(Client::builder()).await;

@@ -533,3 +533,27 @@ async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_serve
         assert_eq!(reply["result"]["content"][0]["text"], "3", "{reply}");
     }
 }
+
+#[tokio::test]
+async fn one_address_past_its_session_cap_gets_503_and_a_session_it_ends_frees_a_place() {
+    let addr = start(Server::builder().tool(add).max_sessions_per_peer(2)).await;
+    let first = initialize(&addr).await;
+    let _second = initialize(&addr).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "third", "version": "1"}}});
+    let refused = send(&addr, post(&addr, None, init.clone())).await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(refused.headers().contains_key("retry-after"));
+    // Ending one session gives its place back.
+    let delete = Request::delete("/mcp")
+        .header("host", &addr)
+        .header("mcp-session-id", &first)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(String::new())
+        .unwrap();
+    assert!(send(&addr, delete).await.status().is_success());
+    let served = send(&addr, post(&addr, None, init)).await;
+    assert_eq!(served.status(), StatusCode::OK);
+    assert!(served.headers().contains_key("mcp-session-id"));
+}

@@ -643,3 +643,46 @@ fn only_scalar_arguments_can_travel_in_headers() {
         "{error}"
     );
 }
+
+/// A value whose `Serialize` always fails, so its default and example cannot go in the schema.
+#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+struct Opaque(u8);
+
+impl serde::Serialize for Opaque {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("opaque values do not serialize"))
+    }
+}
+
+/// A tool whose default and example do not serialize.
+#[mcp_runtime::tool]
+fn opaque(#[arg(default = Opaque(1), example = Opaque(2))] value: Opaque) -> String {
+    value.0.to_string()
+}
+
+#[test]
+fn a_default_or_example_that_does_not_serialize_is_refused_not_sent_as_null() {
+    let error = Server::builder().tool(opaque).build().unwrap_err();
+    let Error::Definition(problems) = &error else {
+        panic!("{error}")
+    };
+    let problems: Vec<String> = problems
+        .iter()
+        .map(|p| match p {
+            DefinitionError::Invalid {
+                kind: "tool",
+                name,
+                problem,
+                ..
+            } if name == "opaque" => problem.clone(),
+            other => panic!("{other}"),
+        })
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "argument `value`: the default does not serialize to JSON: opaque values do not serialize",
+            "argument `value`: an example does not serialize to JSON: opaque values do not serialize",
+        ]
+    );
+}

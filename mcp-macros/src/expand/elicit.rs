@@ -204,7 +204,9 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                         ] {
                             if let Some(value) = attrs.get(key) {
                                 inserts.push(quote_spanned! {value.span()=>
-                                __schema.insert(#wire_key.into(), __mcp::example_json(&(#value)));
+                                if let __mcp::Option::Some(__value) = __mcp::schema_json(&(#value)) {
+                                    __schema.insert(#wire_key.into(), __value);
+                                }
                             });
                             }
                         }

@@ -98,12 +98,15 @@ pub(crate) fn send_log(
     peer: &dyn Peer,
     level: LoggingLevel,
     logger: Option<&str>,
-    data: impl FnOnce() -> Value,
+    data: impl FnOnce() -> Option<Value>,
 ) {
     if peer.log_level().is_none_or(|least| level < least) {
         return;
     }
-    let mut params = json!({"level": level, "data": data()});
+    let Some(data) = data() else {
+        return;
+    };
+    let mut params = json!({"level": level, "data": data});
     if let Some(logger) = logger {
         params["logger"] = Value::from(logger);
     }
@@ -198,7 +201,13 @@ impl Context {
 
     fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
         send_log(&*self.inner.peer, level, logger, || {
-            serde_json::to_value(data).unwrap_or(Value::Null)
+            // Were `data` not to serialize, nothing is sent (rather than `null`) and it is said
+            // here instead.
+            serde_json::to_value(data)
+                .inspect_err(|error| {
+                    tracing::error!(%error, "the data of a log message could not be serialized");
+                })
+                .ok()
         });
     }
 
@@ -308,7 +317,8 @@ impl Context {
                 return Err(self.missing("tools in sampling", needed).await);
             }
         }
-        let params = serde_json::to_value(&request).unwrap_or(Value::Null);
+        let params = serde_json::to_value(&request)
+            .map_err(|error| ClientRequestError::Unserializable(error.to_string()))?;
         let result = self.ask(key, "sampling/createMessage", params).await?;
         serde_json::from_value(result)
             .map_err(|e| ClientRequestError::InvalidResponse(e.to_string()))

@@ -30,6 +30,9 @@ pub enum ClientRequestError {
     /// The answer did not have the shape the spec gives it.
     #[error("the client's answer is malformed: {0}")]
     InvalidResponse(String),
+    /// The request could not be serialized, so it was not sent.
+    #[error("the request could not be serialized: {0}")]
+    Unserializable(String),
 }
 
 /// One block of a sampling message.

@@ -550,7 +550,7 @@ pub(crate) fn encode_raw_response(id: &RequestId, raw_result: &str) -> Vec<u8> {
 /// The id of a message of which only the first bytes are at hand (a line too long to read in
 /// full): the top-level `"id"` member, when it comes whole before the cut. Anything else,
 /// malformed or cut short, is `None`.
-pub(crate) fn id_in_prefix(head: &[u8]) -> Option<RequestId> {
+pub fn id_in_prefix(head: &[u8]) -> Option<RequestId> {
     let mut scan = Scan { bytes: head, at: 0 };
     scan.skip_space();
     scan.expect(b'{')?;

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 pub use self::uri_template::{Binding, Bindings, TemplateError, UriTemplate};
 use crate::completion::Completer;
 use crate::context::Context;
-use crate::metadata::item_setters;
+use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
     Annotations, Icon, ProtocolVersion, ResourceContents, ResourceLink, TextResourceContents,
 };
@@ -161,10 +161,15 @@ pub(crate) fn json_contents<T: Serialize>(
 pub type ResourceInfo = ResourceLink;
 
 impl ResourceLink {
-    /// The object as `version` knows it.
-    pub(crate) fn for_version(&self, version: ProtocolVersion) -> Value {
-        // Strings, numbers and JSON maps only: serializing cannot fail, so `Null` is never sent.
-        serde_json::to_value(self.clone().shaped_for(version)).unwrap_or(Value::Null)
+    /// The object as `version` knows it; `None`, logged, if it does not serialize.
+    pub(crate) fn for_version(&self, version: ProtocolVersion) -> Option<Value> {
+        // Strings, numbers and JSON maps only: serializing cannot fail. Were it to, the resource
+        // is left out of the list and said so, rather than listed as `null`.
+        serde_json::to_value(self.clone().shaped_for(version))
+            .inspect_err(|error| {
+                tracing::error!(resource = %self.uri, %error, "a resource could not be serialized");
+            })
+            .ok()
     }
 }
 
@@ -244,13 +249,11 @@ impl ResourceCall {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ResourceMetadata {
     pub(crate) name: Cow<'static, str>,
-    pub(crate) title: Option<Cow<'static, str>>,
-    pub(crate) description: Option<Cow<'static, str>>,
+    /// Title, description, icons, `_meta`, where it was written and what its builder found.
+    pub(crate) metadata: Metadata,
     pub(crate) mime_type: Option<Arc<str>>,
     pub(crate) size: Option<u64>,
     pub(crate) annotations: Option<Annotations>,
-    pub(crate) icons: Vec<Icon>,
-    pub(crate) meta: Option<Map<String, Value>>,
 }
 
 /// A resource or a resource template, and the handler that reads it.
@@ -263,8 +266,6 @@ pub struct ResourceDef {
     pub(crate) list: Option<ListHandler>,
     pub(crate) completers: Vec<(String, Completer)>,
     pub(crate) allow_traversal: bool,
-    pub(crate) location: Option<SourceLocation>,
-    pub(crate) problems: Vec<String>,
 }
 
 impl fmt::Debug for ResourceDef {
@@ -304,34 +305,64 @@ impl ResourceDef {
         self.template.is_some()
     }
 
-    /// The `Resource` of `resources/list` (static resources).
-    pub(crate) fn info(&self) -> ResourceInfo {
-        let m = &self.metadata;
-        ResourceInfo {
-            uri: self.uri.to_string(),
-            name: m.name.to_string(),
-            title: m.title.as_deref().map(str::to_owned),
-            description: m.description.as_deref().map(str::to_owned),
-            mime_type: m.mime_type.as_deref().map(str::to_owned),
-            size: m.size,
-            annotations: m.annotations.clone(),
-            icons: (!m.icons.is_empty()).then(|| m.icons.clone()),
-            meta: m.meta.clone(),
-        }
+    /// Where the resource was defined, when it came from `#[resource]`.
+    pub(crate) fn location(&self) -> Option<SourceLocation> {
+        self.metadata.metadata.location
+    }
+
+    /// What the builder found wrong with the definition.
+    pub(crate) fn problems(&self) -> &[String] {
+        &self.metadata.metadata.problems
+    }
+
+    /// The `Resource` of `resources/list` (static resources) as `version` knows it.
+    pub(crate) fn resource_to_wire(&self, version: ProtocolVersion) -> Value {
+        self.to_wire("uri", true, version)
     }
 
     /// The `ResourceTemplate` of `resources/templates/list` as `version` knows it.
     pub(crate) fn template_to_wire(&self, version: ProtocolVersion) -> Value {
-        let mut template = Map::new();
-        template.insert("uriTemplate".into(), Value::from(&*self.uri));
-        if let Value::Object(info) = self.info().for_version(version) {
-            template.extend(info.into_iter().filter(|(k, _)| k != "uri" && k != "size"));
+        self.to_wire("uriTemplate", false, version)
+    }
+
+    /// The object with the URI under `uri_key`, in the member order of [`ResourceLink`]: a
+    /// template has no size.
+    fn to_wire(&self, uri_key: &str, with_size: bool, version: ProtocolVersion) -> Value {
+        let m = &self.metadata;
+        let mut object = Map::new();
+        object.insert(uri_key.into(), Value::from(&*self.uri));
+        object.insert("name".into(), Value::from(&*m.name));
+        m.metadata.write_names(&mut object, version);
+        if let Some(mime_type) = &m.mime_type {
+            object.insert("mimeType".into(), Value::from(&**mime_type));
         }
-        Value::Object(template)
+        if with_size && let Some(size) = m.size {
+            object.insert("size".into(), Value::from(size));
+        }
+        if let Some(annotations) = &m.annotations {
+            let mut annotations = annotations.clone();
+            if !version.has_structured_output() {
+                annotations.last_modified = None;
+            }
+            match serde_json::to_value(annotations) {
+                Ok(annotations) => {
+                    object.insert("annotations".into(), annotations);
+                }
+                // Strings and a number: this cannot happen; were it to, the annotations are left
+                // out and said so, rather than sent as `null`.
+                Err(error) => tracing::error!(
+                    resource = %self.uri,
+                    %error,
+                    "the annotations could not be serialized"
+                ),
+            }
+        }
+        m.metadata.write_extras(&mut object, version);
+        Value::Object(object)
     }
 }
 
-item_setters!(ResourceBuilder, "resource", def.metadata, def);
+item_setters!(ResourceBuilder, "resource", def.metadata.metadata);
 
 /// Builds a [`ResourceDef`]; what `#[resource]` expands to drives it.
 pub struct ResourceBuilder {
@@ -367,14 +398,16 @@ impl ResourceBuilder {
                 template,
                 metadata: ResourceMetadata {
                     name: name.into(),
+                    metadata: Metadata {
+                        problems,
+                        ..Metadata::default()
+                    },
                     ..ResourceMetadata::default()
                 },
                 handler: Arc::new(handler),
                 list: None,
                 completers: Vec::new(),
                 allow_traversal: false,
-                location: None,
-                problems,
             },
         }
     }
@@ -403,7 +436,7 @@ impl ResourceBuilder {
         F: Fn() -> BoxFuture<Vec<ResourceInfo>> + Send + Sync + 'static,
     {
         if self.def.template.is_none() {
-            self.def.problems.push(
+            self.def.metadata.metadata.problems.push(
                 "`list` is for URI templates; a static resource is listed already".to_owned(),
             );
         }

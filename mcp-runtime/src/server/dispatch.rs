@@ -193,11 +193,15 @@ impl Guard {
                     return match tool {
                         Some(tool) => {
                             let result = CallToolResult::error(format!("tool `{tool}` {message}"));
-                            let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
-                            if self.stateless {
-                                value = core.stamps().for_method("tools/call").apply(value);
+                            match result_value(&result) {
+                                Ok(mut value) => {
+                                    if self.stateless {
+                                        value = core.stamps().for_method("tools/call").apply(value);
+                                    }
+                                    encode_response(&id, &value)
+                                }
+                                Err(error) => encode_error(Some(&id), &error),
                             }
-                            encode_response(&id, &value)
                         }
                         None => encode_error(Some(&id), &ErrorObject::internal(message)),
                     };
@@ -259,10 +263,10 @@ async fn route_stateless(
     let stamp = |method: &str| core.stamps().for_method(method);
     match outcome {
         Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
-        Ok(Reply::Tool(result)) => {
-            let value = serde_json::to_value(result).unwrap_or(Value::Null);
-            encode_response(&id, &stamp(&method).apply(value))
-        }
+        Ok(Reply::Tool(result)) => match result_value(&result) {
+            Ok(value) => encode_response(&id, &stamp(&method).apply(value)),
+            Err(error) => encode_error(Some(&id), &error),
+        },
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),
         // Never cached: no hints.
         Ok(Reply::InputRequired(value)) => encode_response(&id, &stamp("").apply(value)),
@@ -402,9 +406,18 @@ impl Reply {
         Self::Raw(Arc::from(text))
     }
 
-    fn value<T: serde::Serialize>(value: &T) -> Self {
-        Self::Value(serde_json::to_value(value).unwrap_or(Value::Null))
+    fn value<T: serde::Serialize>(value: &T) -> Result<Self, ErrorObject> {
+        result_value(value).map(Self::Value)
     }
+}
+
+/// A result as JSON, or, when it does not serialize, the internal error sent instead (logged):
+/// never a `null` result.
+fn result_value<T: serde::Serialize + ?Sized>(result: &T) -> Result<Value, ErrorObject> {
+    serde_json::to_value(result).map_err(|error| {
+        tracing::error!(%error, "a result could not be serialized");
+        ErrorObject::internal("the result could not be serialized")
+    })
 }
 
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
@@ -589,7 +602,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
     match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => {
-            outcome.map(|result| Reply::value(&result.for_version(call.scope.version)))
+            outcome.and_then(|result| Reply::value(&result.for_version(call.scope.version)))
         }
         Ok(Err(interrupt)) => interrupted(call, &binding, interrupt),
         Err(panic) => {

@@ -31,6 +31,8 @@ pub(crate) struct HttpOptions {
     /// How long a client may take to send a request's body.
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_sessions: usize,
+    /// The most sessions one client address may hold; `None`: no cap of its own.
+    pub(crate) max_sessions_per_peer: Option<usize>,
     pub(crate) event_buffer: usize,
     /// The bytes all HTTP streams may hold unread together.
     pub(crate) unread_total: usize,
@@ -60,6 +62,7 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
+            max_sessions_per_peer: None,
             event_buffer: 1_000,
             unread_total: 128 * 1024 * 1024,
             session_log_bytes: 1024 * 1024,

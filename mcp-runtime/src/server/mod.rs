@@ -534,6 +534,18 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// The most HTTP sessions one client IP address may hold at once (no cap of its own by
+    /// default, only [`max_sessions`](Self::max_sessions)); past it that address's `initialize`
+    /// gets 503 with `Retry-After`, while other clients are still served. The address is the
+    /// TCP peer's, as `serve_http` accepted it: behind a proxy every client has the proxy's, so
+    /// set it there instead. [`McpService::into_router`] users run their own server, and the
+    /// cap applies only when their requests carry `axum::extract::ConnectInfo<SocketAddr>`.
+    pub fn max_sessions_per_peer(mut self, sessions: usize) -> Self {
+        self.options.http.max_sessions_per_peer = Some(sessions);
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// The most HTTP connections `serve_http` keeps open at once (512 by default): past it a
     /// new connection is accepted and closed at once, with one warning per burst in the log.
     /// Not applied by [`into_router`](crate::McpService::into_router), whose server is yours.

@@ -44,10 +44,10 @@ impl Named for ToolDef {
         &self.name
     }
     fn location(&self) -> Option<SourceLocation> {
-        self.location
+        self.metadata.location
     }
     fn problems(&self) -> &[String] {
-        &self.problems
+        &self.metadata.problems
     }
     fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
         ToolDef::to_wire(self, version, style)
@@ -60,10 +60,10 @@ impl Named for PromptDef {
         &self.name
     }
     fn location(&self) -> Option<SourceLocation> {
-        self.location
+        self.metadata.location
     }
     fn problems(&self) -> &[String] {
-        &self.problems
+        &self.metadata.problems
     }
     fn to_wire(&self, version: ProtocolVersion, _: SchemaStyle) -> Value {
         PromptDef::to_wire(self, version)
@@ -261,11 +261,11 @@ impl ResourceRegistry {
         let (mut templates, mut statics): (Vec<_>, Vec<_>) =
             defs.into_iter().partition(ResourceDef::is_template);
         for def in statics.iter().chain(&templates) {
-            for problem in &def.problems {
+            for problem in def.problems() {
                 errors.push(DefinitionError::Invalid {
                     kind: "resource",
                     name: def.uri.to_string(),
-                    location: at(def.location),
+                    location: at(def.location()),
                     problem: problem.clone(),
                 });
             }
@@ -276,8 +276,8 @@ impl ResourceRegistry {
                 errors.push(DefinitionError::Duplicate {
                     kind: "resource URI",
                     name: pair[0].uri.to_string(),
-                    first: at(pair[0].location),
-                    second: at(pair[1].location),
+                    first: at(pair[0].location()),
+                    second: at(pair[1].location()),
                 });
             }
         }
@@ -293,8 +293,8 @@ impl ResourceRegistry {
                     && UriTemplate::indistinguishable(ta, tb)
                 {
                     errors.push(DefinitionError::Ambiguous {
-                        first: format!("`{}` at {}", a.uri, at(a.location)),
-                        second: format!("`{}` at {}", b.uri, at(b.location)),
+                        first: format!("`{}` at {}", a.uri, at(a.location())),
+                        second: format!("`{}` at {}", b.uri, at(b.location())),
                     });
                 }
             }
@@ -355,7 +355,7 @@ impl ResourceRegistry {
             self.statics
                 .iter()
                 .filter(|d| !self.disabled.contains(&*d.uri))
-                .map(|d| d.info().for_version(version).to_string())
+                .map(|d| d.resource_to_wire(version).to_string())
                 .collect()
         });
         let (page_size, generation) = (self.page_size, self.generation);
@@ -369,7 +369,12 @@ impl ResourceRegistry {
         let mut items = statics.clone();
         for list in listers {
             let instances: Vec<ResourceInfo> = list().await;
-            items.extend(instances.iter().map(|i| i.for_version(version).to_string()));
+            items.extend(
+                instances
+                    .iter()
+                    .filter_map(|i| i.for_version(version))
+                    .map(|i| i.to_string()),
+            );
         }
         pagination::page("resources", &items, from, page_size, generation)
     }

@@ -43,7 +43,7 @@ mod stream;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -87,6 +87,26 @@ struct HttpSession {
     window: Arc<Window>,
     /// What bounds each of its streams.
     bounds: Bounds,
+    /// Its place in its client address's count, given back when it is dropped.
+    _peer: Option<PeerSession>,
+}
+
+/// One session counted against its client's address, until dropped.
+struct PeerSession {
+    peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    ip: IpAddr,
+}
+
+impl Drop for PeerSession {
+    fn drop(&mut self) {
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = peers.get_mut(&self.ip) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                peers.remove(&self.ip);
+            }
+        }
+    }
 }
 
 impl HttpSession {
@@ -135,6 +155,8 @@ pub(crate) struct HttpState {
     event_logs: Arc<Budget>,
     /// The bytes all streams hold unread together.
     unread: Arc<Budget>,
+    /// Sessions by client address, for `max_sessions_per_peer`.
+    peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
 impl HttpState {
@@ -146,6 +168,7 @@ impl HttpState {
             options,
             sessions: Mutex::new(HashMap::new()),
             legacy: Mutex::new(HashMap::new()),
+            peers: Arc::default(),
         })
     }
 
@@ -161,6 +184,32 @@ impl HttpState {
             Overflow::Close,
             Some(Arc::clone(&self.unread)),
         )
+    }
+
+    /// Counts a new session against its client's address; 503 past `max_sessions_per_peer`.
+    fn count_peer(&self, peer: Option<IpAddr>) -> Result<Option<PeerSession>, Response> {
+        let (Some(cap), Some(ip)) = (self.options.max_sessions_per_peer, peer) else {
+            return Ok(None);
+        };
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        let count = peers.entry(ip).or_insert(0);
+        if *count >= cap {
+            tracing::warn!(%ip, cap, "a client address holds its most sessions: `initialize` gets 503");
+            let mut response = error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many sessions from this address; end one or try again later",
+            );
+            let seconds = self.options.initialize_timeout.as_secs().max(1);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            return Err(response);
+        }
+        *count += 1;
+        Ok(Some(PeerSession {
+            peers: Arc::clone(&self.peers),
+            ip,
+        }))
     }
 
     /// The bounds of a new session's streams, with a log budget of its own.
@@ -576,6 +625,10 @@ impl Answer {
 async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
     let headers = parts.headers;
     let options = state.options();
     if let Err(response) = check_host(options, &headers) {
@@ -673,6 +726,10 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                     .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
                 return response;
             }
+            let peer_session = match state.count_peer(peer) {
+                Ok(counted) => counted,
+                Err(response) => return response,
+            };
             let id = session_id();
             let _ = session.trace_name.set(id.clone());
             let bounds = state.stream_bounds();
@@ -686,6 +743,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 created: Instant::now(),
                 window: Window::new(state.core.options.max_in_flight),
                 bounds,
+                _peer: peer_session,
             });
             sessions.insert(id.clone(), http_session);
             tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
@@ -1095,6 +1153,7 @@ impl McpService {
             max_connections: options.max_connections,
             header_read_timeout: options.header_read_timeout,
             grace: self.core.options.shutdown_grace,
+            peer_addresses: options.max_sessions_per_peer.is_some(),
         };
         let router = router(Arc::clone(&self.core), options);
         let core = Arc::clone(&self.core);
@@ -1174,6 +1233,8 @@ pub(crate) struct Limits {
     pub(crate) max_connections: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) grace: Duration,
+    /// Whether requests carry their client's address (`ConnectInfo`), for the per-peer cap.
+    pub(crate) peer_addresses: bool,
 }
 
 /// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
@@ -1224,8 +1285,8 @@ pub(crate) async fn serve(
             () = &mut shutdown => break,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 tracing::warn!(%error, "HTTP accept failed; retrying in {ACCEPT_BACKOFF:?}");
                 tokio::time::sleep(ACCEPT_BACKOFF).await;
@@ -1253,7 +1314,15 @@ pub(crate) async fn serve(
         }
         // Small SSE writes must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        // The client's address, only where a setting reads it: a layer per connection costs.
+        let router = if limits.peer_addresses {
+            router
+                .clone()
+                .layer(axum::Extension(axum::extract::ConnectInfo(peer)))
+        } else {
+            router.clone()
+        };
+        let service = TowerToHyperService::new(router);
         let builder = Arc::clone(&builder);
         let mut stopped = stopped.clone();
         connections.spawn(async move {
