@@ -581,13 +581,17 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
     async def worker(w):
         nonlocal done, reserved
         session = sessions[w]
-        headers = [h for h in session.headers() if h[0] != "Accept"] + [("Accept", "application/json")]
+        headers = [h for h in session.headers() if h[0] != "Accept"]
+        headers.append(("Accept", "application/json"))
         n = 0
         try:
             while now() < deadline and reserved < max_triggers:
                 count = min(batch, max_triggers - reserved)
                 reserved += count
-                body = [call_tool(f"t{w}-{n}-{i}", "test_trigger_resource_update") for i in range(count)]
+                body = [
+                    call_tool(f"t{w}-{n}-{i}", "test_trigger_resource_update")
+                    for i in range(count)
+                ]
                 n += 1
                 try:
                     response = await asyncio.wait_for(
@@ -615,7 +619,8 @@ async def trigger_updates(port, deadline, max_triggers, batch=50, workers=4, ses
                     why = f"batch {n} of worker {w}: HTTP {response.status}"
                     errors_seen = [r["error"] for r in replies if "error" in r]
                     if errors_seen:
-                        why += f" {errors_seen[0].get('code')} {errors_seen[0].get('message', '')[:60]}"
+                        first = errors_seen[0]
+                        why += f" {first.get('code')} {first.get('message', '')[:60]}"
                     else:
                         why += f", {len(replies)} replies in a body of {len(response.body)} bytes"
                     refusals.append(why)
@@ -648,7 +653,8 @@ async def unread_get_streams(server, notes):
     try:
         for _ in range(100):
             session = await open_session(port, now() + 10)
-            reply = await session.call(rpc(1, "resources/subscribe", {"uri": "test://watched-resource"}))
+            watched = {"uri": "test://watched-resource"}
+            reply = await session.call(rpc(1, "resources/subscribe", watched))
             if "result" not in reply:
                 notes.append(f"subscribe refused: {reply}")
                 return False
@@ -800,7 +806,9 @@ async def idle_connections(server, notes):
         try:
             fresh = await open_session(port, started + 20)
             waited = now() - started
-            reply = await asyncio.wait_for(fresh.call(call_tool(1, "test_simple_text")), CALL_TIMEOUT)
+            reply = await asyncio.wait_for(
+                fresh.call(call_tool(1, "test_simple_text")), CALL_TIMEOUT
+            )
             fresh.close()
             fresh_ok = "result" in reply and waited <= 15
         except (NoSession, OSError, Dropped, Refused, asyncio.TimeoutError):
@@ -818,7 +826,8 @@ async def idle_connections(server, notes):
         notes.append(
             f"{len(socks)} open ({refused} not connected), {closed} closed by the server after"
             f" ~{now() - started:.0f} s; a new client "
-            + (f"got a session after {waited:.1f} s" if waited is not None else "locked out for 20 s")
+            + (f"got a session after {waited:.1f} s" if waited is not None
+               else "locked out for 20 s")
         )
         return fresh_ok
     finally:
@@ -1224,7 +1233,8 @@ async def stdio_unread(server, notes):
     if answered:
         note += f"; then read {stdio.total_read / 2**20:.0f} MiB before its call was answered"
     else:
-        note += f"; call unanswered 20 s after it resumed reading ({stdio.total_read / 2**20:.0f} MiB read)"
+        note += (f"; call unanswered 20 s after it resumed reading"
+                 f" ({stdio.total_read / 2**20:.0f} MiB read)")
     notes.append(note)
     return answered
 
