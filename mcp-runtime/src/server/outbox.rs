@@ -24,8 +24,9 @@ use crate::protocol::Outgoing;
 /// What a queue does with a message that would take it past its limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Overflow {
-    /// Queue replies anyway; drop notifications and requests once twice over (stdio, where
-    /// the reader applies backpressure).
+    /// Queue replies anyway; drop notifications and requests once twice over, or when the
+    /// shared total has no room (stdio, where the reader applies backpressure; a session's
+    /// notifications on their way to its event stream).
     Backpressure,
     /// Drop everything queued and close the queue (an HTTP stream, which the client can resume).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -144,17 +145,27 @@ impl<T: Weigh> Sink<T> {
         }
         let size = message.weight();
         let queued = shared.bytes.load(Ordering::Acquire);
+        let reply = message.is_reply();
         // A reply answers a request the window admitted: it is counted in the total, never
         // refused by it (the window bounds how many there are).
         let in_total = match &shared.total {
             None => true,
-            Some(total) if message.is_reply() => {
+            Some(total) if reply => {
                 total.force(size);
                 true
             }
             Some(total) => total.take(size),
         };
-        if !in_total || (queued > 0 && queued.saturating_add(size) > shared.limit) {
+        let after = queued.saturating_add(size);
+        let refused = match shared.overflow {
+            Overflow::Close => !in_total || (queued > 0 && after > shared.limit),
+            // Replies always queue; anything else is dropped when the total has no room or the
+            // queue is twice over (the reader stops reading once it is over).
+            Overflow::Backpressure => {
+                !reply && (!in_total || (queued > 0 && after > shared.limit.saturating_mul(2)))
+            }
+        };
+        if refused {
             if in_total && let Some(total) = &shared.total {
                 total.give(size);
             }
@@ -169,22 +180,17 @@ impl<T: Weigh> Sink<T> {
                         // itself is dropped with the rest.
                         self.send_past_limit(message);
                     }
-                    return Err(NotSent::Full);
                 }
-                Overflow::Backpressure
-                    if !message.is_reply()
-                        && queued.saturating_add(size) > shared.limit.saturating_mul(2) =>
-                {
+                Overflow::Backpressure => {
                     if shared.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
                         tracing::warn!(
                             limit = shared.limit,
-                            "a client stopped reading; notifications to it are dropped"
+                            "a client is not keeping up; notifications to it are dropped"
                         );
                     }
-                    return Err(NotSent::Full);
                 }
-                Overflow::Backpressure => {}
             }
+            return Err(NotSent::Full);
         }
         shared.bytes.fetch_add(size, Ordering::AcqRel);
         self.tx.send(message).map_err(|_| {

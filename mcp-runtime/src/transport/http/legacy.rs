@@ -120,7 +120,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
     if let Err(response) = check_host(options, request.headers()) {
         return response;
     }
-    let (sink, outbox) = state.live_channel();
+    let (sink, outbox) = state.channel();
     let (end, ended) = tokio::sync::watch::channel(false);
     let id = session_id();
     {

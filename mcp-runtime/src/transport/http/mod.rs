@@ -64,7 +64,7 @@ use crate::protocol::{
 };
 use crate::server::{
     Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, REQUEST_OVERHEAD,
-    Session, Sink, Window, channel, channel_within, is_stateless,
+    Session, Sink, Window, channel_within, is_stateless,
 };
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
@@ -176,19 +176,23 @@ impl HttpState {
         &self.options
     }
 
-    /// A queue for one POST's replies (or a session's notifications), on their way to a response
-    /// or an event stream: read as soon as it is written, so bounded by the stream buffer
-    /// alone, and never cut off because other clients' streams hold the server's total.
+    /// A queue for one POST's replies, on their way to a response or an event stream. It draws
+    /// on the server's unread total like every queue (a burst can outrun its reader), but its
+    /// replies are never refused by the total (see `Sink::send`).
     pub(crate) fn channel(&self) -> (Sink, Outbox) {
-        channel(self.core.options.stream_buffer, Overflow::Close)
-    }
-
-    /// A queue that an HTTP response reads as its client reads (a stateless request's stream,
-    /// a legacy SSE stream): bounded by the stream buffer and the server's unread total.
-    pub(crate) fn live_channel(&self) -> (Sink, Outbox) {
         channel_within(
             self.core.options.stream_buffer,
             Overflow::Close,
+            Some(Arc::clone(&self.unread)),
+        )
+    }
+
+    /// A session's notifications on their way to its standalone stream: past its buffer or the
+    /// server's total they are dropped (logged once per burst), and the session goes on.
+    fn notifier_channel(&self) -> (Sink, Outbox) {
+        channel_within(
+            self.core.options.stream_buffer,
+            Overflow::Backpressure,
             Some(Arc::clone(&self.unread)),
         )
     }
@@ -706,7 +710,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
         let (sink, mut replies) = state.channel();
-        let (notifier, notifications) = state.channel();
+        let (notifier, notifications) = state.notifier_channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
         session.receive(incoming, &sink, None);
         // Answered on the spot; nothing else will ever come.

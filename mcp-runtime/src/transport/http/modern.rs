@@ -250,7 +250,7 @@ pub(super) async fn handle(
         );
     }
 
-    let (sink, mut replies) = state.live_channel();
+    let (sink, mut replies) = state.channel();
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
