@@ -61,23 +61,15 @@ pub(crate) trait Peer: Send + Sync {
     /// stateless request without `logLevel`).
     fn log_level(&self) -> Option<LoggingLevel>;
     /// Sends a request to the client and waits (with the server's timeout) for its answer.
+    /// `key` is the one the handler chose for it (see [`Context::input`]): in the stateless era
+    /// the key of its entry in `inputRequests` and of the answer in the retry's
+    /// `inputResponses`; `None` numbers it. The handshake era has no use for it.
     fn request(
         &self,
+        key: Option<&str>,
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>>;
-    /// [`request`](Self::request) under the key the handler chose for it (see
-    /// [`Context::input`]): in the stateless era the key of its entry in `inputRequests` and of
-    /// the answer in the retry's `inputResponses`. The handshake era has no use for it.
-    fn request_keyed(
-        &self,
-        key: &str,
-        method: &'static str,
-        params: Value,
-    ) -> BoxFuture<Result<Value, ClientRequestError>> {
-        let _ = key;
-        self.request(method, params)
-    }
     /// The handler needs a client capability the client did not declare. In the handshake era
     /// the handler hears [`ClientRequestError::Unsupported`]; in the stateless era the request
     /// ends with -32021 naming the capability, and the future never completes.
@@ -486,10 +478,7 @@ impl Context {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>> {
-        match key {
-            Some(key) => self.inner.peer.request_keyed(key, method, params),
-            None => self.inner.peer.request(method, params),
-        }
+        self.inner.peer.request(key, method, params)
     }
 
     async fn missing(&self, name: &'static str, capability: Value) -> ClientRequestError {
@@ -499,7 +488,11 @@ impl Context {
     /// Pings the client (`ping`), for keep-alive; `Ok` when it answered. In the stateless era,
     /// where servers send no requests, this is [`ClientRequestError::Unsupported`].
     pub async fn ping(&self) -> Result<(), ClientRequestError> {
-        self.inner.peer.request("ping", json!({})).await.map(|_| ())
+        self.inner
+            .peer
+            .request(None, "ping", json!({}))
+            .await
+            .map(|_| ())
     }
 
     /// The id of the request being served.

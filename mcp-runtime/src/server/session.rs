@@ -52,6 +52,7 @@ impl Peer for RequestPeer {
 
     fn request(
         &self,
+        _key: Option<&str>,
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>> {

@@ -135,19 +135,11 @@ impl Peer for StatelessPeer {
 
     fn request(
         &self,
+        key: Option<&str>,
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>> {
-        self.ask(None, method, params)
-    }
-
-    fn request_keyed(
-        &self,
-        key: &str,
-        method: &'static str,
-        params: Value,
-    ) -> BoxFuture<Result<Value, ClientRequestError>> {
-        self.ask(Some(key), method, params)
+        self.ask(key, method, params)
     }
 
     fn missing_capability(

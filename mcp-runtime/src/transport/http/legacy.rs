@@ -27,7 +27,11 @@ use axum::extract::{OriginalUri, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::{HttpState, check_host, error_response, json_response, read_body, session_id};
+use super::stream::named_event;
+use super::{
+    HttpState, check_host, check_json_content_type, error_response, json_response, read_post_body,
+    session_id,
+};
 use crate::protocol::{
     ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error, parse,
 };
@@ -101,17 +105,6 @@ impl Drop for Ended {
             runtime.spawn(async move { removed.shutdown().await });
         }
     }
-}
-
-/// An SSE event with a name.
-fn named_event(name: &str, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + name.len() + 16);
-    out.extend_from_slice(b"event: ");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\ndata: ");
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
 }
 
 /// GET on the SSE path: a new session, and its event stream.
@@ -298,36 +291,14 @@ pub(super) async fn handle_message(
         Err(response) => return response,
     };
     let (parts, body) = request.into_parts();
-    let content_type = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .eq_ignore_ascii_case("application/json")
-    {
-        return error_response(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "`Content-Type` must be `application/json`",
-        );
+    if let Err(response) = check_json_content_type(&parts.headers) {
+        return response;
     }
     let limits = &state.core.options;
-    let reading = read_body(
-        &parts.headers,
-        body,
-        limits.max_message_size,
-        &state.core.request_bytes,
-    );
-    let (body, charge) =
-        match tokio::time::timeout(state.options().body_read_timeout, reading).await {
-            Ok(Ok(read)) => read,
-            Ok(Err(response)) => return response,
-            Err(_) => return super::body_timeout(state.options()),
-        };
+    let (body, charge) = match read_post_body(&state, &parts.headers, body).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
     let incoming = match parse(&body, limits.max_nesting_depth) {
         Ok(incoming) => incoming,
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),

@@ -645,21 +645,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     if let Err(response) = check_host(options, &headers) {
         return response;
     }
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .eq_ignore_ascii_case("application/json")
-    {
-        return error_response(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "`Content-Type` must be `application/json`",
-        );
+    if let Err(response) = check_json_content_type(&headers) {
+        return response;
     }
     let (accepts_json, accepts_sse) = accepts(&headers);
     if !accepts_json && !accepts_sse {
@@ -669,19 +656,11 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         );
     }
     let limits = &state.core.options;
-    let reading = read_body(
-        &headers,
-        body,
-        limits.max_message_size,
-        &state.core.request_bytes,
-    );
-    let body = match tokio::time::timeout(options.body_read_timeout, reading).await {
-        Ok(Ok(read)) => read,
-        Ok(Err(response)) => return response,
-        Err(_) => return body_timeout(options),
-    };
     // The body's bytes stay charged to the server's request total until it is answered.
-    let (body, charge) = body;
+    let (body, charge) = match read_post_body(&state, &headers, body).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
     let post = match Post::read(&body, limits.max_nesting_depth) {
         Ok(post) => post,
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
@@ -797,13 +776,12 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // A request that runs takes a slot of the session's window, a batch one for all; the
     // session holds it until the request ends.
+    let slots = Window::slots_needed(&incoming);
     let mut slot = match &http_session {
-        Some(http_session) if Window::slots_needed(&incoming) > 0 => {
-            match http_session.window.enter(Window::slots_needed(&incoming)) {
-                Ok(running) => Some(running),
-                Err(error) => return window_full(&ids, batch, &error),
-            }
-        }
+        Some(http_session) if slots > 0 => match http_session.window.enter(slots) {
+            Ok(running) => Some(running),
+            Err(error) => return window_full(&ids, batch, &error),
+        },
         _ => None,
     };
     // A request that runs holds its bytes' charge with its slot, until it ends.
@@ -880,6 +858,43 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         http_session.as_deref(),
     )
     .await
+}
+
+/// 415 unless the request's `Content-Type` is `application/json` (parameters allowed).
+fn check_json_content_type(headers: &HeaderMap) -> Result<(), Response> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        Ok(())
+    } else {
+        Err(error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "`Content-Type` must be `application/json`",
+        ))
+    }
+}
+
+/// Reads a POST's body within the size limit, the server's request total and the body-read
+/// timeout; the bytes stay charged until the returned charge is dropped.
+async fn read_post_body(
+    state: &HttpState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Bytes, Charge), Response> {
+    let options = state.options();
+    let reading = read_body(
+        headers,
+        body,
+        state.core.options.max_message_size,
+        &state.core.request_bytes,
+    );
+    match tokio::time::timeout(options.body_read_timeout, reading).await {
+        Ok(read) => read,
+        Err(_) => Err(body_timeout(options)),
+    }
 }
 
 /// 408 for a body not sent within the body-read timeout; the connection is closed.

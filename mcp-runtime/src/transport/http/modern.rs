@@ -30,6 +30,7 @@ use base64::Engine as _;
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
+use super::stream::named_event;
 use super::{HttpState, json_response};
 use crate::context::CancelFlag;
 use crate::protocol::{
@@ -311,14 +312,6 @@ fn reply_response(reply: Outgoing) -> Response {
     json_response(status_of(&bytes), bytes)
 }
 
-fn frame(message: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(message.len() + 22);
-    out.extend_from_slice(b"event: message\ndata: ");
-    out.extend_from_slice(message);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
-}
-
 /// The request's stream: what the handler sends, until its response, with keep-alives.
 fn sse(
     first: Option<Outgoing>,
@@ -354,7 +347,9 @@ fn sse(
         };
         s.done = answers(&message, &s.ids);
         // A stateless request's stream is its only one: there is no stream to close early.
-        let frame = message.bytes().map_or_else(Bytes::new, frame);
+        let frame = message
+            .bytes()
+            .map_or_else(Bytes::new, |m| named_event("message", m));
         Some((Ok(frame), s))
     });
     Response::builder()

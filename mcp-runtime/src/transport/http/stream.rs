@@ -34,6 +34,17 @@ pub(crate) struct Bounds {
     pub(crate) budgets: [Arc<Budget>; 2],
 }
 
+/// An SSE event with a name and no id (streams that are not resumed).
+pub(crate) fn named_event(name: &str, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + name.len() + 16);
+    out.extend_from_slice(b"event: ");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\ndata: ");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
 struct Inner {
     next: u64,
     log: VecDeque<(u64, Bytes)>,
