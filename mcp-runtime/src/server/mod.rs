@@ -39,6 +39,11 @@ use crate::schema::SchemaStyle;
 use crate::tool::ToolDef;
 
 // Only the HTTP transport serves the stateless era and sessionless requests.
+/// The map of the request path: sessions, requests in flight, items by name. Their keys are
+/// made by the server (session ids, item names) or bounded per session (request ids), so a fast
+/// seeded hasher serves where SipHash's flooding resistance would cost on every request.
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;

@@ -8,12 +8,12 @@
 //! A disabled item stays in its registry, validated with the rest (its name stays taken), but
 //! is out of every index and list: nothing can reach it until it is enabled again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use super::pagination;
+use super::{FastMap, pagination};
 use crate::completion::Completer;
 use crate::error::{DefinitionError, is_valid_tool_name};
 use crate::prompt::PromptDef;
@@ -75,7 +75,7 @@ impl Named for PromptDef {
 fn sort_and_index<T: Named>(
     items: &mut [T],
     errors: &mut Vec<DefinitionError>,
-) -> (Vec<Arc<str>>, HashMap<Arc<str>, usize>) {
+) -> (Vec<Arc<str>>, FastMap<Arc<str>, usize>) {
     let (_, kind, unique) = T::KIND;
     items.sort_by(|a, b| a.name().cmp(b.name()));
     for item in items.iter() {
@@ -137,7 +137,7 @@ pub(crate) struct Listed<T> {
     items: Vec<T>,
     names: Vec<Arc<str>>,
     /// The enabled items only.
-    by_name: HashMap<Arc<str>, usize>,
+    by_name: FastMap<Arc<str>, usize>,
     disabled: HashSet<String>,
     served: bool,
     style: SchemaStyle,
@@ -236,7 +236,7 @@ pub(crate) struct ResourceRegistry {
     /// Every static resource, enabled or not, sorted by URI.
     statics: Vec<ResourceDef>,
     /// The enabled static resources only.
-    by_uri: HashMap<String, usize>,
+    by_uri: FastMap<String, usize>,
     /// Templates, enabled or not, most specific first: the first enabled one that matches a
     /// URI reads it.
     templates: Vec<ResourceDef>,

@@ -5,6 +5,7 @@
 //! replies go to; requests run concurrently, each on its own task, so a slow tool never holds up
 //! a `ping`.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -83,7 +84,7 @@ pub(crate) struct Negotiated {
 use super::window::Slot;
 
 /// The requests running, by id.
-type InFlight = HashMap<RequestId, Running>;
+type InFlight = super::FastMap<RequestId, Running>;
 
 /// A request that is running: how to stop it, and its place in the session's in-flight window, given
 /// back as soon as the entry goes (when the request ends, or the client cancels it).
@@ -134,7 +135,7 @@ impl Session {
             core: Arc::clone(&core),
             negotiated: OnceLock::new(),
             initialized: AtomicBool::new(false),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(InFlight::default()),
             notifier,
             subscriptions: Mutex::new(HashSet::new()),
             log_level: AtomicU8::new(LoggingLevel::Info.index()),
@@ -377,19 +378,24 @@ impl Session {
             return;
         }
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        if in_flight.contains_key(&request.id) {
-            let error = ErrorObject::invalid_request(format!(
-                "request id {} is already in use",
-                request.id
-            ));
-            let _ = sink.send(Outgoing::error(Some(&request.id), &error));
-            return;
-        }
+        // One lookup finds a duplicate id and, for a request that runs, the place of its entry.
+        let vacant = match in_flight.entry(request.id.clone()) {
+            Entry::Occupied(_) => {
+                let error = ErrorObject::invalid_request(format!(
+                    "request id {} is already in use",
+                    request.id
+                ));
+                let _ = sink.send(Outgoing::error(Some(&request.id), &error));
+                return;
+            }
+            Entry::Vacant(vacant) => vacant,
+        };
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
         if Method::parse(&request.method).is_some_and(Method::answered_inline)
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
+            drop(vacant);
             drop(in_flight);
             let id = request.id.clone();
             let cancel = Arc::new(CancelFlag::default());
@@ -409,15 +415,14 @@ impl Session {
         }
         // The request is registered under its id before its handler first runs, so a
         // cancellation (or a duplicate id) from a concurrent POST sees it.
-        let id = request.id.clone();
+        let id = vacant.key().clone();
         let cancel = Arc::new(CancelFlag::default());
         let flag = Arc::clone(&cancel);
-        let entry = Running {
+        vacant.insert(Running {
             task: None,
             cancel: Arc::clone(&cancel),
             _slot: slot,
-        };
-        in_flight.insert(id.clone(), entry);
+        });
         drop(in_flight);
         let session = Arc::clone(self);
         let reply_to = sink.clone();
@@ -430,11 +435,10 @@ impl Session {
             // nothing to cancel, and the response goes out: the race the spec allows. (A
             // cancelled request's entry is gone already, and a later request may reuse its id.)
             let mut in_flight = session.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-            if in_flight
-                .get(&id)
-                .is_some_and(|entry| Arc::ptr_eq(&entry.cancel, &mine))
+            if let Entry::Occupied(entry) = in_flight.entry(id)
+                && Arc::ptr_eq(&entry.get().cancel, &mine)
             {
-                in_flight.remove(&id);
+                entry.remove();
             }
             drop(in_flight);
             if let Some(reply) = reply {

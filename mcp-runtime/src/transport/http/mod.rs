@@ -51,10 +51,10 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use futures_util::StreamExt as _;
+use futures_util::{FutureExt as _, StreamExt as _};
 use serde_json::Value;
 
 use self::stream::{Bounds, EventStream, parse_event_id};
@@ -63,9 +63,23 @@ use crate::protocol::{
     encode_batch, encode_error, parse,
 };
 use crate::server::{
-    Budget, Charge, Core, HostPolicy, HttpOptions, McpService, Outbox, Overflow, REQUEST_OVERHEAD,
-    Session, Sink, Window, channel_within, is_stateless,
+    Budget, Charge, Core, FastMap, HostPolicy, HttpOptions, McpService, Outbox, Overflow,
+    REQUEST_OVERHEAD, Session, Sink, Window, channel_within, is_stateless,
 };
+
+/// The MCP headers, as names parsed once (a lookup by `&str` parses the name every time).
+const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// The part of `text` before the first `separator` (all of it when there is none): a media
+/// type without its parameters, one item of a list.
+fn before(text: &str, separator: u8) -> &str {
+    match text.bytes().position(|b| b == separator) {
+        Some(at) => text.get(..at).unwrap_or(text),
+        None => text,
+    }
+}
 
 /// How many finished POST streams a session keeps for clients that resume with `Last-Event-ID`.
 /// Older finished ones are dropped, so a long session's memory stays bounded (every `tools/call`
@@ -147,7 +161,7 @@ impl HttpSession {
 pub(crate) struct HttpState {
     core: Arc<Core>,
     options: HttpOptions,
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
     /// The sessions of the deprecated HTTP+SSE transport, by id. Locked after `sessions` when
     /// both are.
     legacy: Mutex<HashMap<String, Arc<legacy::LegacySession>>>,
@@ -166,7 +180,7 @@ impl HttpState {
             event_logs: Budget::new(options.total_log_bytes),
             unread: Budget::new(options.unread_total),
             options,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(FastMap::default()),
             legacy: Mutex::new(HashMap::new()),
             peers: Arc::default(),
         })
@@ -237,7 +251,7 @@ impl HttpState {
     }
 
     fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
+        let Some(id) = headers.get(&MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
             return Err(error_response(
                 StatusCode::BAD_REQUEST,
                 "the `Mcp-Session-Id` header is missing: send `initialize` first",
@@ -417,7 +431,7 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
     let mut json = false;
     let mut sse = false;
     for item in accept.split(',') {
-        let media = item.split(';').next().unwrap_or("").trim();
+        let media = before(item, b';').trim();
         let is = |name: &str| media.eq_ignore_ascii_case(name);
         if is("application/json") || is("*/*") || is("application/*") {
             json = true;
@@ -431,7 +445,7 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
 /// The `MCP-Protocol-Version` of a handshake-era request: absent, or a revision this server
 /// supports (else 400). `2026-07-28` without an envelope is 400 + -32602.
 fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
-    match headers.get("mcp-protocol-version") {
+    match headers.get(&MCP_PROTOCOL_VERSION) {
         None => Ok(None),
         Some(value) => match value.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(version) if version.has_handshake() => Ok(Some(version)),
@@ -455,7 +469,8 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Respon
 
 /// The header guard alone, for the `http_headers` fuzz target: `headers` (name, raw value;
 /// values HTTP cannot carry are skipped, as hyper would refuse them) through the `Host`/`Origin`
-/// check under each host policy, `Accept`, `MCP-Protocol-Version`, `Content-Type` and the
+/// check under each host policy, `Accept`, `MCP-Protocol-Version`, `Content-Type` (415 when not
+/// JSON) and the
 /// session header's text. The statuses the checks answer (200 when they pass); never a panic.
 #[cfg(feature = "fuzzing")]
 pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
@@ -485,18 +500,9 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
     let _ = accepts(&map);
     out.push(status(header_version(&map).map(|_| ())));
     let _ = is_stateless_era(&map);
+    out.push(status(check_json_content_type(&map)));
     let _ = map
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .eq_ignore_ascii_case("application/json")
-        });
-    let _ = map
-        .get("mcp-session-id")
+        .get(&MCP_SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .map(str::len);
     out
@@ -505,7 +511,7 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
 /// Whether a GET or DELETE is on the stateless path, which has neither.
 fn is_stateless_era(headers: &HeaderMap) -> bool {
     headers
-        .get("mcp-protocol-version")
+        .get(&MCP_PROTOCOL_VERSION)
         .and_then(|v| v.to_str().ok())
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| !v.has_handshake())
@@ -682,8 +688,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         Err(response) => return response,
     };
     // `initialize` within a live session goes to that session, which refuses it.
-    let is_initialize =
-        initialize && (options.stateless || !headers.contains_key("mcp-session-id"));
+    let is_initialize = initialize && (options.stateless || !headers.contains_key(&MCP_SESSION_ID));
     let batch = matches!(incoming, Incoming::Batch(_));
 
     // `initialize` opens a session (or, stateless, is answered on its own).
@@ -738,7 +743,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             sessions.insert(id.clone(), http_session);
             tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
             if let Ok(value) = HeaderValue::from_str(&id) {
-                response.headers_mut().insert("mcp-session-id", value);
+                response.headers_mut().insert(MCP_SESSION_ID, value);
             }
         }
         return response;
@@ -866,7 +871,7 @@ fn check_json_content_type(headers: &HeaderMap) -> Result<(), Response> {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let essence = content_type.split(';').next().unwrap_or("").trim();
+    let essence = before(content_type, b';').trim();
     if essence.eq_ignore_ascii_case("application/json") {
         Ok(())
     } else {
@@ -891,6 +896,11 @@ async fn read_post_body(
         state.core.options.max_message_size,
         &state.core.request_bytes,
     );
+    // Most bodies are in by the time their headers are: read at once, with no timer to arm.
+    let mut reading = std::pin::pin!(reading);
+    if let Some(read) = reading.as_mut().now_or_never() {
+        return read;
+    }
     match tokio::time::timeout(options.body_read_timeout, reading).await {
         Ok(read) => read,
         Err(_) => Err(body_timeout(options)),
@@ -1119,7 +1129,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
         Ok(session) => session,
         Err(response) => return response,
     };
-    if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+    if let Some(last) = headers.get(&LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
         let Some((stream, sequence)) = parse_event_id(last) else {
             return error_response(StatusCode::BAD_REQUEST, "malformed `Last-Event-ID`");
         };
@@ -1149,7 +1159,7 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) 
         Err(response) => return response,
     };
     let id = headers
-        .get("mcp-session-id")
+        .get(&MCP_SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
