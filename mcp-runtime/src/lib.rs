@@ -752,6 +752,7 @@ mod registration;
 pub mod resource;
 pub mod schema;
 mod server;
+pub mod skill;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tool;
@@ -769,10 +770,11 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+pub use crate::skill::{Skill, Skills};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
-pub use mcp_macros::{Elicit, prompt, resource, server, tool};
+pub use mcp_macros::{Elicit, prompt, resource, server, skills, tool};
 
 /// The JSON-RPC framing the fuzz targets in `fuzz/` drive directly: reading bytes into messages
 /// and answering the ones that fail. Not public API: it exists only with the `fuzzing` feature
