@@ -57,6 +57,7 @@ use proc_macro::TokenStream;
 /// | `icons` | a list of `&str`/`String` URLs or `Icon`s | `icons` |
 /// | `meta` | an expression that serializes to a JSON object | `_meta` |
 /// | `inline` | flag, sync functions only | nothing: the tool runs on the request's task, not on the blocking pool |
+/// | `ui` | string, a `ui://` URI | `_meta.ui.resourceUri` and `visibility: ["model", "app"]`: the MCP Apps page the host renders for the tool; the server refuses to build when it does not serve that page |
 /// | `crate` | string, a path | where the runtime is (default `::mcp_runtime`) |
 ///
 /// A flag written bare (`read_only`) is `true`; `read_only = false` says `false` explicitly.

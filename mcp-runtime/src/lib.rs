@@ -233,6 +233,18 @@
 //! - `list = f` adds a template's instances to `resources/list`. Every key: [`macro@resource`].
 //! - `ctx.server().resource_updated(uri)` tells subscribed clients ([`ServerHandle`]).
 //!
+//! # Skills and Apps
+//!
+//! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
+//! over the limits or a symbolic link out of the directory is a compile error), and
+//! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
+//! `skills/list`, `skills/get`, `resources/directory/read`, every file at
+//! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
+//! reads a directory when the server is built instead, with the same checks; [`Skill`] builds
+//! one in code. An MCP Apps page is an [`app::UiResource`], linked from a tool with
+//! `#[tool(ui = "ui://…")]`; see [`app`].
+//!
 //! # Prompts
 //!
 //! ```
@@ -741,6 +753,7 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod app;
 pub mod completion;
 pub mod context;
 mod error;

@@ -195,13 +195,13 @@ pub fn is_text(mime_type: &str) -> bool {
 }
 
 /// Resolves `relative` (a path written in code) against `base`, refusing absolute paths and any
-/// `..` that leaves `base`.
+/// `..` that climbs out of `base`.
 pub fn resolve_root(base: &Path, relative: &str) -> Result<PathBuf, SkillError> {
     let given = Path::new(relative);
     if given.is_absolute() {
         return Err(error(
             "",
-            format!("`{relative}` is absolute: give a path relative to the crate"),
+            format!("`{relative}` is absolute: give a path relative to the file that names it"),
         ));
     }
     let mut depth = 0usize;
@@ -211,7 +211,9 @@ pub fn resolve_root(base: &Path, relative: &str) -> Result<PathBuf, SkillError> 
                 if depth == 0 {
                     return Err(error(
                         "",
-                        format!("`{relative}` leaves the crate's directory (`..`)"),
+                        format!(
+                            "`{relative}` climbs out of the directory it is resolved from (`..`)"
+                        ),
                     ));
                 }
                 depth -= 1;
@@ -229,16 +231,13 @@ pub fn resolve_root(base: &Path, relative: &str) -> Result<PathBuf, SkillError> 
 /// [`MAX_ENTRIES`] files or [`MAX_BYTES`] bytes. Returns the skills sorted by path.
 pub fn scan(root: &Path) -> Result<Vec<FoundSkill>, SkillError> {
     let meta = std::fs::symlink_metadata(root)
-        .map_err(|e| error("", format!("cannot read `{}`: {e}", root.display())))?;
+        .map_err(|e| error("", format!("cannot read the skills directory: {e}")))?;
     if !meta.is_dir() {
-        return Err(error(
-            "",
-            format!("`{}` is not a directory", root.display()),
-        ));
+        return Err(error("", "the skills directory is not a directory"));
     }
     let canonical_root = root
         .canonicalize()
-        .map_err(|e| error("", format!("cannot resolve `{}`: {e}", root.display())))?;
+        .map_err(|e| error("", format!("cannot resolve the skills directory: {e}")))?;
     let mut dirs = Vec::new();
     walk(root, &canonical_root, "", &mut dirs)?;
     // dirs: (relative dir path, files directly in it)
@@ -326,10 +325,7 @@ pub fn scan(root: &Path) -> Result<Vec<FoundSkill>, SkillError> {
     if skills.is_empty() {
         return Err(error(
             "",
-            format!(
-                "`{}` holds no skill (a directory with a SKILL.md)",
-                root.display()
-            ),
+            "the skills directory holds no skill (a directory with a SKILL.md)",
         ));
     }
     skills.sort_by(|a, b| a.skill_path.cmp(&b.skill_path));
@@ -390,10 +386,7 @@ fn walk(
             if !target.starts_with(root) {
                 return Err(error(
                     &child_relative,
-                    format!(
-                        "a symbolic link leaving the skills directory (to `{}`)",
-                        target.display()
-                    ),
+                    "a symbolic link leaving the skills directory",
                 ));
             }
             if target.is_dir() {

@@ -32,25 +32,36 @@ pub(crate) fn expand(input: TokenStream, call_file: Option<PathBuf>) -> TokenStr
 
 fn base_dir(call_file: Option<PathBuf>) -> Result<PathBuf, String> {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    let from_file = call_file.and_then(|file| {
-        let file = if file.is_absolute() {
-            file
-        } else {
-            manifest.as_ref()?.join(file)
-        };
-        file.exists()
-            .then(|| file.parent().map(Path::to_path_buf))?
-    });
-    from_file
-        .or(manifest)
-        .ok_or_else(|| "cannot tell where the crate is (no CARGO_MANIFEST_DIR)".to_owned())
+    let Some(file) = call_file else {
+        // The compiler did not say which file (a tool expanding macros on its own): the crate.
+        return manifest
+            .ok_or_else(|| "cannot tell where the crate is (no CARGO_MANIFEST_DIR)".to_owned());
+    };
+    // A relative path is relative to where the compiler runs (under cargo, the workspace root).
+    let candidates = [
+        Some(file.clone()).filter(|f| f.is_absolute()),
+        std::env::current_dir().ok().map(|cwd| cwd.join(&file)),
+        manifest.as_ref().map(|m| m.join(&file)),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|f| f.is_file())
+        .and_then(|f| f.parent().map(Path::to_path_buf))
+        .ok_or_else(|| {
+            format!(
+                "cannot find `{}`, the file calling `skills!`",
+                file.display()
+            )
+        })
 }
 
 fn embed(literal: &LitStr, call_file: Option<PathBuf>) -> Result<TokenStream, String> {
     let base = base_dir(call_file)?;
-    let root = mcp_skill_format::resolve_root(&base, &literal.value())
-        .map_err(|e| format!("skills!: {e}"))?;
-    let skills = mcp_skill_format::scan(&root).map_err(|e| format!("skills!: {e}"))?;
+    let given = literal.value();
+    let root = mcp_skill_format::resolve_root(&base, &given)
+        .map_err(|e| format!("skills!(\"{given}\"): {e}"))?;
+    let skills = mcp_skill_format::scan(&root).map_err(|e| format!("skills!(\"{given}\"): {e}"))?;
     let skills = skills.iter().map(|skill| {
         let path = &skill.skill_path;
         let files = skill.files.iter().map(|file| {

@@ -734,6 +734,18 @@ impl Server {
                 Item::Prompt(build) => items.prompts.push(build()),
             }
         }
+        for (tool, page) in crate::app::unserved_links(&items.tools, &items.resources) {
+            errors.push(DefinitionError::Invalid {
+                kind: "tool",
+                name: tool.name().to_owned(),
+                location: tool
+                    .location()
+                    .map_or_else(|| "(built in code)".to_owned(), |l| l.to_string()),
+                problem: format!(
+                    "its `ui` names the app page `{page}`, which this server does not serve: add it with `Server::resource_def(UiResource::new(\"{page}\", ..).build())` or a `#[resource(\"{page}\")]`"
+                ),
+            });
+        }
         // One line of what is served: a library crate's items that the binary never links
         // vanish silently (see "Registration is link-time" in the README), and this shows it.
         let names = |it: &mut dyn Iterator<Item = &str>| it.collect::<Vec<_>>().join(", ");
