@@ -271,7 +271,9 @@ pub fn server(args: TokenStream, input: TokenStream) -> TokenStream {
 /// breaks the naming rules (1-64 of `a-z 0-9 -`) or differs from its directory; a skill over
 /// 512 files or 16 MiB; a symbolic link leaving the directory (or to a directory); a file name
 /// that cannot be a URI segment. Every file is embedded with `include_bytes!`, so changing one
-/// rebuilds the crate.
+/// rebuilds the crate. A file *added* to the directory is seen at the next build of the crate;
+/// to make adding one trigger that build, give the crate a `build.rs` with
+/// `println!("cargo:rerun-if-changed=src/skills");` (the directory, relative to the crate).
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
     let file = proc_macro::Span::call_site().local_file();
