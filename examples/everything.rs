@@ -706,7 +706,10 @@ async fn main() -> mcp_runtime::Result<()> {
         .init();
     let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
         .instructions("The catalogue of the MCP conformance suite.")
-        .tool_def(json_schema_2020_12_tool());
+        .tool_def(json_schema_2020_12_tool())
+        // The skills of the suite's sep-2640 scenarios (two, one with a nested skill), checked
+        // and embedded when this example compiles.
+        .skills(mcp_runtime::skills!("skills"));
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
         (Some("--port"), Some(port)) => {

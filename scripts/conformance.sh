@@ -7,8 +7,12 @@
 # It fails on any FAILURE or WARNING in a scored scenario and in the pending ones the 2026 server
 # must already pass (json-schema-2020-12, http-custom-header-server-validation), except the
 # checks listed in `known_gaps` below (defects still open; empty since issue 16 closed its last
-# gaps; a listed check that passes fails the run, so the list only shrinks); the extension scenarios (tasks-*, sep-2640-* skills)
-# are not scored: their counts are printed, nothing more.
+# gaps; a listed check that passes fails the run, so the list only shrinks). The extension
+# scenarios are not scored by the suite: tasks-* counts are printed, nothing more. The three
+# skills scenarios the `everything` example serves (sep-2640-skills-enumeration, -manifest,
+# -directory) are run on their own, with 0.2.0-alpha.12 at spec version 2026-07-28 and (forced)
+# at 2025-11-25, and must pass with every check run: a FAILURE or WARNING fails the run, and so
+# does a SKIPPED check, except the two cache-attribute checks the suite skips before 2026-07-28.
 #
 # Node 22 and both suite versions are installed from the npm registry into a local cache
 # (.cache/conformance, or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and
@@ -59,7 +63,7 @@ run() {
         --url "http://127.0.0.1:$port/mcp" "$@" -o "$out/$run" >"$out/$run.txt" 2>&1 || true
 }
 
-echo "== three runs in parallel (0.1.16 --suite all; 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28)"
+echo "== three runs in parallel (0.1.16 --suite all; 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28), then the skills scenarios"
 (run suite-0.1.16 "$suite01" --suite all) &
 run1=$!
 (run req-2025-11-25 "$suite02" --requirements 2025-11-25) &
@@ -67,12 +71,24 @@ run2=$!
 (run req-2026-07-28 "$suite02" --requirements 2026-07-28) &
 run3=$!
 wait "$run1" "$run2" "$run3"
+# The skills scenarios (extensions, in no --requirements set), one server each, both eras.
+for era in 2026-07-28 2025-11-25; do
+    for scenario in enumeration manifest directory; do
+        run "skills-$era-$scenario" "$suite02" --scenario "sep-2640-skills-$scenario" \
+            --spec-version "$era" --force
+    done
+done
 
 python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
-# Extensions: run and printed, never scored.
+# Extensions: run and printed, never scored, except the skills scenarios below.
 not_scored = ("tasks-", "sep-2640-")
+# The skills runs: each must pass its one scenario with every check run (issue 19), except
+# the checks the suite skips before 2026-07-28 (ttlMs and cacheScope do not exist there).
+skills_runs = [(f"skills-{era}-{s}", f"sep-2640-skills-{s}", era)
+               for era in ("2026-07-28", "2025-11-25") for s in ("enumeration", "manifest", "directory")]
+skills_skip_ok = {"2025-11-25": {"sep-2640-skills-list-cache-attributes", "sep-2640-skills-get-cache-attributes"}}
 # Known gaps of the 2026-07-28 run, each a defect still open: printed, not failed on. A listed
 # check that passes fails the run, so the list only shrinks. Empty: issue 16 closed the last six.
 known_gaps = {}
@@ -115,6 +131,25 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
     if expected is not None and len(scenarios) != expected:
         print(f"   expected {expected} server scenarios, got {len(scenarios)}")
         failed = True
+    failed = failed or bool(bad)
+for run, scenario, era in skills_runs:
+    paths = glob.glob(os.path.join(out, run, "**", "checks.json"), recursive=True)
+    counts, bad = {}, []
+    for path in paths:
+        for check in json.load(open(path)):
+            status, check_id = check.get("status"), check.get("id") or ""
+            counts[status] = counts.get(status, 0) + 1
+            if status == "SKIPPED" and check_id in skills_skip_ok.get(era, ()):
+                continue
+            if status != "SUCCESS":
+                bad.append(f"  {status} {check_id}: {check.get('errorMessage') or check.get('description')}")
+    print(f"== {scenario} at {era}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if len(paths) != 1 or not counts:
+        print(f"   the scenario did not run; the run's output:")
+        print(open(os.path.join(out, run + ".txt")).read())
+        failed = True
+    for line in bad:
+        print(line)
     failed = failed or bool(bad)
 missing = sorted(set(known_gaps) - seen_gaps)
 if missing:

@@ -57,6 +57,7 @@ use proc_macro::TokenStream;
 /// | `icons` | a list of `&str`/`String` URLs or `Icon`s | `icons` |
 /// | `meta` | an expression that serializes to a JSON object | `_meta` |
 /// | `inline` | flag, sync functions only | nothing: the tool runs on the request's task, not on the blocking pool |
+/// | `ui` | string, a `ui://` URI | `_meta.ui.resourceUri` and `visibility: ["model", "app"]`: the MCP Apps page the host renders for the tool; the server refuses to build when it does not serve that page |
 /// | `crate` | string, a path | where the runtime is (default `::mcp_runtime`) |
 ///
 /// A flag written bare (`read_only`) is `true`; `read_only = false` says `false` explicitly.
@@ -254,6 +255,29 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn server(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::server::expand(args.into(), input.into()).into()
+}
+
+/// Embeds a directory of agent skills (SEP-2640), checked when the crate compiles.
+///
+/// ```ignore
+/// let server = Server::new("demo", "1.0.0").skills(mcp_runtime::skills!("skills"));
+/// ```
+///
+/// The path is resolved like `include_bytes!`'s: relative to the file the macro is called in;
+/// it may not be absolute or leave that directory with `..`. Each directory below it holding a
+/// `SKILL.md` is a skill, served at `skill://<its path>/SKILL.md` with every file under it. A
+/// compile error, at the string, for: a directory with files but no `SKILL.md`; frontmatter
+/// that is missing or not understood, without a non-empty `name` or `description`; a name that
+/// breaks the naming rules (1-64 of `a-z 0-9 -`) or differs from its directory; a skill over
+/// 512 files or 16 MiB; a symbolic link leaving the directory (or to a directory); a file name
+/// that cannot be a URI segment. Every file is embedded with `include_bytes!`, so changing one
+/// rebuilds the crate. A file *added* to the directory is seen at the next build of the crate;
+/// to make adding one trigger that build, give the crate a `build.rs` with
+/// `println!("cargo:rerun-if-changed=src/skills");` (the directory, relative to the crate).
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    let file = proc_macro::Span::call_site().local_file();
+    expand::skills::expand(input.into(), file).into()
 }
 
 /// Derives `Elicit` for a struct (the form `ctx.elicit::<T>(..)` asks the user to fill in) or

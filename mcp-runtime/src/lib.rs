@@ -233,6 +233,18 @@
 //! - `list = f` adds a template's instances to `resources/list`. Every key: [`macro@resource`].
 //! - `ctx.server().resource_updated(uri)` tells subscribed clients ([`ServerHandle`]).
 //!
+//! # Skills and Apps
+//!
+//! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
+//! over the limits or a symbolic link out of the directory is a compile error), and
+//! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
+//! `skills/list`, `skills/get`, `resources/directory/read`, every file at
+//! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
+//! reads a directory when the server is built instead, with the same checks; [`Skill`] builds
+//! one in code. An MCP Apps page is an [`app::UiResource`], linked from a tool with
+//! `#[tool(ui = "ui://…")]`; see [`app`].
+//!
 //! # Prompts
 //!
 //! ```
@@ -741,6 +753,7 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod app;
 pub mod completion;
 pub mod context;
 mod error;
@@ -752,6 +765,7 @@ mod registration;
 pub mod resource;
 pub mod schema;
 mod server;
+pub mod skill;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tool;
@@ -769,10 +783,11 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+pub use crate::skill::{Skill, Skills};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
-pub use mcp_macros::{Elicit, prompt, resource, server, tool};
+pub use mcp_macros::{Elicit, prompt, resource, server, skills, tool};
 
 /// The JSON-RPC framing the fuzz targets in `fuzz/` drive directly: reading bytes into messages
 /// and answering the ones that fail. Not public API: it exists only with the `fuzzing` feature

@@ -515,6 +515,13 @@ impl<T> ParamMeta<T> {
 
 item_setters!(ToolBuilder, "tool", def.metadata);
 
+impl ToolBuilder {
+    /// The definition's metadata, for setters kept in other modules (`app`).
+    pub(crate) fn metadata_mut(&mut self) -> &mut Metadata {
+        &mut self.def.metadata
+    }
+}
+
 /// Builds a [`ToolDef`]; what `#[tool]` expands to drives it.
 pub struct ToolBuilder {
     def: ToolDef,

@@ -1,6 +1,7 @@
 //! Behaviour tests: everything here goes through a real transport, the in-process client (the
 //! stdio transport over an in-memory pipe) or a child process on real stdio.
 
+mod apps;
 mod bad_input;
 mod blocking;
 mod conformance_2026;
@@ -17,6 +18,7 @@ mod load;
 mod notes;
 mod prompts;
 mod resources;
+mod skills;
 mod snapshots;
 mod stateless;
 mod stdio;

@@ -75,6 +75,10 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         });
     }
     setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    if let Some(ui) = &attrs.ui {
+        // After `meta`, which replaces `_meta` whole.
+        setup.push(quote! { __builder.ui(#ui); });
+    }
 
     let metas = function
         .params

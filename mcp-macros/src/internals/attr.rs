@@ -25,6 +25,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) meta: Option<Expr>,
     /// `inline`: a sync tool runs on the request's task instead of tokio's blocking pool.
     pub(crate) inline: Option<LitBool>,
+    /// `ui = "ui://…"`: the MCP Apps page the tool links to (`_meta.ui.resourceUri`).
+    pub(crate) ui: Option<LitStr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -364,6 +366,7 @@ impl ToolAttrs {
                 ToolKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
                 ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ToolKey::Inline => attrs.inline = flag(cx, meta, name)?,
+                ToolKey::Ui => attrs.ui = string_value(cx, meta, name, attr)?,
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

@@ -65,6 +65,18 @@ fn check_name(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
 /// What only a tool is checked for: `inline` is for a sync function, since an `async fn`
 /// already runs on the request's task.
 pub(crate) fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, function: &Function<'_>) {
+    if let Some(ui) = &attrs.ui {
+        let uri = ui.value();
+        let rest = uri.strip_prefix("ui://").unwrap_or_default();
+        if rest.is_empty() || uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            cx.error_spanned_by(
+                ui,
+                format!(
+                    "`ui` names an MCP Apps page by its `ui://` URI, for example `ui = \"ui://weather/view\"`; `{uri}` is not one"
+                ),
+            );
+        }
+    }
     if let Some(inline) = attrs.inline.as_ref().filter(|flag| flag.value)
         && function.is_async
     {

@@ -57,6 +57,7 @@ keys! {
         Icons = "icons",
         Meta = "meta",
         Inline = "inline",
+        Ui = "ui",
         Crate = "crate",
     }
 }

@@ -99,6 +99,9 @@ pub struct ServerCapabilities {
     /// Experimental, non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Map<String, Value>>,
+    /// Extensions (SEP-2133), by identifier, each with its settings object (in both eras).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl ServerCapabilities {

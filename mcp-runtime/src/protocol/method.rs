@@ -23,6 +23,12 @@ pub(crate) enum Method {
     LoggingSetLevel,
     ServerDiscover,
     SubscriptionsListen,
+    /// `skills/list` (the skills extension).
+    SkillsList,
+    /// `skills/get` (the skills extension).
+    SkillsGet,
+    /// `resources/directory/read` (the skills extension's `directoryRead`).
+    ResourcesDirectoryRead,
 }
 
 impl Method {
@@ -44,6 +50,9 @@ impl Method {
             "logging/setLevel" => Self::LoggingSetLevel,
             "server/discover" => Self::ServerDiscover,
             "subscriptions/listen" => Self::SubscriptionsListen,
+            "skills/list" => Self::SkillsList,
+            "skills/get" => Self::SkillsGet,
+            "resources/directory/read" => Self::ResourcesDirectoryRead,
             _ => return None,
         })
     }
@@ -81,7 +90,12 @@ impl Method {
     pub(crate) fn answered_inline(self) -> bool {
         matches!(
             self,
-            Self::ToolsList | Self::PromptsList | Self::ResourcesTemplatesList
+            Self::ToolsList
+                | Self::PromptsList
+                | Self::ResourcesTemplatesList
+                | Self::SkillsList
+                | Self::SkillsGet
+                | Self::ResourcesDirectoryRead
         )
     }
 

@@ -266,6 +266,8 @@ pub struct ResourceDef {
     pub(crate) list: Option<ListHandler>,
     pub(crate) completers: Vec<(String, Completer)>,
     pub(crate) allow_traversal: bool,
+    /// Whether `resources/list` shows it (an app page may be reached only through its tool).
+    pub(crate) listed: bool,
 }
 
 impl fmt::Debug for ResourceDef {
@@ -408,6 +410,7 @@ impl ResourceBuilder {
                 list: None,
                 completers: Vec::new(),
                 allow_traversal: false,
+                listed: true,
             },
         }
     }

@@ -387,7 +387,53 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
         Method::CompletionComplete if core.capabilities.completions.is_some() => {
             complete(registry, &request).map(Reply::Value)
         }
+        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead
+            if !core.skills.is_empty() =>
+        {
+            skill_request(core, method, &request)
+        }
         _ => Err(ErrorObject::method_not_found(&request.method)),
+    }
+}
+
+/// `skills/list`, `skills/get` and `resources/directory/read` (SEP-2640).
+fn skill_request(core: &Core, method: Method, request: &Request) -> Result<Reply, ErrorObject> {
+    let skills = &core.skills;
+    let page_size = core.options.page_size;
+    let uri = || match request.params.get("uri") {
+        Some(Value::String(uri)) => Ok(uri.as_str()),
+        Some(_) => Err(ErrorObject::invalid_params("`uri` must be a string")),
+        None => Err(ErrorObject::invalid_params(format!(
+            "`{}` needs `uri`",
+            request.method
+        ))),
+    };
+    match method {
+        Method::SkillsList => pagination::offset(&request.params)
+            .and_then(|o| pagination::page("skills", skills.entries(), o, page_size, 0))
+            .map(Reply::text),
+        Method::SkillsGet => {
+            let uri = uri()?;
+            match skills.get(uri) {
+                Some(entry) => Ok(Reply::Value(json!({ "skill": entry }))),
+                None => Err(
+                    ErrorObject::invalid_params(format!("no skill is served at `{uri}`"))
+                        .with_data(json!({ "uri": uri })),
+                ),
+            }
+        }
+        _ => {
+            let uri = uri()?;
+            let Some(children) = skills.children(uri.trim_end_matches('/')) else {
+                return Err(ErrorObject::invalid_params(format!(
+                    "`{uri}` is not a directory this server serves"
+                ))
+                .with_data(json!({ "uri": uri })));
+            };
+            pagination::offset(&request.params)
+                .and_then(|o| pagination::page("resources", children, o, page_size, 0))
+                .map(Reply::text)
+        }
     }
 }
 

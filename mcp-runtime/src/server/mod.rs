@@ -36,6 +36,7 @@ use crate::protocol::{
 use crate::registration::{Entry, Item};
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
+use crate::skill::{SkillCatalog, Skills};
 use crate::tool::ToolDef;
 
 // Only the HTTP transport serves the stateless era and sessionless requests.
@@ -232,6 +233,9 @@ pub struct Server {
     /// Kinds that may be added while serving though none is registered at build.
     dynamic: OptIn,
     options: Options,
+    /// Agent skills (SEP-2640), and the problems of loading them.
+    skills: Skills,
+    skill_errors: Vec<DefinitionError>,
 }
 
 impl Server {
@@ -263,6 +267,8 @@ impl Server {
             selection,
             extra: Items::default(),
             dynamic: OptIn::default(),
+            skills: Skills::default(),
+            skill_errors: Vec::new(),
             options: Options::default(),
         }
     }
@@ -655,6 +661,33 @@ impl Server {
         self.build()?.serve_http(addr).await
     }
 
+    /// Serves `skills` (SEP-2640): usually `mcp_runtime::skills!("dir")`, embedded and checked
+    /// when the crate compiles, or skills built in code. Declares the
+    /// `io.modelcontextprotocol/skills` extension (with `directoryRead`) and serves
+    /// `skills/list`, `skills/get`, `resources/directory/read` and every skill file through
+    /// `resources/read` at `skill://<skill-path>/<file-path>`.
+    pub fn skills(mut self, skills: Skills) -> Self {
+        self.skills.extend(skills);
+        self
+    }
+
+    /// Serves the skills in directory `root`, read now (for content that changes without a
+    /// rebuild): the checks of `skills!` fail [`Server::build`]; a symbolic link leaving `root`
+    /// is refused.
+    pub fn skills_dir(mut self, root: impl AsRef<std::path::Path>) -> Self {
+        match Skills::from_dir(root) {
+            Ok(skills) => self.skills.extend(skills),
+            Err(Error::Definition(errors)) => self.skill_errors.extend(errors),
+            Err(other) => self.skill_errors.push(DefinitionError::Invalid {
+                kind: "skill",
+                name: String::new(),
+                location: String::new(),
+                problem: other.to_string(),
+            }),
+        }
+        self
+    }
+
     /// Validates the definition and fixes everything that does not change per request: the
     /// dispatch table, the schemas, the capabilities.
     ///
@@ -683,6 +716,20 @@ impl Server {
         };
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
+        errors.extend(self.skill_errors);
+        let mut skill_problems = Vec::new();
+        let (skills, skill_resources) = SkillCatalog::build(self.skills, &mut skill_problems);
+        errors.extend(
+            skill_problems
+                .into_iter()
+                .map(|(name, problem)| DefinitionError::Invalid {
+                    kind: "skill",
+                    location: format!("skill://{name}"),
+                    name,
+                    problem,
+                }),
+        );
+        items.resources.extend(skill_resources);
         let tools = selected.iter().filter(|e| matches!(e.item, Item::Tool(_)));
         items.tools.reserve(tools.count());
         for entry in &selected {
@@ -691,6 +738,18 @@ impl Server {
                 Item::Resource(build) => items.resources.push(build()),
                 Item::Prompt(build) => items.prompts.push(build()),
             }
+        }
+        for (tool, page) in crate::app::unserved_links(&items.tools, &items.resources) {
+            errors.push(DefinitionError::Invalid {
+                kind: "tool",
+                name: tool.name().to_owned(),
+                location: tool
+                    .location()
+                    .map_or_else(|| "(built in code)".to_owned(), |l| l.to_string()),
+                problem: format!(
+                    "its `ui` names the app page `{page}`, which this server does not serve: add it with `Server::resource_def(UiResource::new(\"{page}\", ..).build())` or a `#[resource(\"{page}\")]`"
+                ),
+            });
         }
         // One line of what is served: a library crate's items that the binary never links
         // vanish silently (see "Registration is link-time" in the README), and this shows it.
@@ -745,6 +804,14 @@ impl Server {
             prompts: served.prompts.then_some(listed),
             completions: served.completions.then(serde_json::Map::new),
             logging: Some(serde_json::Map::new()),
+            extensions: (!skills.is_empty()).then(|| {
+                let mut extensions = serde_json::Map::new();
+                extensions.insert(
+                    crate::skill::EXTENSION.to_owned(),
+                    serde_json::json!({ "directoryRead": true }),
+                );
+                extensions
+            }),
             ..ServerCapabilities::default()
         };
         let request_state = match &self.options.request_state_secret {
@@ -768,6 +835,7 @@ impl Server {
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
+                skills,
             }),
         })
     }
@@ -817,6 +885,8 @@ pub(crate) struct Core {
     pub(crate) subscription_bytes: Arc<Budget>,
     /// The bytes of requests being read, parsed or run.
     pub(crate) request_bytes: Arc<Budget>,
+    /// The skills served (fixed for the server's life).
+    pub(crate) skills: SkillCatalog,
 }
 
 impl Core {

@@ -354,7 +354,7 @@ impl ResourceRegistry {
         let statics = self.static_items[slot(version)].get_or_init(|| {
             self.statics
                 .iter()
-                .filter(|d| !self.disabled.contains(&*d.uri))
+                .filter(|d| d.listed && !self.disabled.contains(&*d.uri))
                 .map(|d| d.resource_to_wire(version).to_string())
                 .collect()
         });

@@ -76,16 +76,22 @@ pub enum Cacheable {
     ResourceTemplates,
     /// `resources/read`.
     ResourceRead,
+    /// `skills/list` and `skills/get` (the skills extension).
+    Skills,
+    /// `resources/directory/read` (the skills extension).
+    ResourceDirectory,
 }
 
 impl Cacheable {
-    const ALL: [Cacheable; 6] = [
+    const ALL: [Cacheable; 8] = [
         Self::Discover,
         Self::Tools,
         Self::Prompts,
         Self::Resources,
         Self::ResourceTemplates,
         Self::ResourceRead,
+        Self::Skills,
+        Self::ResourceDirectory,
     ];
 
     fn of(method: &str) -> Option<Self> {
@@ -96,6 +102,8 @@ impl Cacheable {
             "resources/list" => Self::Resources,
             "resources/templates/list" => Self::ResourceTemplates,
             "resources/read" => Self::ResourceRead,
+            "skills/list" | "skills/get" => Self::Skills,
+            "resources/directory/read" => Self::ResourceDirectory,
             _ => return None,
         })
     }
@@ -107,7 +115,7 @@ impl Cacheable {
 
 /// The cache hints of a server, one per cacheable result.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct CacheHints([CacheHint; 6]);
+pub(crate) struct CacheHints([CacheHint; 8]);
 
 impl CacheHints {
     pub(crate) fn set(&mut self, result: Cacheable, hint: CacheHint) {
@@ -188,7 +196,7 @@ impl Stamp {
 /// (tool calls, prompts, input-required results: never cached, no hints).
 pub(crate) struct Stamps {
     plain: Stamp,
-    cached: [Stamp; 6],
+    cached: [Stamp; 8],
 }
 
 impl Stamps {
