@@ -758,7 +758,7 @@ pub mod tool;
 pub mod trace;
 mod transport;
 
-pub use crate::context::{Context, Elicit};
+pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};
 pub use crate::handle::ServerHandle;
 pub use crate::prompt::{GetPromptResult, PromptMessage};
@@ -769,6 +769,8 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+#[cfg(feature = "http")]
+pub use crate::server::{OAuth, TokenValidation};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
@@ -793,7 +795,7 @@ pub mod fuzzing {
 pub mod prelude {
     pub use crate::completion::CompletionContext;
     pub use crate::context::{ClientRequestError, Elicit, Elicitation, SamplingRequest};
-    pub use crate::context::{Context, FromContext};
+    pub use crate::context::{Context, FromContext, Principal};
     pub use crate::prompt::{GetPromptResult, PromptMessage};
     pub use crate::protocol::{
         Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,

@@ -420,6 +420,17 @@ fn result_value<T: serde::Serialize + ?Sized>(result: &T) -> Result<Value, Error
     })
 }
 
+/// Checks the caller's scopes (HTTP with OAuth) against the server's and the item's, before
+/// its handler runs. Requests without a principal (stdio, HTTP without OAuth) pass.
+fn authorize(call: &Call<'_>, item: &[std::borrow::Cow<'static, str>]) -> Result<(), ErrorObject> {
+    let Some(principal) = call.sink.principal() else {
+        return Ok(());
+    };
+    let mut scopes = call.core.options.scopes.clone();
+    scopes.extend(item.iter().map(|s| s.to_string()));
+    super::auth::check(principal, &scopes)
+}
+
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
     let scope = &call.scope;
     let peer: Arc<dyn Peer> = match (&scope.stateless, call.link) {
@@ -444,6 +455,7 @@ fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
         peer,
         server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
         cancelled: Arc::clone(&call.cancel),
+        principal: call.sink.principal().cloned(),
         last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
     })
 }
@@ -549,6 +561,7 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
     let Some((def, bindings)) = call.registry.resources.resolve(&uri) else {
         return Err(not_found(version, &uri));
     };
+    authorize(call, &def.metadata.metadata.scopes)?;
     let bindings = match (bindings, &def.template) {
         (Some(bindings), Some(template)) => {
             if !def.allow_traversal
@@ -599,6 +612,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             "unknown prompt `{name}`"
         )));
     };
+    authorize(call, &prompt.metadata.scopes)?;
     let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
     match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => {
@@ -707,6 +721,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
+    authorize(call, &tool.metadata.scopes)?;
     let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
     let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
