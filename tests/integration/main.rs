@@ -15,6 +15,7 @@ mod legacy_sse;
 mod lifecycle;
 mod load;
 mod notes;
+mod oauth;
 mod prompts;
 mod resources;
 mod snapshots;

@@ -22,6 +22,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) idempotent: Option<LitBool>,
     pub(crate) open_world: Option<LitBool>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
     /// `inline`: a sync tool runs on the request's task instead of tokio's blocking pool.
     pub(crate) inline: Option<LitBool>,
@@ -55,6 +57,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) priority: Option<Expr>,
     pub(crate) last_modified: Option<LitStr>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
     pub(crate) list: Option<Expr>,
     pub(crate) allow_traversal: Option<LitBool>,
@@ -68,6 +72,8 @@ pub(crate) struct PromptAttrs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
@@ -82,6 +88,8 @@ pub(crate) struct ServerAttrs {
     pub(crate) instructions: Option<LitStr>,
     pub(crate) website_url: Option<LitStr>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -213,6 +221,7 @@ impl ResourceAttrs {
                 ResourceKey::Audience => attrs.audience = value(cx, meta, name, attr)?,
                 ResourceKey::Priority => attrs.priority = value(cx, meta, name, attr)?,
                 ResourceKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ResourceKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 ResourceKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ResourceKey::List => attrs.list = value(cx, meta, name, attr)?,
                 ResourceKey::AllowTraversal => attrs.allow_traversal = flag(cx, meta, name)?,
@@ -235,6 +244,7 @@ impl PromptAttrs {
                 PromptKey::Title => attrs.title = string_value(cx, meta, name, attr)?,
                 PromptKey::Description => attrs.description = string_value(cx, meta, name, attr)?,
                 PromptKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                PromptKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 PromptKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 PromptKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
@@ -260,6 +270,7 @@ impl ServerAttrs {
                 }
                 ServerKey::WebsiteUrl => attrs.website_url = string_value(cx, meta, name, attr)?,
                 ServerKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ServerKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 ServerKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
@@ -362,6 +373,7 @@ impl ToolAttrs {
                 ToolKey::Idempotent => attrs.idempotent = flag(cx, meta, name)?,
                 ToolKey::OpenWorld => attrs.open_world = flag(cx, meta, name)?,
                 ToolKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ToolKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ToolKey::Inline => attrs.inline = flag(cx, meta, name)?,
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,

@@ -55,6 +55,7 @@ keys! {
         Idempotent = "idempotent",
         OpenWorld = "open_world",
         Icons = "icons",
+        Scopes = "scopes",
         Meta = "meta",
         Inline = "inline",
         Crate = "crate",
@@ -73,6 +74,7 @@ keys! {
         Priority = "priority",
         LastModified = "last_modified",
         Icons = "icons",
+        Scopes = "scopes",
         Meta = "meta",
         List = "list",
         AllowTraversal = "allow_traversal",
@@ -87,6 +89,7 @@ keys! {
         Title = "title",
         Description = "description",
         Icons = "icons",
+        Scopes = "scopes",
         Meta = "meta",
         Crate = "crate",
     }
@@ -102,6 +105,7 @@ keys! {
         Instructions = "instructions",
         WebsiteUrl = "website_url",
         Icons = "icons",
+        Scopes = "scopes",
         Crate = "crate",
     }
 }

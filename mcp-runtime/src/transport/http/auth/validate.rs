@@ -82,13 +82,16 @@ impl Keys {
     }
 }
 
+/// A cached introspection answer: until when, and what it said.
+type Introspected = (Instant, Result<Principal, String>);
+
 /// The validator of one server.
 pub(crate) struct Validator {
     config: Arc<OAuth>,
     client: reqwest::Client,
     issuers: Vec<Issuer>,
     /// Introspection answers by the token's SHA-256, until their expiry.
-    introspected: Mutex<HashMap<[u8; 32], (Instant, Result<Principal, String>)>>,
+    introspected: Mutex<HashMap<[u8; 32], Introspected>>,
 }
 
 fn now_secs() -> u64 {
