@@ -54,6 +54,7 @@ pub struct OAuth {
     pub(crate) introspection_cache: Duration,
     pub(crate) hide_unauthorized: bool,
     pub(crate) resource_name: Option<String>,
+    pub(crate) challenge_scopes: Option<Vec<String>>,
 }
 
 impl OAuth {
@@ -71,6 +72,7 @@ impl OAuth {
             introspection_cache: Duration::from_secs(5),
             hide_unauthorized: false,
             resource_name: None,
+            challenge_scopes: None,
         }
     }
 
@@ -141,6 +143,18 @@ impl OAuth {
     /// gets 403).
     pub fn hide_unauthorized(mut self, hide: bool) -> Self {
         self.hide_unauthorized = hide;
+        self
+    }
+
+    /// The scopes a 401 challenge asks for: what a client without a token should request first
+    /// (by default every scope of [`scopes_supported`](Self::scopes_supported)). Naming the
+    /// least a client needs keeps tokens narrow: an operation that needs more answers 403
+    /// `insufficient_scope` with its scopes, and the client steps up.
+    pub fn challenge_scopes<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.challenge_scopes = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
 

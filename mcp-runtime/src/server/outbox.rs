@@ -144,6 +144,7 @@ pub(crate) fn channel_within<T: Weigh>(
 
 impl<T> Sink<T> {
     /// The same queue, for requests made by `principal`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {
         self.principal = principal;
         self

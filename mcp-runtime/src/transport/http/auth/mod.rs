@@ -173,7 +173,12 @@ impl Auth {
 
     /// The answer to a refused request.
     pub(crate) fn reject(&self, reject: &Reject) -> Response {
-        let supported = self.config.scopes_supported.join(" ");
+        let supported = self
+            .config
+            .challenge_scopes
+            .as_ref()
+            .unwrap_or(&self.config.scopes_supported)
+            .join(" ");
         match reject {
             Reject::Missing => self.respond(StatusCode::UNAUTHORIZED, None, Some(&supported)),
             Reject::Malformed(why) => self.respond(
