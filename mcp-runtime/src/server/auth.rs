@@ -52,7 +52,6 @@ pub struct OAuth {
     pub(crate) jwks_min_refresh: Duration,
     pub(crate) jwks_max_age: Duration,
     pub(crate) introspection_cache: Duration,
-    pub(crate) hide_unauthorized: bool,
     pub(crate) resource_name: Option<String>,
     pub(crate) challenge_scopes: Option<Vec<String>>,
 }
@@ -70,7 +69,6 @@ impl OAuth {
             jwks_min_refresh: Duration::from_secs(30),
             jwks_max_age: Duration::from_secs(3600),
             introspection_cache: Duration::from_secs(5),
-            hide_unauthorized: false,
             resource_name: None,
             challenge_scopes: None,
         }
@@ -135,14 +133,6 @@ impl OAuth {
     /// past the token's `exp`). Zero asks every time.
     pub fn introspection_cache(mut self, ttl: Duration) -> Self {
         self.introspection_cache = ttl;
-        self
-    }
-
-    /// Leaves out of `tools/list`, `prompts/list` and `resources/list` the items the caller's
-    /// token lacks a scope for (off by default: lists show everything, and calling such an item
-    /// gets 403).
-    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
-        self.hide_unauthorized = hide;
         self
     }
 
