@@ -38,6 +38,31 @@ async fn whoami(ctx: Context) -> String {
         .unwrap_or_else(|| "nobody".to_owned())
 }
 
+/// Items whose scopes come from elsewhere than `#[tool]`.
+struct Vault;
+
+/// Every item here needs `admin`, beside its own scopes.
+#[server(scopes = ["admin"])]
+impl Vault {
+    /// Purge everything.
+    #[tool(scopes = ["notes:write"])]
+    fn purge(&self) -> String {
+        "purged".to_owned()
+    }
+}
+
+/// A secret note: reading it needs `notes:write`.
+#[resource("notes://secret", scopes = ["notes:write"])]
+fn secret() -> String {
+    "s3cret".to_owned()
+}
+
+/// A drafting prompt: needs `notes:write`.
+#[prompt(scopes = ["notes:write"])]
+fn draft() -> String {
+    "Draft a note.".to_owned()
+}
+
 /// The running authorization server.
 struct Provider {
     issuer: String,
@@ -179,6 +204,9 @@ async fn start(
     let service = Server::builder()
         .tool(write_note)
         .tool(whoami)
+        .resource(secret)
+        .prompt(draft)
+        .with(Vault)
         .http_path(path)
         .legacy_sse(true)
         .oauth(oauth)
@@ -623,4 +651,238 @@ async fn introspection_accepts_an_active_token_and_refuses_it_once_revoked() {
             "{era}"
         );
     }
+}
+
+/// A handshake-era request in `session` (or none) with `auth`.
+fn in_session(addr: &str, session: Option<&str>, auth: &str, body: Value) -> Request<String> {
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", auth);
+    if let Some(session) = session {
+        builder = builder.header("mcp-session-id", session);
+    }
+    builder.body(body.to_string()).unwrap()
+}
+
+#[tokio::test]
+async fn server_resource_and_prompt_scopes_and_sessions_bound_to_their_principal() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| o).await;
+    let writer = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write").await
+    );
+    let admin = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write admin").await
+    );
+    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let mallory = format!(
+        "Bearer {}",
+        signed(
+            issuer,
+            json!({"iss": issuer, "aud": resource, "sub": "mallory", "client_id": "mallory",
+                   "scope": "notes:read notes:write admin", "iat": now(), "exp": now() + 600}),
+            "own",
+            json!({}),
+        )
+        .await
+    );
+
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}});
+    let response = send(&addr, in_session(&addr, None, &reader, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+
+    // `#[server(scopes)]` adds to the item's own: the 403 names both.
+    let purge = call(1, "tools/call", json!({"name": "purge", "arguments": {}}));
+    let response = send(
+        &addr,
+        in_session(&addr, Some(&session), &writer, purge.clone()),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(
+        challenge(&response).contains("scope=\"notes:write admin\""),
+        "{}",
+        challenge(&response)
+    );
+    let response = send(&addr, in_session(&addr, Some(&session), &admin, purge)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        body_json(response).await["result"]["content"][0]["text"],
+        "purged"
+    );
+
+    // Resources and prompts declare theirs too.
+    for (method, params) in [
+        ("resources/read", json!({"uri": "notes://secret"})),
+        ("prompts/get", json!({"name": "draft"})),
+    ] {
+        let response = send(
+            &addr,
+            in_session(
+                &addr,
+                Some(&session),
+                &reader,
+                call(2, method, params.clone()),
+            ),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{method}");
+        assert!(
+            challenge(&response).contains("scope=\"notes:write\""),
+            "{method}"
+        );
+        let response = send(
+            &addr,
+            in_session(&addr, Some(&session), &writer, call(3, method, params)),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "{method}");
+        assert!(body_json(response).await["result"].is_object(), "{method}");
+    }
+
+    // The session is the agent's: another principal's valid token does not find it.
+    let ping = call(4, "ping", json!({}));
+    let response = send(
+        &addr,
+        in_session(&addr, Some(&session), &mallory, ping.clone()),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let response = send(&addr, in_session(&addr, Some(&session), &reader, ping)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    // The legacy transport: the stream's session is bound the same way, and scopes are checked
+    // on each POST.
+    let sse = Request::get("/sse")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .header("authorization", &reader)
+        .body(String::new())
+        .unwrap();
+    let response = send(&addr, sse).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        let frame = tokio::time::timeout(
+            Duration::from_secs(10),
+            http_body_util::BodyExt::frame(&mut body),
+        )
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+        if let Ok(data) = frame.into_data() {
+            text.push_str(std::str::from_utf8(&data).unwrap());
+        }
+    }
+    let endpoint = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap()
+        .to_owned();
+    let post = |auth: &str, body: Value| {
+        Request::post(endpoint.as_str())
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .header("authorization", auth)
+            .body(body.to_string())
+            .unwrap()
+    };
+    let legacy_init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}}});
+    assert_eq!(
+        send(&addr, post(&mallory, legacy_init.clone()))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        send(&addr, post(&reader, legacy_init)).await.status(),
+        StatusCode::ACCEPTED
+    );
+    let write = call(
+        5,
+        "tools/call",
+        json!({"name": "write_note", "arguments": {"text": "x"}}),
+    );
+    let response = send(&addr, post(&reader, write.clone())).await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(challenge(&response).contains("error=\"insufficient_scope\""));
+    assert_eq!(
+        send(&addr, post(&writer, write)).await.status(),
+        StatusCode::ACCEPTED
+    );
+}
+
+#[tokio::test]
+async fn lists_can_hide_what_the_caller_may_not_use() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| o.hide_unauthorized(true)).await;
+    let (shown, shown_resource) = start(issuer, "/mcp", |o| o).await;
+    let list = |addr: &str, auth: &str, method: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        Request::post("/mcp")
+            .header("host", addr)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .header("authorization", auth)
+            .body(body.to_string())
+            .unwrap()
+    };
+    let names = |result: &Value, key: &str, field: &str| -> Vec<String> {
+        let mut names: Vec<String> = result["result"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{result}"))
+            .iter()
+            .map(|i| i[field].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let admin = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write admin").await
+    );
+    let tools = body_json(send(&addr, list(&addr, &reader, "tools/list")).await).await;
+    assert_eq!(names(&tools, "tools", "name"), ["whoami"]);
+    let tools = body_json(send(&addr, list(&addr, &admin, "tools/list")).await).await;
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        ["purge", "whoami", "write_note"]
+    );
+    let prompts = body_json(send(&addr, list(&addr, &reader, "prompts/list")).await).await;
+    assert!(names(&prompts, "prompts", "name").is_empty());
+    let resources = body_json(send(&addr, list(&addr, &reader, "resources/list")).await).await;
+    assert!(names(&resources, "resources", "uri").is_empty());
+    let resources = body_json(send(&addr, list(&addr, &admin, "resources/list")).await).await;
+    assert_eq!(names(&resources, "resources", "uri"), ["notes://secret"]);
+    // Off by default: the same token sees everything on a server that does not hide.
+    let other = format!(
+        "Bearer {}",
+        token(issuer, &shown_resource, "notes:read").await
+    );
+    let tools = body_json(send(&shown, list(&shown, &other, "tools/list")).await).await;
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        ["purge", "whoami", "write_note"]
+    );
 }

@@ -53,6 +53,7 @@ pub struct OAuth {
     pub(crate) jwks_max_age: Duration,
     pub(crate) introspection_cache: Duration,
     pub(crate) resource_name: Option<String>,
+    pub(crate) hide_unauthorized: bool,
     pub(crate) challenge_scopes: Option<Vec<String>>,
 }
 
@@ -70,6 +71,7 @@ impl OAuth {
             jwks_max_age: Duration::from_secs(3600),
             introspection_cache: Duration::from_secs(5),
             resource_name: None,
+            hide_unauthorized: false,
             challenge_scopes: None,
         }
     }
@@ -145,6 +147,15 @@ impl OAuth {
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
         self.challenge_scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Leaves out of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` the items the caller's token lacks a scope for (off by
+    /// default: lists show everything, and using such an item gets 403). Filtered lists are
+    /// built per request, not served from the list cache.
+    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
+        self.hide_unauthorized = hide;
         self
     }
 

@@ -357,6 +357,35 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
     let core = call.core;
     let registry = &*call.registry;
     let version = call.scope.version;
+    // Lists filtered by the caller's scopes (`OAuth::hide_unauthorized`): not cached.
+    if let Some(keep) = hiding(call) {
+        match method {
+            Method::ToolsList if !registry.tools.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.tools.list_where(version, o, &keep))
+                    .map(Reply::Raw);
+            }
+            Method::PromptsList if !registry.prompts.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.prompts.list_where(version, o, &keep))
+                    .map(Reply::Raw);
+            }
+            Method::ResourcesList if !registry.resources.is_empty() => {
+                let offset = pagination::offset(&request.params)?;
+                return registry
+                    .resources
+                    .list_where(version, offset, &keep)
+                    .await
+                    .map(Reply::text);
+            }
+            Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.resources.list_templates_where(version, o, &keep))
+                    .map(Reply::text);
+            }
+            _ => {}
+        }
+    }
     match method {
         Method::ToolsList if !registry.tools.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.tools.list(version, o))
@@ -417,6 +446,30 @@ fn result_value<T: serde::Serialize + ?Sized>(result: &T) -> Result<Value, Error
     serde_json::to_value(result).map_err(|error| {
         tracing::error!(%error, "a result could not be serialized");
         ErrorObject::internal("the result could not be serialized")
+    })
+}
+
+/// When lists hide what the caller may not use: the test an item's own scopes must pass.
+fn hiding<'c>(
+    call: &'c Call<'_>,
+) -> Option<impl Fn(&[std::borrow::Cow<'static, str>]) -> bool + Sync + use<'c>> {
+    let principal = call.sink.principal()?;
+    #[cfg(feature = "http")]
+    let hide = call
+        .core
+        .options
+        .http
+        .auth
+        .as_ref()
+        .is_some_and(|auth| auth.hide_unauthorized);
+    #[cfg(not(feature = "http"))]
+    let hide = false;
+    if !hide {
+        return None;
+    }
+    let server = &call.core.options.scopes;
+    Some(move |item: &[std::borrow::Cow<'static, str>]| {
+        server.iter().all(|s| principal.has_scope(s)) && item.iter().all(|s| principal.has_scope(s))
     })
 }
 
@@ -554,7 +607,8 @@ fn interrupted(
 async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let uri = string_param(&mut params, "uri", "resources/read")?;
-    let binding = Binding::new("resources/read", &uri, &Map::new());
+    let binding = Binding::new("resources/read", &uri, &Map::new())
+        .for_principal(call.sink.principal().map(|p| &**p));
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let version = call.scope.version;
@@ -604,7 +658,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             ));
         }
     };
-    let binding = Binding::new("prompts/get", &name, &arguments);
+    let binding = Binding::new("prompts/get", &name, &arguments)
+        .for_principal(call.sink.principal().map(|p| &**p));
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
@@ -706,11 +761,10 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
-    let binding = call
-        .scope
-        .stateless
-        .is_some()
-        .then(|| Binding::new("tools/call", &name, &arguments));
+    let binding = call.scope.stateless.is_some().then(|| {
+        Binding::new("tools/call", &name, &arguments)
+            .for_principal(call.sink.principal().map(|p| &**p))
+    });
     if let Some(binding) = &binding {
         take_inputs(call, &mut params, binding)?;
     }
@@ -726,7 +780,10 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
         Ok(Err(interrupt)) => {
-            let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
+            let binding = binding.unwrap_or_else(|| {
+                Binding::new("tools/call", &name, &Map::new())
+                    .for_principal(call.sink.principal().map(|p| &**p))
+            });
             return interrupted(call, &binding, interrupt);
         }
         Err(panic) => {
