@@ -886,3 +886,54 @@ async fn lists_can_hide_what_the_caller_may_not_use() {
         ["purge", "whoami", "write_note"]
     );
 }
+
+#[tokio::test]
+async fn a_rotated_key_is_fetched_on_its_first_token_at_most_once_per_interval() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| {
+        o.jwks_refresh(Duration::from_secs(2), Duration::from_secs(3600))
+    })
+    .await;
+    // The server has fetched the JWKS once (a good token).
+    let good = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&good), "whoami"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let claims = json!({"iss": issuer, "aud": resource, "sub": "agent", "client_id": "agent",
+                        "scope": "notes:read", "iat": now(), "exp": now() + 600});
+    let rotated = format!(
+        "Bearer {}",
+        signed(issuer, claims, "other", json!({"kid": "test-key-2"})).await
+    );
+    let call = || stateless_call(&addr, "/mcp", Carry::Header(&rotated), "whoami");
+    // Not published yet: refused; past the interval since the first fetch, this unknown kid
+    // fetches the JWKS again, which has nothing new.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    assert_eq!(send(&addr, call()).await.status(), StatusCode::UNAUTHORIZED);
+    let request = Request::post("/test/rotate")
+        .header("host", authority(issuer))
+        .body(String::new())
+        .unwrap();
+    send(authority(issuer), request).await;
+    // Published now, but the last fetch was moments ago: not fetched again yet.
+    assert_eq!(send(&addr, call()).await.status(), StatusCode::UNAUTHORIZED);
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    // Past the interval, the unknown kid fetches the JWKS again and the new key verifies.
+    let response = send(&addr, call()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        body_json(response).await["result"]["content"][0]["text"],
+        "agent"
+    );
+    // The old key still works.
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&good), "whoami"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+}

@@ -88,7 +88,29 @@ const provider = new Provider(issuer, {
 provider.proxy = false;
 const callback = provider.callback();
 
+// Key rotation: `POST /test/rotate` adds the "other" key (kid `test-key-2`) to the JWKS this
+// issuer publishes; `/jwks` is answered here so the published set can change while running.
+let rotated = false;
+const publicJwk = (key, id) => ({
+  ...crypto.createPublicKey(key).export({ format: 'jwk' }),
+  kid: id,
+  alg: 'RS256',
+  use: 'sig',
+});
+
 server.on('request', (req, res) => {
+  if (req.method === 'POST' && req.url === '/test/rotate') {
+    rotated = true;
+    res.end('{}');
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/jwks') {
+    const keys = [publicJwk(privateKey, kid)];
+    if (rotated) keys.push(publicJwk(otherKey, 'test-key-2'));
+    res.setHeader('content-type', 'application/jwk-set+json');
+    res.end(JSON.stringify({ keys }));
+    return;
+  }
   if (req.method === 'POST' && req.url === '/test/sign') {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
