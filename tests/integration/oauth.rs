@@ -487,6 +487,32 @@ async fn the_hostile_token_table_in_both_eras() {
         );
     }
 
+    // `subscriptions/listen` (2026-07-28) is a POST like any other: no token, no stream.
+    let listen = |auth: Option<&str>| {
+        let mut builder = Request::post("/mcp")
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen");
+        if let Some(auth) = auth {
+            builder = builder.header("authorization", auth);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": true},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        builder.body(body.to_string()).unwrap()
+    };
+    let response = send(&addr, listen(None)).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&response).contains("resource_metadata="));
+    let response = send(&addr, listen(Some(&expired_h))).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = send(&addr, listen(Some(&good_h))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+
     // The control token (same key, same claims as the forged rows) is accepted.
     let response = send(
         &addr,
