@@ -52,6 +52,7 @@ pub struct OAuth {
     pub(crate) jwks_min_refresh: Duration,
     pub(crate) jwks_max_age: Duration,
     pub(crate) introspection_cache: Duration,
+    pub(crate) verified_cache: Duration,
     pub(crate) resource_name: Option<String>,
     pub(crate) hide_unauthorized: bool,
     pub(crate) challenge_scopes: Option<Vec<String>>,
@@ -70,6 +71,7 @@ impl OAuth {
             jwks_min_refresh: Duration::from_secs(30),
             jwks_max_age: Duration::from_secs(3600),
             introspection_cache: Duration::from_secs(5),
+            verified_cache: Duration::from_secs(60),
             resource_name: None,
             hide_unauthorized: false,
             challenge_scopes: None,
@@ -147,6 +149,14 @@ impl OAuth {
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
         self.challenge_scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How long a JWT whose signature and claims were checked is remembered (by its SHA-256),
+    /// so the same token on the next request skips the signature check: 60 s by default, never
+    /// past the token's `exp`. Zero checks the signature on every request.
+    pub fn verified_token_cache(mut self, ttl: Duration) -> Self {
+        self.verified_cache = ttl;
         self
     }
 

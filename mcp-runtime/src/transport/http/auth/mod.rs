@@ -126,7 +126,7 @@ impl Auth {
         query: Option<&str>,
     ) -> Result<Arc<Principal>, Reject> {
         let token = Self::token(headers, query)?;
-        self.validator.validate(token).await.map(Arc::new)
+        self.validator.validate(token).await
     }
 
     /// The `WWW-Authenticate` value of a challenge.

@@ -68,19 +68,40 @@ struct Discovered {
     introspection_endpoint: Option<String>,
 }
 
+/// One issuer's keys, each ready to verify with (built once per fetch, not per token).
 struct Keys {
-    set: JwkSet,
+    keys: Vec<(Jwk, DecodingKey)>,
     fetched: Instant,
 }
 
 impl Keys {
-    fn candidates<'k>(&'k self, kid: Option<&'k str>) -> impl Iterator<Item = &'k Jwk> + 'k {
-        self.set
+    fn new(set: JwkSet) -> Self {
+        let keys = set
             .keys
+            .into_iter()
+            .filter_map(|jwk| DecodingKey::from_jwk(&jwk).ok().map(|key| (jwk, key)))
+            .collect();
+        Self {
+            keys,
+            fetched: Instant::now(),
+        }
+    }
+
+    fn candidates<'k>(
+        &'k self,
+        kid: Option<&'k str>,
+    ) -> impl Iterator<Item = &'k (Jwk, DecodingKey)> + 'k {
+        self.keys
             .iter()
-            .filter(move |k| kid.is_none() || k.common.key_id.as_deref() == kid)
+            .filter(move |(k, _)| kid.is_none() || k.common.key_id.as_deref() == kid)
     }
 }
+
+/// The most verified JWTs remembered at once.
+const VERIFIED_CACHE_ENTRIES: usize = 10_000;
+
+/// A verified JWT's caller, and until when it is remembered.
+type Verified = (Instant, Arc<Principal>);
 
 /// A cached introspection answer: until when, and what it said.
 type Introspected = (Instant, Result<Principal, String>);
@@ -92,6 +113,9 @@ pub(crate) struct Validator {
     issuers: Vec<Issuer>,
     /// Introspection answers by the token's SHA-256, until their expiry.
     introspected: Mutex<HashMap<[u8; 32], Introspected>>,
+    /// JWTs already verified, by their SHA-256, until `exp` (at most `verified_cache`): a client sends
+    /// the same token on every request, and its signature need not be checked each time.
+    verified: Mutex<HashMap<[u8; 32], Verified>>,
 }
 
 fn now_secs() -> u64 {
@@ -121,16 +145,52 @@ impl Validator {
             client,
             issuers,
             introspected: Mutex::new(HashMap::new()),
+            verified: Mutex::new(HashMap::new()),
         }
     }
 
-    pub(crate) async fn validate(&self, token: &str) -> Result<Principal, Reject> {
+    pub(crate) async fn validate(&self, token: &str) -> Result<Arc<Principal>, Reject> {
         match &self.config.validation {
-            TokenValidation::Jwt => self.validate_jwt(token).await,
+            TokenValidation::Jwt => {
+                let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+                if let Some((until, principal)) = self
+                    .verified
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&key)
+                    && *until > Instant::now()
+                {
+                    return Ok(Arc::clone(principal));
+                }
+                let principal = Arc::new(self.validate_jwt(token).await?);
+                let left = principal
+                    .claims()
+                    .get("exp")
+                    .and_then(Value::as_u64)
+                    .map_or(Duration::ZERO, |exp| {
+                        Duration::from_secs(exp.saturating_sub(now_secs()))
+                    })
+                    .min(self.config.verified_cache);
+                if !left.is_zero() {
+                    let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+                    if verified.len() >= VERIFIED_CACHE_ENTRIES {
+                        let now = Instant::now();
+                        verified.retain(|_, (until, _)| *until > now);
+                        if verified.len() >= VERIFIED_CACHE_ENTRIES {
+                            verified.clear();
+                        }
+                    }
+                    verified.insert(key, (Instant::now() + left, Arc::clone(&principal)));
+                }
+                Ok(principal)
+            }
             TokenValidation::Introspection {
                 client_id,
                 client_secret,
-            } => self.introspect(token, client_id, client_secret).await,
+            } => self
+                .introspect(token, client_id, client_secret)
+                .await
+                .map(Arc::new),
         }
     }
 
@@ -163,16 +223,13 @@ impl Validator {
         validation.validate_nbf = true;
         validation.leeway = self.config.leeway.as_secs();
         let mut last = Reject::Invalid("no key of the issuer matches the token's `kid`".to_owned());
-        for jwk in keys.candidates(kid) {
+        for (jwk, key) in keys.candidates(kid) {
             if let Some(alg) = jwk.common.key_algorithm
                 && format!("{alg:?}") != format!("{:?}", header.alg)
             {
                 continue;
             }
-            let Ok(key) = DecodingKey::from_jwk(jwk) else {
-                continue;
-            };
-            match jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation) {
+            match jsonwebtoken::decode::<Map<String, Value>>(token, key, &validation) {
                 Ok(data) => return Ok(Principal::from_claims(data.claims)),
                 Err(error) => last = Reject::Invalid(format!("the token is not valid: {error}")),
             }
@@ -239,10 +296,7 @@ impl Validator {
                 None => return Err(Reject::Unavailable(error)),
             },
         };
-        let keys = Arc::new(Keys {
-            set,
-            fetched: Instant::now(),
-        });
+        let keys = Arc::new(Keys::new(set));
         *issuer.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&keys));
         Ok(keys)
     }
