@@ -176,6 +176,41 @@
 //! - A tool that panics answers a tool error too; the panic message stays on stderr and the server
 //!   keeps serving.
 //!
+//! # Deploying behind OAuth
+//!
+//! Over HTTP, [`Server::oauth`] makes the server an OAuth 2.1 resource server: every request of
+//! every HTTP route needs a bearer token issued by a trusted authorization server for this
+//! server's resource (JWT against the issuer's JWKS, or introspection; the audience check is
+//! always on); the protected resource metadata is served at
+//! `/.well-known/oauth-protected-resource`; a missing or bad token gets 401 with a
+//! `WWW-Authenticate` challenge naming the metadata, a malformed header 400, and a call whose
+//! token lacks a scope 403 `insufficient_scope`. Items declare their scopes; a handler takes the
+//! caller as a [`Principal`]. stdio is unaffected. The `auth` example serves a few scoped tools:
+//! `cargo run -p mcp-examples --example auth -- --port 8000 --issuer ISSUER_URL --resource
+//! http://127.0.0.1:8000/mcp`.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::OAuth;
+//!
+//! /// Add a note.
+//! #[tool(scopes = ["notes:write"])]
+//! async fn add_note(text: String, caller: Principal) -> String {
+//!     format!("{} wrote {text}", caller.subject().unwrap_or("-"))
+//! }
+//!
+//! # async fn run() -> mcp_runtime::Result<()> {
+//! Server::new("notes", "1.0.0")
+//!     .oauth(
+//!         OAuth::new("https://notes.example.com/mcp")
+//!             .authorization_server("https://auth.example.com")
+//!             .scopes_supported(["notes:read", "notes:write"]),
+//!     )
+//!     .serve_http("0.0.0.0:8000")
+//!     .await
+//! # }
+//! ```
+//!
 //! # Resources and templates
 //!
 //! `#[resource("uri")]` with no `{}` in the URI is a static resource (in `resources/list`); with
@@ -772,7 +807,7 @@ pub mod tool;
 pub mod trace;
 mod transport;
 
-pub use crate::context::{Context, Elicit};
+pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};
 pub use crate::handle::ServerHandle;
 pub use crate::prompt::{GetPromptResult, PromptMessage};
@@ -784,6 +819,8 @@ pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
 pub use crate::skill::{Skill, Skills};
+#[cfg(feature = "http")]
+pub use crate::server::{OAuth, TokenValidation};
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
@@ -808,7 +845,7 @@ pub mod fuzzing {
 pub mod prelude {
     pub use crate::completion::CompletionContext;
     pub use crate::context::{ClientRequestError, Elicit, Elicitation, SamplingRequest};
-    pub use crate::context::{Context, FromContext};
+    pub use crate::context::{Context, FromContext, Principal};
     pub use crate::prompt::{GetPromptResult, PromptMessage};
     pub use crate::protocol::{
         Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,

@@ -16,6 +16,7 @@ mod legacy_sse;
 mod lifecycle;
 mod load;
 mod notes;
+mod oauth;
 mod prompts;
 mod resources;
 mod skills;

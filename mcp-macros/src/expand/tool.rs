@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::common::{
-    Generated, call_user_fn, expand_free_fn, handler, icons_and_meta, meta_ident, param_meta,
+    Generated, call_user_fn, expand_free_fn, handler, icons_meta_scopes, meta_ident, param_meta,
     runtime_path, value_ident,
 };
 use crate::internals::ast::Item;
@@ -74,7 +74,11 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
             });
         });
     }
-    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    setup.extend(icons_meta_scopes(
+        attrs.icons.as_ref(),
+        attrs.meta.as_ref(),
+        attrs.scopes.as_ref(),
+    ));
     if let Some(ui) = &attrs.ui {
         // After `meta`, which replaces `_meta` whole.
         setup.push(quote! { __builder.ui(#ui); });

@@ -32,6 +32,7 @@
 //! ask first.
 
 pub mod elicit;
+mod principal;
 mod requests;
 
 use std::sync::Arc;
@@ -40,6 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+pub use self::principal::Principal;
 pub use self::requests::{
     ClientRequestError, Elicit, Elicitation, ModelHint, ModelPreferences, Root, SamplingContent,
     SamplingMessage, SamplingRequest, SamplingResult, UrlElicitation,
@@ -152,6 +154,8 @@ pub(crate) struct RequestInfo {
     pub(crate) peer: Arc<dyn Peer>,
     pub(crate) server: ServerHandle,
     pub(crate) cancelled: Arc<CancelFlag>,
+    /// The validated access token's caller, over HTTP with OAuth.
+    pub(crate) principal: Option<Arc<Principal>>,
     /// The last progress value sent, as `f64` bits (progress must increase).
     pub(crate) last_progress: AtomicU64,
 }
@@ -515,6 +519,12 @@ impl Context {
         &self.inner.client
     }
 
+    /// The caller the request's access token vouched for: over HTTP on a server with
+    /// [`Server::oauth`](crate::Server), else `None`.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_deref()
+    }
+
     /// The server, to announce changes: a resource updated, a list changed.
     pub fn server(&self) -> &ServerHandle {
         &self.inner.server
@@ -665,6 +675,16 @@ pub trait FromContext: Sized {
 impl FromContext for Context {
     fn from_context(ctx: &Context) -> Result<Self, ContextError> {
         Ok(ctx.clone())
+    }
+}
+
+/// A handler parameter of type `Principal`: the request's caller. A request without one (stdio,
+/// HTTP without OAuth) fails with an error naming it.
+impl FromContext for Principal {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        ctx.principal().cloned().ok_or_else(|| {
+            ContextError("this request carries no principal: the server has no OAuth".to_owned())
+        })
     }
 }
 

@@ -357,6 +357,35 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
     let core = call.core;
     let registry = &*call.registry;
     let version = call.scope.version;
+    // Lists filtered by the caller's scopes (`OAuth::hide_unauthorized`): not cached.
+    if let Some(keep) = hiding(call) {
+        match method {
+            Method::ToolsList if !registry.tools.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.tools.list_where(version, o, &keep))
+                    .map(Reply::Raw);
+            }
+            Method::PromptsList if !registry.prompts.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.prompts.list_where(version, o, &keep))
+                    .map(Reply::Raw);
+            }
+            Method::ResourcesList if !registry.resources.is_empty() => {
+                let offset = pagination::offset(&request.params)?;
+                return registry
+                    .resources
+                    .list_where(version, offset, &keep)
+                    .await
+                    .map(Reply::text);
+            }
+            Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.resources.list_templates_where(version, o, &keep))
+                    .map(Reply::text);
+            }
+            _ => {}
+        }
+    }
     match method {
         Method::ToolsList if !registry.tools.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.tools.list(version, o))
@@ -466,6 +495,41 @@ fn result_value<T: serde::Serialize + ?Sized>(result: &T) -> Result<Value, Error
     })
 }
 
+/// When lists hide what the caller may not use: the test an item's own scopes must pass.
+fn hiding<'c>(
+    call: &'c Call<'_>,
+) -> Option<impl Fn(&[std::borrow::Cow<'static, str>]) -> bool + Sync + use<'c>> {
+    let principal = call.sink.principal()?;
+    #[cfg(feature = "http")]
+    let hide = call
+        .core
+        .options
+        .http
+        .auth
+        .as_ref()
+        .is_some_and(|auth| auth.hide_unauthorized);
+    #[cfg(not(feature = "http"))]
+    let hide = false;
+    if !hide {
+        return None;
+    }
+    let server = &call.core.options.scopes;
+    Some(move |item: &[std::borrow::Cow<'static, str>]| {
+        server.iter().all(|s| principal.has_scope(s)) && item.iter().all(|s| principal.has_scope(s))
+    })
+}
+
+/// Checks the caller's scopes (HTTP with OAuth) against the server's and the item's, before
+/// its handler runs. Requests without a principal (stdio, HTTP without OAuth) pass.
+fn authorize(call: &Call<'_>, item: &[std::borrow::Cow<'static, str>]) -> Result<(), ErrorObject> {
+    let Some(principal) = call.sink.principal() else {
+        return Ok(());
+    };
+    let mut scopes = call.core.options.scopes.clone();
+    scopes.extend(item.iter().map(|s| s.to_string()));
+    super::auth::check(principal, &scopes)
+}
+
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
     let scope = &call.scope;
     let peer: Arc<dyn Peer> = match (&scope.stateless, call.link) {
@@ -490,6 +554,7 @@ fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
         peer,
         server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
         cancelled: Arc::clone(&call.cancel),
+        principal: call.sink.principal().cloned(),
         last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
     })
 }
@@ -588,13 +653,15 @@ fn interrupted(
 async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let uri = string_param(&mut params, "uri", "resources/read")?;
-    let binding = Binding::new("resources/read", &uri, &Map::new());
+    let binding = Binding::new("resources/read", &uri, &Map::new())
+        .for_principal(call.sink.principal().map(|p| &**p));
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let version = call.scope.version;
     let Some((def, bindings)) = call.registry.resources.resolve(&uri) else {
         return Err(not_found(version, &uri));
     };
+    authorize(call, &def.metadata.metadata.scopes)?;
     let bindings = match (bindings, &def.template) {
         (Some(bindings), Some(template)) => {
             if !def.allow_traversal
@@ -637,7 +704,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             ));
         }
     };
-    let binding = Binding::new("prompts/get", &name, &arguments);
+    let binding = Binding::new("prompts/get", &name, &arguments)
+        .for_principal(call.sink.principal().map(|p| &**p));
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
@@ -645,6 +713,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             "unknown prompt `{name}`"
         )));
     };
+    authorize(call, &prompt.metadata.scopes)?;
     let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
     match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => {
@@ -738,11 +807,10 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
-    let binding = call
-        .scope
-        .stateless
-        .is_some()
-        .then(|| Binding::new("tools/call", &name, &arguments));
+    let binding = call.scope.stateless.is_some().then(|| {
+        Binding::new("tools/call", &name, &arguments)
+            .for_principal(call.sink.principal().map(|p| &**p))
+    });
     if let Some(binding) = &binding {
         take_inputs(call, &mut params, binding)?;
     }
@@ -753,11 +821,15 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
+    authorize(call, &tool.metadata.scopes)?;
     let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
     let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
         Ok(Err(interrupt)) => {
-            let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
+            let binding = binding.unwrap_or_else(|| {
+                Binding::new("tools/call", &name, &Map::new())
+                    .for_principal(call.sink.principal().map(|p| &**p))
+            });
             return interrupted(call, &binding, interrupt);
         }
         Err(panic) => {

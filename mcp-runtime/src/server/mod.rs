@@ -6,6 +6,8 @@
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
 
+#[cfg_attr(not(feature = "http"), allow(dead_code, unreachable_pub))]
+pub(crate) mod auth;
 mod budget;
 mod dispatch;
 mod dynamic;
@@ -45,6 +47,8 @@ use crate::tool::ToolDef;
 /// seeded hasher serves where SipHash's flooding resistance would cost on every request.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
+#[cfg(feature = "http")]
+pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
@@ -96,6 +100,8 @@ pub(crate) struct Options {
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
+    /// The OAuth scopes every item needs (`Server::required_scopes`), beside its own.
+    pub(crate) scopes: Vec<String>,
     /// The cache hints of stateless results. Default: `ttlMs: 0`, `private`, everywhere.
     pub(crate) cache: CacheHints,
     /// The secret `requestState` is signed with. Default: random per process.
@@ -122,6 +128,7 @@ impl Default for Options {
             request_bytes_total: 17 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
+            scopes: Vec::new(),
             cache: CacheHints::default(),
             request_state_secret: None,
             request_state_ttl: Duration::from_secs(600),
@@ -619,6 +626,31 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Makes the HTTP server an OAuth 2.1 resource server: every request on every HTTP route
+    /// (both protocol eras, `subscriptions/listen`, the legacy HTTP+SSE transport) must carry a
+    /// bearer access token in its `Authorization` header, issued by a trusted authorization
+    /// server for this server's resource; the protected resource metadata (RFC 9728) is served
+    /// at `/.well-known/oauth-protected-resource` (root and path-suffixed). Items' `scopes`
+    /// are checked before their handlers run. stdio is unaffected: it takes its credentials
+    /// from the environment.
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.options.http.auth = Some(std::sync::Arc::new(oauth));
+        self
+    }
+
+    /// OAuth scopes every tool, prompt and resource needs (beside their own `scopes`), e.g.
+    /// from `#[server(scopes = [...])]`.
+    pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.options.scopes.contains(&scope) {
+                self.options.scopes.push(scope);
+            }
+        }
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// Serves Streamable HTTP without sessions: every POST on its own, GET and DELETE 405.
     pub fn stateless_http(mut self) -> Self {
         self.options.http.stateless = true;
@@ -714,6 +746,17 @@ impl Server {
                 out
             }
         };
+        #[cfg(feature = "http")]
+        if let Some(oauth) = &self.options.http.auth {
+            for problem in oauth.problems() {
+                errors.push(DefinitionError::Invalid {
+                    kind: "server",
+                    name: "oauth".to_owned(),
+                    location: "Server::oauth".to_owned(),
+                    problem,
+                });
+            }
+        }
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
         errors.extend(self.skill_errors);

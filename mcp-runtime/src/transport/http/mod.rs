@@ -37,6 +37,7 @@
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod auth;
 mod legacy;
 mod modern;
 mod stream;
@@ -58,6 +59,7 @@ use futures_util::{FutureExt as _, StreamExt as _};
 use serde_json::Value;
 
 use self::stream::{Bounds, EventStream, parse_event_id};
+use crate::context::Principal;
 use crate::protocol::{
     ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
     encode_batch, encode_error, parse,
@@ -103,6 +105,8 @@ struct HttpSession {
     bounds: Bounds,
     /// Its place in its client address's count, given back when it is dropped.
     _peer: Option<PeerSession>,
+    /// Who opened it (OAuth): only a token for the same principal may use it.
+    owner: Option<String>,
 }
 
 /// One session counted against its client's address, until dropped.
@@ -171,12 +175,16 @@ pub(crate) struct HttpState {
     unread: Arc<Budget>,
     /// Sessions by client address, for `max_sessions_per_peer`.
     peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// The OAuth resource server, when tokens are required.
+    auth: Option<Arc<auth::Auth>>,
 }
 
 impl HttpState {
     fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
+        let auth = options.auth.clone().map(auth::Auth::new);
         Arc::new(Self {
             core,
+            auth,
             event_logs: Budget::new(options.total_log_bytes),
             unread: Budget::new(options.unread_total),
             options,
@@ -250,7 +258,11 @@ impl HttpState {
         }
     }
 
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    fn session(
+        &self,
+        headers: &HeaderMap,
+        principal: Option<&Principal>,
+    ) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = headers.get(&MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
             return Err(error_response(
                 StatusCode::BAD_REQUEST,
@@ -262,7 +274,10 @@ impl HttpState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
-            .cloned();
+            .cloned()
+            // A session is bound to the principal that opened it: to anyone else it does not
+            // exist.
+            .filter(|s| s.owner.as_deref() == principal.map(Principal::binding_key).as_deref());
         match session {
             Some(session) => {
                 session.touch();
@@ -647,6 +662,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|info| info.0.ip());
     let headers = parts.headers;
+    let principal = parts.extensions.get::<Arc<Principal>>().cloned();
     let options = state.options();
     if let Err(response) = check_host(options, &headers) {
         return response;
@@ -679,9 +695,15 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         ids,
         runs_user_code,
     } = post;
+    // Scopes are checked before anything runs: a 403 drives the client's step-up.
+    if let Some(auth) = &state.auth
+        && let Err(response) = auth.check_scopes(&state.core, principal.as_deref(), &incoming)
+    {
+        return response;
+    }
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        return modern::handle(&state, &headers, message, accepts_sse, charge).await;
+        return modern::handle(&state, &headers, message, accepts_sse, charge, principal).await;
     }
     let version = match header_version(&headers) {
         Ok(version) => version,
@@ -694,6 +716,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
         let (sink, mut replies) = state.channel();
+        let sink = sink.with_principal(principal.clone());
         let (notifier, notifications) = state.notifier_channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
         session.receive(incoming, &sink, None);
@@ -739,6 +762,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 window: Window::new(state.core.options.max_in_flight),
                 bounds,
                 _peer: peer_session,
+                owner: principal.as_deref().map(Principal::binding_key),
             });
             sessions.insert(id.clone(), http_session);
             tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
@@ -757,7 +781,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             None,
         )
     } else {
-        match state.session(&headers) {
+        match state.session(&headers, principal.as_deref()) {
             Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
             Err(response) => return response,
         }
@@ -767,6 +791,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
         let (sink, mut replies) = state.channel();
+        let sink = sink.with_principal(principal.clone());
         session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
@@ -799,6 +824,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     };
 
     let (sink, replies) = state.channel();
+    let sink = sink.with_principal(principal);
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
     session.receive(incoming, &sink, slot);
     let mut replies = replies;
@@ -1109,7 +1135,11 @@ async fn json_replies(
     json_response(StatusCode::OK, body)
 }
 
-async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+async fn handle_get(
+    State(state): State<Arc<HttpState>>,
+    principal: Option<axum::Extension<Arc<Principal>>>,
+    headers: HeaderMap,
+) -> Response {
     if let Err(response) = check_host(state.options(), &headers) {
         return response;
     }
@@ -1125,7 +1155,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
     if let Err(response) = header_version(&headers) {
         return response;
     }
-    let session = match state.session(&headers) {
+    let session = match state.session(&headers, principal.as_ref().map(|p| p.0.as_ref())) {
         Ok(session) => session,
         Err(response) => return response,
     };
@@ -1147,14 +1177,18 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
     sse_response(session.standalone.attach(None))
 }
 
-async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+async fn handle_delete(
+    State(state): State<Arc<HttpState>>,
+    principal: Option<axum::Extension<Arc<Principal>>>,
+    headers: HeaderMap,
+) -> Response {
     if let Err(response) = check_host(state.options(), &headers) {
         return response;
     }
     if state.options().stateless || is_stateless_era(&headers) {
         return modern::method_not_allowed();
     }
-    let session = match state.session(&headers) {
+    let session = match state.session(&headers, principal.as_ref().map(|p| p.0.as_ref())) {
         Ok(session) => session,
         Err(response) => return response,
     };
@@ -1270,7 +1304,21 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
                 post(legacy::handle_message),
             );
     }
-    router.with_state(state)
+    let auth = state.auth.clone();
+    let mut router = router.with_state(state);
+    if let Some(auth) = auth {
+        // Every MCP route needs a token; the metadata routes, added after, do not.
+        router = router.route_layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&auth),
+            auth::require_token,
+        ));
+        let mut metadata = Router::new().route(auth::WELL_KNOWN, get(auth::metadata));
+        if auth.metadata_path != auth::WELL_KNOWN {
+            metadata = metadata.route(&auth.metadata_path, get(auth::metadata));
+        }
+        router = router.merge(metadata.with_state(auth));
+    }
+    router
 }
 
 /// The connection limits of [`serve`].
