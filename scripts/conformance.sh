@@ -7,8 +7,9 @@
 # It fails on any FAILURE or WARNING in a scored scenario and in the pending ones the 2026 server
 # must already pass (json-schema-2020-12, http-custom-header-server-validation), except the
 # checks listed in `known_gaps` below (defects still open; empty since issue 16 closed its last
-# gaps; a listed check that passes fails the run, so the list only shrinks); the extension scenarios (tasks-*, sep-2640-* skills)
-# are not scored: their counts are printed, nothing more.
+# gaps; a listed check that passes fails the run, so the list only shrinks). The ten tasks-*
+# scenarios of the tasks extension (issue 17) are scored too, and the 2026-07-28 run must hold all
+# ten; the skills extension's (sep-2640-*) are not scored: their counts are printed, nothing more.
 #
 # Node 22 and both suite versions are installed from the npm registry into a local cache
 # (.cache/conformance, or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and
@@ -71,8 +72,9 @@ wait "$run1" "$run2" "$run3"
 python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
-# Extensions: run and printed, never scored.
-not_scored = ("tasks-", "sep-2640-")
+# Extensions: run and printed, never scored (tasks-* are scored since issue 17).
+not_scored = ("sep-2640-",)
+tasks_expected = 10
 # Known gaps of the 2026-07-28 run, each a defect still open: printed, not failed on. A listed
 # check that passes fails the run, so the list only shrinks. Empty: issue 16 closed the last six.
 known_gaps = {}
@@ -88,7 +90,7 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
         for check in json.load(open(path)):
             status = check.get("status")
             if short.startswith(not_scored):
-                group = "tasks" if short.startswith("tasks-") else "skills (sep-2640)"
+                group = "skills (sep-2640)"
                 extension.setdefault(group, {}).setdefault(status, 0)
                 extension[group][status] += 1
                 continue
@@ -112,6 +114,12 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
         print(f"   no results; the run's output:")
         print(open(os.path.join(out, run + ".txt")).read())
         failed = True
+    if run == "req-2026-07-28":
+        tasks = [p for p in scenarios if os.path.basename(os.path.dirname(p)).startswith("server-tasks-")]
+        print(f"   tasks extension (scored): {len(tasks)} scenarios")
+        if len(tasks) != tasks_expected:
+            print(f"   expected {tasks_expected} tasks-* scenarios, got {len(tasks)}")
+            failed = True
     if expected is not None and len(scenarios) != expected:
         print(f"   expected {expected} server scenarios, got {len(scenarios)}")
         failed = True

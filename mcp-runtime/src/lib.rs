@@ -769,6 +769,15 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+
+/// Tasks (`#[tool(task = "optional" | "required")]`): where they are kept, and how to keep them
+/// elsewhere. See "Tasks" in the crate documentation.
+pub mod tasks {
+    pub use crate::server::tasks::{
+        MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+    };
+    pub use crate::tool::TaskSupport;
+}
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]

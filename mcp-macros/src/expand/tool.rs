@@ -75,6 +75,13 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         });
     }
     setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    if let Some(task) = &attrs.task {
+        let support = match task.value().as_str() {
+            "required" => quote!(__mcp::TaskSupport::Required),
+            _ => quote!(__mcp::TaskSupport::Optional),
+        };
+        setup.push(quote! { __builder.task_support(#support); });
+    }
 
     let metas = function
         .params

@@ -25,6 +25,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) meta: Option<Expr>,
     /// `inline`: a sync tool runs on the request's task instead of tokio's blocking pool.
     pub(crate) inline: Option<LitBool>,
+    /// `task = "optional" | "required"`: the tool may (or must) run as a task.
+    pub(crate) task: Option<LitStr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -364,6 +366,15 @@ impl ToolAttrs {
                 ToolKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
                 ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ToolKey::Inline => attrs.inline = flag(cx, meta, name)?,
+                ToolKey::Task => {
+                    attrs.task = string_value(cx, meta, name, attr)?;
+                    if let Some(task) = &attrs.task
+                        && !matches!(task.value().as_str(), "optional" | "required")
+                    {
+                        cx.error_spanned_by(task, "`task` takes \"optional\" or \"required\"");
+                        attrs.task = None;
+                    }
+                }
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

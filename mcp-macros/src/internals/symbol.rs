@@ -57,6 +57,7 @@ keys! {
         Icons = "icons",
         Meta = "meta",
         Inline = "inline",
+        Task = "task",
         Crate = "crate",
     }
 }

@@ -99,6 +99,12 @@ pub struct ServerCapabilities {
     /// Experimental, non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Map<String, Value>>,
+    /// Extensions (2026-07-28), by identifier: `io.modelcontextprotocol/tasks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
+    /// 2025-11-25's experimental core tasks (`list`, `cancel`, `requests.tools.call`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Map<String, Value>>,
 }
 
 impl ServerCapabilities {
@@ -107,6 +113,12 @@ impl ServerCapabilities {
         let mut shaped = self.clone();
         if version < ProtocolVersion::V2025_03_26 {
             shaped.completions = None;
+        }
+        if version < ProtocolVersion::V2026_07_28 {
+            shaped.extensions = None;
+        }
+        if version != ProtocolVersion::V2025_11_25 {
+            shaped.tasks = None;
         }
         serde_json::to_value(shaped).unwrap_or(Value::Null)
     }

@@ -23,6 +23,11 @@ pub(crate) enum Method {
     LoggingSetLevel,
     ServerDiscover,
     SubscriptionsListen,
+    TasksGet,
+    TasksUpdate,
+    TasksCancel,
+    TasksResult,
+    TasksList,
 }
 
 impl Method {
@@ -44,13 +49,23 @@ impl Method {
             "logging/setLevel" => Self::LoggingSetLevel,
             "server/discover" => Self::ServerDiscover,
             "subscriptions/listen" => Self::SubscriptionsListen,
+            "tasks/get" => Self::TasksGet,
+            "tasks/update" => Self::TasksUpdate,
+            "tasks/cancel" => Self::TasksCancel,
+            "tasks/result" => Self::TasksResult,
+            "tasks/list" => Self::TasksList,
             _ => return None,
         })
     }
 
     /// Whether the handshake era (2025-03-26 to 2025-11-25) has this method.
+    /// (2025-11-25's experimental tasks: `tasks/get`, `tasks/result`, `tasks/list`,
+    /// `tasks/cancel`.)
     pub(crate) fn in_handshake_era(self) -> bool {
-        !matches!(self, Self::ServerDiscover | Self::SubscriptionsListen)
+        !matches!(
+            self,
+            Self::ServerDiscover | Self::SubscriptionsListen | Self::TasksUpdate
+        )
     }
 
     /// Whether the stateless era (2026-07-28) has this method: it has no handshake, no
@@ -63,6 +78,8 @@ impl Method {
                 | Self::ResourcesSubscribe
                 | Self::ResourcesUnsubscribe
                 | Self::LoggingSetLevel
+                | Self::TasksResult
+                | Self::TasksList
         )
     }
 
@@ -92,11 +109,12 @@ impl Method {
     }
 
     /// The parameter naming what the request acts on (`name` of a tool or prompt, `uri` of a
-    /// resource), for request spans and the `Mcp-Name` header check.
+    /// resource, `taskId` of a task), for request spans and the `Mcp-Name` header check.
     pub(crate) fn target(self) -> Option<&'static str> {
         match self {
             Self::ToolsCall | Self::PromptsGet => Some("name"),
             Self::ResourcesRead => Some("uri"),
+            Self::TasksGet | Self::TasksUpdate | Self::TasksCancel => Some("taskId"),
             _ => None,
         }
     }
@@ -122,6 +140,10 @@ mod tests {
             "prompts/get",
             "completion/complete",
             "logging/setLevel",
+            "tasks/get",
+            "tasks/result",
+            "tasks/list",
+            "tasks/cancel",
         ];
         let stateless = [
             "server/discover",
@@ -134,6 +156,9 @@ mod tests {
             "prompts/list",
             "prompts/get",
             "completion/complete",
+            "tasks/get",
+            "tasks/update",
+            "tasks/cancel",
         ];
         for name in handshake.iter().chain(&stateless) {
             let method = Method::parse(name).unwrap();

@@ -22,6 +22,7 @@ use super::pagination;
 use super::registry::Registry;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
+use super::tasks::{self, TaskPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
@@ -30,7 +31,7 @@ use crate::protocol::{
     encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
-use crate::tool::CallToolResult;
+use crate::tool::{CallToolResult, TaskSupport, ToolDef};
 
 /// What dispatch needs of the connection a handshake-era request came on: what `initialize`
 /// settled, the handshake's own methods (answered by the connection, which owns that state),
@@ -258,6 +259,9 @@ async fn route_stateless(
             core.instructions.as_deref(),
         ))),
         Method::SubscriptionsListen => listen(&call, &request).await,
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+            task_method(&call, kind, &request).await
+        }
         _ => serve(&call, kind, request).await,
     };
     let stamp = |method: &str| core.stamps().for_method(method);
@@ -269,7 +273,9 @@ async fn route_stateless(
         },
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),
         // Never cached: no hints.
-        Ok(Reply::InputRequired(value)) => encode_response(&id, &stamp("").apply(value)),
+        Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
+            encode_response(&id, &stamp("").apply(value))
+        }
         Err(error) => encode_error(Some(&id), &error),
     }
 }
@@ -347,7 +353,9 @@ async fn route(
     match outcome {
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
         Ok(Reply::Tool(result)) => encode_response(&id, &result),
-        Ok(Reply::Value(value) | Reply::InputRequired(value)) => encode_response(&id, &value),
+        Ok(Reply::Value(value) | Reply::InputRequired(value) | Reply::Task(value)) => {
+            encode_response(&id, &value)
+        }
         Err(error) => encode_error(Some(&id), &error),
     }
 }
@@ -399,6 +407,8 @@ enum Reply {
     /// A tool's result, serialized straight into the response in the handshake era.
     Tool(CallToolResult),
     InputRequired(Value),
+    /// A `CreateTaskResult`: no cache hints.
+    Task(Value),
 }
 
 impl Reply {
@@ -421,8 +431,33 @@ fn result_value<T: serde::Serialize + ?Sized>(result: &T) -> Result<Value, Error
 }
 
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
+    context_with(call, id, meta, peer_of(call), Arc::clone(&call.cancel))
+}
+
+fn context_with(
+    call: &Call<'_>,
+    id: RequestId,
+    meta: Meta,
+    peer: Arc<dyn Peer>,
+    cancelled: Arc<CancelFlag>,
+) -> Context {
     let scope = &call.scope;
-    let peer: Arc<dyn Peer> = match (&scope.stateless, call.link) {
+    Context::new(RequestInfo {
+        id,
+        meta,
+        version: scope.version,
+        client: Arc::clone(&scope.client),
+        peer,
+        server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
+        cancelled,
+        last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+    })
+}
+
+/// The request's way back to its client.
+fn peer_of(call: &Call<'_>) -> Arc<dyn Peer> {
+    let scope = &call.scope;
+    match (&scope.stateless, call.link) {
         (Some(stateless), _) => Arc::new(StatelessPeer {
             sink: call.sink.clone(),
             log_level: stateless.log_level,
@@ -435,17 +470,7 @@ fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
             log_level: None,
             inputs: Arc::default(),
         }),
-    };
-    Context::new(RequestInfo {
-        id,
-        meta,
-        version: scope.version,
-        client: Arc::clone(&scope.client),
-        peer,
-        server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
-        cancelled: Arc::clone(&call.cancel),
-        last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
-    })
+    }
 }
 
 fn take_meta(params: &mut Map<String, Value>) -> Meta {
@@ -707,6 +732,22 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
+    if tool.task_support != TaskSupport::Forbidden && call.scope.stateless.is_some() {
+        if tasks::declared(&call.scope.client) {
+            let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
+            let invocation = TaskInvocation {
+                id,
+                meta,
+                tool_name: Arc::clone(tool_name),
+                arguments,
+                binding,
+            };
+            return call_tool_task(call, tool, invocation).await;
+        }
+        if tool.task_support == TaskSupport::Required {
+            return Err(tasks::required_error(&format!("the tool `{name}`")));
+        }
+    }
     let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
     let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
@@ -720,6 +761,148 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         }
     };
     Ok(Reply::Tool(result.for_version(version)))
+}
+
+/// Who a task belongs to: the session (or stdio connection) that created it; stateless HTTP
+/// requests share one owner until they carry an authenticated principal.
+fn task_owner(call: &Call<'_>) -> String {
+    match call.link.and_then(|l| l.trace_name()) {
+        Some(name) => format!("session:{name}"),
+        None => "anonymous".to_owned(),
+    }
+}
+
+/// `tasks/get`, `tasks/update`, `tasks/cancel` (2026-07-28): only for a request that declared
+/// the extension.
+async fn task_method(
+    call: &Call<'_>,
+    method: Method,
+    request: &Request,
+) -> Result<Reply, ErrorObject> {
+    if !tasks::declared(&call.scope.client) {
+        return Err(tasks::required_error(&format!("`{}`", request.method)));
+    }
+    let owner = task_owner(call);
+    let store = &call.core.tasks;
+    let params = &request.params;
+    let value = match method {
+        Method::TasksGet => tasks::get(store, &owner, params).await?,
+        Method::TasksUpdate => tasks::update(store, &owner, params).await?,
+        _ => tasks::cancel(store, &owner, params).await?,
+    };
+    Ok(Reply::Value(value))
+}
+
+/// A task-capable `tools/call` as it arrived.
+struct TaskInvocation {
+    id: RequestId,
+    meta: Meta,
+    tool_name: Arc<str>,
+    arguments: Map<String, Value>,
+    binding: Binding,
+}
+
+/// How the handler's first run in the request ended.
+enum Inline {
+    Done(CallToolResult),
+    Interrupt(Interrupt),
+    Panic(Box<dyn Any + Send>),
+    /// It waits for something, outside `before_task`: it becomes a task.
+    Escalate,
+}
+
+/// A task-capable `tools/call` from a client that declared the extension: the task is stored,
+/// the handler runs in the request until it waits outside `before_task` (questions inside it
+/// are input-required rounds; a tool that is done by then and only `optional` answers plainly),
+/// then runs on as a task and the request answers `CreateTaskResult`, once `tasks/get` finds it.
+async fn call_tool_task(
+    call: &Call<'_>,
+    tool: &ToolDef,
+    invocation: TaskInvocation,
+) -> Result<Reply, ErrorObject> {
+    let TaskInvocation {
+        id,
+        meta,
+        tool_name,
+        arguments,
+        binding,
+    } = invocation;
+    let Some(stateless) = &call.scope.stateless else {
+        return Err(ErrorObject::internal("a task outside the stateless era"));
+    };
+    let store = Arc::clone(&call.core.tasks.store);
+    let owner: Arc<str> = Arc::from(task_owner(call));
+    let record = call.core.tasks.record(&owner);
+    let task_id: Arc<str> = Arc::from(&*record.id);
+    store
+        .create(record)
+        .await
+        .map_err(|error| ErrorObject::internal(error.to_string()))?;
+    let inputs = Arc::clone(&stateless.inputs);
+    let peer = Arc::new(TaskPeer::new(
+        peer_of(call),
+        Arc::clone(&store),
+        Arc::clone(&task_id),
+        Arc::clone(&owner),
+    ));
+    let cancel = Arc::new(CancelFlag::default());
+    let context = context_with(
+        call,
+        id,
+        meta,
+        Arc::clone(&peer) as Arc<dyn Peer>,
+        Arc::clone(&cancel),
+    );
+    let mut handler = tool.call(tool_name, arguments, context);
+    let inline = std::future::poll_fn(|cx| {
+        inputs.watch(cx.waker());
+        match std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(cx))) {
+            Ok(Poll::Ready(result)) => Poll::Ready(Inline::Done(result)),
+            Ok(Poll::Pending) => match inputs.interrupt() {
+                Some(interrupt) => Poll::Ready(Inline::Interrupt(interrupt)),
+                None if peer.in_before_task() => Poll::Pending,
+                None => Poll::Ready(Inline::Escalate),
+            },
+            Err(panic) => Poll::Ready(Inline::Panic(panic)),
+        }
+    })
+    .await;
+    let version = call.scope.version;
+    match inline {
+        Inline::Interrupt(interrupt) => {
+            store.remove(&task_id).await;
+            return interrupted(call, &binding, interrupt);
+        }
+        Inline::Done(result) if tool.task_support == TaskSupport::Optional => {
+            store.remove(&task_id).await;
+            return Ok(Reply::Tool(result.for_version(version)));
+        }
+        Inline::Done(result) => {
+            store
+                .finish(&task_id, tasks::outcome_of(&result, version))
+                .await;
+        }
+        Inline::Panic(panic) => {
+            tracing::error!(task = %task_id, panic = panic_message(&*panic), "a task's tool panicked");
+            store.finish(&task_id, tasks::panicked()).await;
+        }
+        Inline::Escalate => {
+            peer.escalated
+                .store(true, std::sync::atomic::Ordering::Release);
+            tasks::spawn(
+                Arc::clone(&store),
+                Arc::clone(&task_id),
+                Arc::clone(&owner),
+                version,
+                cancel,
+                handler,
+            );
+        }
+    }
+    match store.get(&task_id, &owner).await {
+        Some(record) => Ok(Reply::Task(tasks::created(&record))),
+        None => Err(ErrorObject::internal("the task vanished as it was created")),
+    }
 }
 
 /// Runs a handler, turning a panic inside it into an `Err` instead of a dead task. A stateless
