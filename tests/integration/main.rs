@@ -21,4 +21,5 @@ mod snapshots;
 mod stateless;
 mod stdio;
 mod surface;
+mod tasks;
 mod tools;
