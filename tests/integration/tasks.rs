@@ -264,8 +264,15 @@ async fn stdio_a_question_inside_a_task_is_answered_with_tasks_update() {
 async fn stdio_ten_thousand_live_tasks_stay_bounded_and_are_reclaimed_after_the_ttl() {
     const BOUND: usize = 10_000;
     let store = Arc::new(MemoryTaskStore::new(BOUND));
-    // The in-process client makes about a thousand calls a second in a debug build.
-    let ttl = Duration::from_secs(30);
+    // The TTL must outlast creating them all, however loaded the machine: measured first (a
+    // debug build makes about a thousand calls a second), with a wide margin.
+    let probe = tasks_client().connect(server()).await.unwrap();
+    let timer = Instant::now();
+    for n in 0..200 {
+        call(&probe, "instant_job", json!({"n": n})).await.unwrap();
+    }
+    let estimate = timer.elapsed() * (BOUND as u32 / 200);
+    let ttl = (estimate * 3 + Duration::from_secs(5)).min(Duration::from_secs(300));
     let client = Arc::new(
         tasks_client()
             .connect(
@@ -474,4 +481,219 @@ async fn http_cancel_and_panic_and_questions() {
         let response = rpc(&addr, removed, json!({})).await;
         assert_eq!(response["error"]["code"], -32601, "{removed}");
     }
+}
+
+// The handshake era: 2025-11-25's experimental core tasks (`params.task`, `tasks/result`,
+// `tasks/list`, questions sent to the client as requests tied to the task).
+
+const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+fn handshake_client() -> mcp_runtime::testing::ClientBuilder {
+    Client::builder()
+        .protocol_version("2025-11-25")
+        .capabilities(json!({"elicitation": {}}))
+        .on_request(|method, params| {
+            assert_eq!(method, "elicitation/create");
+            assert!(
+                params["_meta"][RELATED]["taskId"].is_string(),
+                "the question is tied to its task: {params}"
+            );
+            Ok(json!({"action": "accept", "content": {"text": "forty-two"}}))
+        })
+}
+
+async fn task_call(client: &Client, name: &str, arguments: Value) -> Value {
+    client
+        .request(
+            "tools/call",
+            json!({"name": name, "arguments": arguments, "task": {"ttl": 60000}}),
+        )
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn handshake_a_task_is_created_polled_and_its_result_read() {
+    let client = handshake_client().connect(server()).await.unwrap();
+    let init = client.initialize_result().unwrap();
+    assert!(init["capabilities"]["tasks"]["requests"]["tools"]["call"].is_object());
+    assert!(init["capabilities"].get("extensions").is_none());
+    let tools = client.list_tools().await.unwrap();
+    let nap = tools.iter().find(|t| t["name"] == "nap").unwrap();
+    assert_eq!(nap["execution"]["taskSupport"], "optional");
+
+    let created = task_call(&client, "nap", json!({"millis": 200})).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(created["task"]["status"], "working");
+    assert!(created["task"]["ttl"].as_u64().unwrap() > 0);
+    let task = client
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(task["taskId"], id.as_str());
+    let result = client
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "slept 200 ms");
+    assert_eq!(result["_meta"][RELATED]["taskId"], id.as_str());
+    let listed = client.request("tasks/list", json!({})).await.unwrap();
+    assert!(
+        listed["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["taskId"] == id.as_str())
+    );
+
+    // Without `task`, an optional tool runs as a plain call; a required one is refused.
+    let plain = call(&client, "nap", json!({"millis": 1})).await.unwrap();
+    assert_eq!(plain["content"][0]["text"], "slept 1 ms");
+    let refused = call(&client, "instant_job", json!({"n": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), -32601);
+}
+
+#[tokio::test]
+async fn handshake_a_question_reaches_the_client_through_tasks_result() {
+    let client = handshake_client().connect(server()).await.unwrap();
+    let created = task_call(&client, "quiz", json!({})).await;
+    let id = created["task"]["taskId"].as_str().unwrap();
+    let result = client
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "you said forty-two");
+}
+
+#[tokio::test]
+async fn handshake_isolation_cancel_and_panic() {
+    let service = server().build().unwrap();
+    let owner = handshake_client().connect_service(&service).await.unwrap();
+    let other = handshake_client().connect_service(&service).await.unwrap();
+    // Not `ticker`: its counter belongs to the cancellation test.
+    let created = task_call(&owner, "nap", json!({"millis": 60000})).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let refused = other
+            .request(method, json!({"taskId": id}))
+            .await
+            .unwrap_err();
+        assert_eq!(code(refused), -32602, "{method} from another session");
+    }
+    let theirs = other.request("tasks/list", json!({})).await.unwrap();
+    assert_eq!(theirs["tasks"], json!([]));
+
+    let cancelled = owner
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    let again = owner
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code(again),
+        -32602,
+        "an ended task cannot be cancelled again"
+    );
+
+    let created = task_call(&owner, "blow_up", json!({})).await;
+    let id = created["task"]["taskId"].as_str().unwrap();
+    let failed = owner
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(failed), -32603);
+    let task = owner
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(task["status"], "failed");
+    let alive = task_call(&owner, "nap", json!({"millis": 1})).await;
+    assert!(alive["task"]["taskId"].is_string(), "the server lives on");
+}
+
+/// The `tasks` example as a child process on real stdio (2026-07-28).
+#[tokio::test]
+async fn the_tasks_example_builds_asks_and_is_cancelled() {
+    let builder = tasks_client().on_request(|method, params| {
+        assert_eq!(method, "elicitation/create");
+        let message = params["message"].as_str().unwrap_or_default();
+        Ok(if message.starts_with("Which version") {
+            json!({"action": "accept", "content": {"version": "1.2.0"}})
+        } else {
+            json!({"action": "accept", "content": {"confirm": true}})
+        })
+    });
+    let server = mcp_tests::spawn_example("tasks", builder).await.unwrap();
+    let client = &server.client;
+
+    // A long job with progress: its progress is the task's status message.
+    let created = call(client, "build", json!({"steps": 3})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let deadline = Instant::now() + WAIT;
+    let mut messages = Vec::new();
+    let done = loop {
+        let task = client
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .unwrap();
+        if let Some(message) = task["statusMessage"].as_str() {
+            messages.push(message.to_owned());
+        }
+        if task["status"] == "completed" {
+            break task;
+        }
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(done["result"]["content"][0]["text"], "built in 3 steps");
+    assert!(
+        messages.iter().any(|m| m.starts_with("step ")),
+        "progress shows as the status message: {messages:?}"
+    );
+
+    // Input before the task exists: an input-required round, then the task.
+    let created = call(client, "release", json!({})).await.unwrap();
+    assert_eq!(created["resultType"], "task");
+    let id = created["taskId"].as_str().unwrap();
+    let done = settle(client, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "released 1.2.0");
+
+    // A question halfway, answered with tasks/update.
+    let created = call(client, "deploy", json!({"target": "staging"}))
+        .await
+        .unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let waiting = settle(client, id, "input_required").await;
+    let key = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
+        )
+        .await
+        .unwrap();
+    let done = settle(client, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "deployed to staging");
+
+    // A job that runs until cancelled.
+    let created = call(client, "crawl", json!({"site": "example.org"}))
+        .await
+        .unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    client
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(settle(client, id, "cancelled").await["status"], "cancelled");
 }

@@ -89,7 +89,7 @@ impl Method {
     pub(crate) fn runs_user_code(self) -> bool {
         matches!(
             self,
-            Self::ToolsCall | Self::PromptsGet | Self::ResourcesRead
+            Self::ToolsCall | Self::PromptsGet | Self::ResourcesRead | Self::TasksResult
         )
     }
 

@@ -348,6 +348,11 @@ async fn route(
             link.set_subscription(&request).map(Reply::Value)
         }
         Method::LoggingSetLevel => link.set_log_level(&request).map(Reply::Value),
+        Method::TasksGet | Method::TasksResult | Method::TasksList | Method::TasksCancel
+            if version == ProtocolVersion::V2025_11_25 =>
+        {
+            legacy_task_method(&call, method, &request).await
+        }
         _ => serve(&call, method, request).await,
     };
     match outcome {
@@ -717,6 +722,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
+    // 2025-11-25's `task` (ignored in 2026-07-28, where the server decides).
+    let wants_task = matches!(params.remove("task"), Some(Value::Object(_)));
     let binding = call
         .scope
         .stateless
@@ -746,6 +753,26 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         }
         if tool.task_support == TaskSupport::Required {
             return Err(tasks::required_error(&format!("the tool `{name}`")));
+        }
+    }
+    if tool.task_support != TaskSupport::Forbidden
+        && call.scope.stateless.is_none()
+        && version == ProtocolVersion::V2025_11_25
+    {
+        if wants_task {
+            let invocation = TaskInvocation {
+                id,
+                meta,
+                tool_name: Arc::clone(tool_name),
+                arguments,
+                binding: Binding::new("tools/call", &name, &Map::new()),
+            };
+            return call_tool_task(call, tool, invocation).await;
+        }
+        if tool.task_support == TaskSupport::Required {
+            return Err(ErrorObject::method_not_found(&format!(
+                "tools/call without `task`: the tool `{name}` runs only as a task"
+            )));
         }
     }
     let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
@@ -793,6 +820,29 @@ async fn task_method(
     Ok(Reply::Value(value))
 }
 
+/// 2025-11-25's experimental `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`, for
+/// the session that created the task.
+async fn legacy_task_method(
+    call: &Call<'_>,
+    method: Method,
+    request: &Request,
+) -> Result<Reply, ErrorObject> {
+    let owner = task_owner(call);
+    let store = &call.core.tasks;
+    let params = &request.params;
+    let value = match method {
+        Method::TasksGet => tasks::legacy_get(store, &owner, params).await?,
+        Method::TasksList => tasks::legacy_list(store, &owner).await?,
+        Method::TasksCancel => tasks::legacy_cancel(store, &owner, params).await?,
+        _ => {
+            let peer = peer_of(call);
+            let ask = move |method: &'static str, params: Value| peer.request(None, method, params);
+            tasks::legacy_result(store, &owner, params, ask).await?
+        }
+    };
+    Ok(Reply::Value(value))
+}
+
 /// A task-capable `tools/call` as it arrived.
 struct TaskInvocation {
     id: RequestId,
@@ -827,9 +877,6 @@ async fn call_tool_task(
         arguments,
         binding,
     } = invocation;
-    let Some(stateless) = &call.scope.stateless else {
-        return Err(ErrorObject::internal("a task outside the stateless era"));
-    };
     let store = Arc::clone(&call.core.tasks.store);
     let owner: Arc<str> = Arc::from(task_owner(call));
     let record = call.core.tasks.record(&owner);
@@ -838,13 +885,22 @@ async fn call_tool_task(
         .create(record)
         .await
         .map_err(|error| ErrorObject::internal(error.to_string()))?;
-    let inputs = Arc::clone(&stateless.inputs);
-    let peer = Arc::new(TaskPeer::new(
+    let inputs = call.scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs));
+    let mut peer = TaskPeer::new(
         peer_of(call),
         Arc::clone(&store),
         Arc::clone(&task_id),
         Arc::clone(&owner),
-    ));
+    );
+    let mut meta = meta;
+    if meta.progress_token().is_none() {
+        // So `ctx.progress` reaches the task's `statusMessage` (and only that).
+        let token = format!("task-{task_id}");
+        meta.0
+            .insert("progressToken".into(), Value::from(token.clone()));
+        peer.own_token = Some(token);
+    }
+    let peer = Arc::new(peer);
     let cancel = Arc::new(CancelFlag::default());
     let context = context_with(
         call,
@@ -855,10 +911,12 @@ async fn call_tool_task(
     );
     let mut handler = tool.call(tool_name, arguments, context);
     let inline = std::future::poll_fn(|cx| {
-        inputs.watch(cx.waker());
+        if let Some(inputs) = &inputs {
+            inputs.watch(cx.waker());
+        }
         match std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(cx))) {
             Ok(Poll::Ready(result)) => Poll::Ready(Inline::Done(result)),
-            Ok(Poll::Pending) => match inputs.interrupt() {
+            Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
                 Some(interrupt) => Poll::Ready(Inline::Interrupt(interrupt)),
                 None if peer.in_before_task() => Poll::Pending,
                 None => Poll::Ready(Inline::Escalate),
@@ -873,7 +931,9 @@ async fn call_tool_task(
             store.remove(&task_id).await;
             return interrupted(call, &binding, interrupt);
         }
-        Inline::Done(result) if tool.task_support == TaskSupport::Optional => {
+        Inline::Done(result)
+            if tool.task_support == TaskSupport::Optional && call.scope.stateless.is_some() =>
+        {
             store.remove(&task_id).await;
             return Ok(Reply::Tool(result.for_version(version)));
         }
@@ -900,7 +960,8 @@ async fn call_tool_task(
         }
     }
     match store.get(&task_id, &owner).await {
-        Some(record) => Ok(Reply::Task(tasks::created(&record))),
+        Some(record) if call.scope.stateless.is_some() => Ok(Reply::Task(tasks::created(&record))),
+        Some(record) => Ok(Reply::Value(json!({ "task": tasks::legacy(&record) }))),
         None => Err(ErrorObject::internal("the task vanished as it was created")),
     }
 }

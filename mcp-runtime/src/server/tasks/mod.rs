@@ -175,6 +175,147 @@ pub(crate) fn detailed(record: &TaskRecord) -> Value {
     Value::Object(task)
 }
 
+/// The `Task` object of 2025-11-25's experimental core tasks (`ttl`, `pollInterval`).
+pub(crate) fn legacy(record: &TaskRecord) -> Value {
+    let mut task = Map::new();
+    task.insert("taskId".into(), Value::from(&*record.id));
+    task.insert("status".into(), Value::from(record.status.as_str()));
+    if let Some(message) = &record.status_message {
+        task.insert("statusMessage".into(), Value::from(&**message));
+    }
+    task.insert("createdAt".into(), Value::from(iso8601(record.created_at)));
+    task.insert(
+        "lastUpdatedAt".into(),
+        Value::from(iso8601(record.last_updated_at)),
+    );
+    task.insert("ttl".into(), Value::from(millis(record.ttl)));
+    task.insert(
+        "pollInterval".into(),
+        Value::from(millis(record.poll_interval).max(1)),
+    );
+    Value::Object(task)
+}
+
+/// `_meta` key tying a message to a task (2025-11-25).
+pub(crate) const RELATED_TASK_KEY: &str = "io.modelcontextprotocol/related-task";
+
+/// `tasks/get` (2025-11-25).
+pub(crate) async fn legacy_get(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    match tasks.store.get(id, owner).await {
+        Some(record) => Ok(legacy(&record)),
+        None => Err(unknown(id)),
+    }
+}
+
+/// `tasks/list` (2025-11-25): the caller's live tasks, in one page.
+pub(crate) async fn legacy_list(tasks: &Tasks, owner: &str) -> Result<Value, ErrorObject> {
+    let list: Vec<Value> = tasks.store.list(owner).await.iter().map(legacy).collect();
+    Ok(json!({ "tasks": list }))
+}
+
+/// `tasks/cancel` (2025-11-25): the cancelled task; -32602 for one that already ended.
+pub(crate) async fn legacy_cancel(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    let Some(record) = tasks.store.get(id, owner).await else {
+        return Err(unknown(id));
+    };
+    if record.status.is_terminal() {
+        return Err(ErrorObject::invalid_params(format!(
+            "task `{id}` already ended ({})",
+            record.status.as_str()
+        )));
+    }
+    tasks.store.cancel(id, owner).await;
+    match tasks.store.get(id, owner).await {
+        Some(record) => Ok(legacy(&record)),
+        None => Err(unknown(id)),
+    }
+}
+
+/// `tasks/result` (2025-11-25): waits for the task to end, asking the client (on this
+/// request's stream, through `ask`) every question the task has meanwhile; then the tool's
+/// result, or the task's error.
+pub(crate) async fn legacy_result<A>(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+    ask: A,
+) -> Result<Value, ErrorObject>
+where
+    A: Fn(&'static str, Value) -> BoxFuture<Result<Value, crate::context::ClientRequestError>>,
+{
+    let id = task_id(params)?;
+    let store = &tasks.store;
+    loop {
+        let Some(record) = store.get(id, owner).await else {
+            return Err(unknown(id));
+        };
+        match (&record.status, &record.outcome) {
+            (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
+                let mut result = result.clone();
+                if let Value::Object(map) = &mut result {
+                    let meta = map.entry("_meta").or_insert_with(|| json!({}));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
+                    }
+                }
+                return Ok(result);
+            }
+            (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
+                let code = error["code"]
+                    .as_i64()
+                    .unwrap_or(error_codes::INTERNAL_ERROR);
+                let message = error["message"].as_str().unwrap_or("the task failed");
+                return Err(ErrorObject::new(code, message.to_owned()));
+            }
+            (status, _) if status.is_terminal() => {
+                return Err(ErrorObject::internal(format!(
+                    "task `{id}` ended {}",
+                    status.as_str()
+                )));
+            }
+            _ => {}
+        }
+        if let Some((key, request)) = record.input_requests.iter().next() {
+            let method = match request["method"].as_str() {
+                Some("sampling/createMessage") => "sampling/createMessage",
+                Some("roots/list") => "roots/list",
+                _ => "elicitation/create",
+            };
+            let mut params = request["params"].clone();
+            if let Value::Object(map) = &mut params {
+                let meta = map.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
+                }
+            }
+            let answer = match ask(method, params).await {
+                Ok(answer) => answer,
+                // The client could not answer: the question is declined, not left hanging.
+                Err(error) => {
+                    tracing::debug!(task = %id, %error, "a task's question went unanswered");
+                    json!({"action": "cancel"})
+                }
+            };
+            let mut answers = Map::new();
+            answers.insert(key.clone(), answer);
+            store.answer(id, owner, answers).await;
+            continue;
+        }
+        let _ =
+            tokio::time::timeout(Duration::from_secs(1), store.changed(id, record.version)).await;
+    }
+}
+
 /// `2026-11-24T02:42:14.123Z`.
 pub(crate) fn iso8601(time: SystemTime) -> String {
     let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();

@@ -22,6 +22,9 @@ pub(crate) struct TaskPeer {
     /// The task was handed to the client: messages no longer have a request to travel with.
     pub(crate) escalated: AtomicBool,
     next: AtomicU32,
+    /// The progress token the dispatcher gave a call that had none: its progress becomes the
+    /// task's `statusMessage` and never reaches the client as a notification.
+    pub(crate) own_token: Option<String>,
 }
 
 impl TaskPeer {
@@ -39,6 +42,7 @@ impl TaskPeer {
             depth: AtomicU32::new(0),
             escalated: AtomicBool::new(false),
             next: AtomicU32::new(0),
+            own_token: None,
         }
     }
 
