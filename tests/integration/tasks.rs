@@ -697,3 +697,53 @@ async fn the_tasks_example_builds_asks_and_is_cancelled() {
         .unwrap();
     assert_eq!(settle(client, id, "cancelled").await["status"], "cancelled");
 }
+
+#[tokio::test]
+async fn stdio_a_listen_with_task_ids_gets_each_change_of_the_task() {
+    let client = tasks_client().connect(server()).await.unwrap();
+    let created = call(&client, "quiz", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let listen = json!({"jsonrpc": "2.0", "id": "tasks-1", "method": "subscriptions/listen",
+    "params": {
+        "_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: caps()},
+        "notifications": {"taskIds": [id]},
+    }});
+    let ack = client
+        .send_line_and_receive(listen.to_string())
+        .await
+        .unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]));
+    // Every notification is the whole task, tagged with the listen; the last one is the end.
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let message = client.next_message().await.unwrap();
+        assert_eq!(message["method"], "notifications/tasks", "{message}");
+        let task = &message["params"];
+        assert_eq!(task["taskId"], id.as_str());
+        assert_eq!(
+            task["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "tasks-1"
+        );
+        let status = task["status"].as_str().unwrap().to_owned();
+        if status == "input_required" && !seen.contains(&status) {
+            let key = task["inputRequests"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .next()
+                .unwrap()
+                .clone();
+            let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "yes"}}}});
+            client.request("tasks/update", answers).await.unwrap();
+        }
+        seen.push(status.clone());
+        if status == "completed" {
+            assert_eq!(task["result"]["content"][0]["text"], "you said yes");
+            break;
+        }
+        assert!(Instant::now() < deadline, "statuses so far: {seen:?}");
+    }
+    assert!(seen.contains(&"input_required".to_owned()), "{seen:?}");
+}

@@ -293,7 +293,7 @@ impl Context {
     /// ```
     /// use mcp_runtime::prelude::*;
     ///
-    /// #[derive(Elicit)]
+    /// #[derive(Deserialize, Elicit)]
     /// struct Name {
     ///     name: String,
     /// }

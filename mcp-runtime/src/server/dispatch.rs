@@ -296,9 +296,70 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
         &call.core.subscription_bytes,
     )?;
     let listener = Arc::new(listener);
+    let mut honored = honored;
+    let task_ids = task_ids(call, request)?;
+    if let (Some(ids), Value::Object(honored)) = (&task_ids, &mut honored) {
+        honored.insert("taskIds".into(), json!(ids));
+    }
     call.core.listeners.add(&listener, honored);
+    // After the acknowledgement, which comes first.
+    let _watching = watch_tasks(call, request, task_ids.unwrap_or_default());
     call.core.closed(call.link.map(|l| l.closing())).await;
     Ok(Reply::Value(listener.teardown()))
+}
+
+/// Stops what a listen started when it ends, however it ends.
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for handle in &self.0 {
+            handle.abort();
+        }
+    }
+}
+
+/// `notifications.taskIds` of a listen (tasks extension), honoured only for a request that
+/// declared the extension.
+fn task_ids(call: &Call<'_>, request: &Request) -> Result<Option<Vec<String>>, ErrorObject> {
+    let asked = request
+        .params
+        .get("notifications")
+        .and_then(|n| n.get("taskIds"));
+    let ids: Vec<String> = match asked {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(ids)) if ids.len() <= tasks::MAX_WATCHED => ids
+            .iter()
+            .map(|id| id.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| ErrorObject::invalid_params("`taskIds` must be an array of strings"))?,
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`taskIds` must be an array of at most {} strings",
+                tasks::MAX_WATCHED
+            )));
+        }
+    };
+    Ok(tasks::declared(&call.scope.client).then_some(ids))
+}
+
+/// `notifications/tasks` for each task in `ids` the caller may see, until the listen ends.
+fn watch_tasks(call: &Call<'_>, request: &Request, ids: Vec<String>) -> AbortOnDrop {
+    let owner = task_owner(call);
+    let subscription = request.id.to_json();
+    let handles = ids
+        .iter()
+        .map(|id| {
+            tasks::watch(
+                Arc::clone(&call.core.tasks.store),
+                id.clone(),
+                owner.clone(),
+                call.sink.clone(),
+                subscription.clone(),
+            )
+        })
+        .collect();
+    AbortOnDrop(handles)
 }
 
 async fn route(

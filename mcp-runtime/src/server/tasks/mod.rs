@@ -446,6 +446,56 @@ pub(crate) fn spawn(
     });
 }
 
+/// Most task ids one `subscriptions/listen` may follow.
+pub(crate) const MAX_WATCHED: usize = 100;
+
+/// Follows task `id` for a listen: `notifications/tasks` with the whole task (as `tasks/get`
+/// shows it) at every change, until it ends or is gone; the listen aborts it when it ends.
+pub(crate) fn watch(
+    store: Arc<dyn TaskStore>,
+    id: String,
+    owner: String,
+    sink: crate::server::Sink,
+    subscription: Value,
+) -> tokio::task::AbortHandle {
+    tokio::spawn(async move {
+        let mut seen = None;
+        loop {
+            let Some(record) = store.get(&id, &owner).await else {
+                return;
+            };
+            if seen != Some(record.version) {
+                seen = Some(record.version);
+                let mut params = match detailed(&record) {
+                    Value::Object(params) => params,
+                    _ => Map::new(),
+                };
+                params.insert(
+                    "_meta".into(),
+                    json!({ super::stateless::SUBSCRIPTION_ID_KEY: subscription }),
+                );
+                let message = crate::protocol::encode_notification(
+                    "notifications/tasks",
+                    Some(&Value::Object(params)),
+                );
+                if sink
+                    .send(crate::protocol::Outgoing::Message(message))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            if record.status.is_terminal() {
+                return;
+            }
+            let _ =
+                tokio::time::timeout(Duration::from_secs(1), store.changed(&id, record.version))
+                    .await;
+        }
+    })
+    .abort_handle()
+}
+
 /// Resolves once the task was cancelled or is gone.
 async fn stopped(store: &dyn TaskStore, id: &str, owner: &str) {
     loop {

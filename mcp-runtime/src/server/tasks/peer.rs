@@ -46,9 +46,11 @@ impl TaskPeer {
         }
     }
 
-    /// Whether the handler is inside `before_task`.
+    /// Whether the handler is inside `before_task` and the task was not handed out yet (a
+    /// `before_task` reached later is too late for input-required rounds: its questions go to
+    /// the task like the others).
     pub(crate) fn in_before_task(&self) -> bool {
-        self.depth.load(Ordering::Acquire) > 0
+        self.depth.load(Ordering::Acquire) > 0 && !self.escalated.load(Ordering::Acquire)
     }
 }
 
