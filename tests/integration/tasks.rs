@@ -747,3 +747,79 @@ async fn stdio_a_listen_with_task_ids_gets_each_change_of_the_task() {
     }
     assert!(seen.contains(&"input_required".to_owned()), "{seen:?}");
 }
+
+/// The JSON-RPC response to `request`, whether it came as JSON or on an SSE stream.
+async fn response_of(addr: &str, request: Request<String>) -> Value {
+    use http_body_util::BodyExt as _;
+    let response = send(addr, request).await;
+    let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m.get("result").is_some() || m.get("error").is_some())
+        .unwrap_or_else(|| panic!("no response in {text}"))
+}
+
+#[tokio::test]
+async fn http_handshake_a_task_outlives_its_call_and_belongs_to_its_session() {
+    use mcp_tests::http::{initialize, post};
+    let addr = start(server()).await;
+    let session = initialize(&addr).await;
+    let other = initialize(&addr).await;
+    let rpc = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let created = response_of(
+        &addr,
+        post(
+            &addr,
+            Some(&session),
+            rpc(
+                1,
+                "tools/call",
+                json!({"name": "nap", "arguments": {"millis": 300}, "task": {}}),
+            ),
+        ),
+    )
+    .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The call's response is over; the task runs on.
+    let theirs = response_of(
+        &addr,
+        post(
+            &addr,
+            Some(&other),
+            rpc(2, "tasks/get", json!({"taskId": id})),
+        ),
+    )
+    .await;
+    assert_eq!(
+        theirs["error"]["code"], -32602,
+        "another session cannot see it"
+    );
+    let result = response_of(
+        &addr,
+        post(
+            &addr,
+            Some(&session),
+            rpc(3, "tasks/result", json!({"taskId": id})),
+        ),
+    )
+    .await;
+    assert_eq!(result["result"]["content"][0]["text"], "slept 300 ms");
+    let listed = response_of(
+        &addr,
+        post(&addr, Some(&session), rpc(4, "tasks/list", json!({}))),
+    )
+    .await;
+    assert_eq!(listed["result"]["tasks"][0]["status"], "completed");
+}
