@@ -800,8 +800,17 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
-    if tool.task_support != TaskSupport::Forbidden && call.scope.stateless.is_some() {
-        if tasks::declared(&call.scope.client) {
+    if tool.task_support != TaskSupport::Forbidden {
+        // 2026-07-28: a task for a request that declared the extension; 2025-11-25: for a call
+        // that asked with `task`. Older revisions have no tasks: an ordinary call.
+        let stateless = call.scope.stateless.is_some();
+        let experimental = !stateless && version == ProtocolVersion::V2025_11_25;
+        let as_task = if stateless {
+            tasks::declared(&call.scope.client)
+        } else {
+            experimental && wants_task
+        };
+        if as_task {
             let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
             let invocation = TaskInvocation {
                 id,
@@ -813,27 +822,14 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             return call_tool_task(call, tool, invocation).await;
         }
         if tool.task_support == TaskSupport::Required {
-            return Err(tasks::required_error(&format!("the tool `{name}`")));
-        }
-    }
-    if tool.task_support != TaskSupport::Forbidden
-        && call.scope.stateless.is_none()
-        && version == ProtocolVersion::V2025_11_25
-    {
-        if wants_task {
-            let invocation = TaskInvocation {
-                id,
-                meta,
-                tool_name: Arc::clone(tool_name),
-                arguments,
-                binding: Binding::new("tools/call", &name, &Map::new()),
-            };
-            return call_tool_task(call, tool, invocation).await;
-        }
-        if tool.task_support == TaskSupport::Required {
-            return Err(ErrorObject::method_not_found(&format!(
-                "tools/call without `task`: the tool `{name}` runs only as a task"
-            )));
+            if stateless {
+                return Err(tasks::required_error(&format!("the tool `{name}`")));
+            }
+            if experimental {
+                return Err(ErrorObject::method_not_found(&format!(
+                    "tools/call without `task`: the tool `{name}` runs only as a task"
+                )));
+            }
         }
     }
     let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
