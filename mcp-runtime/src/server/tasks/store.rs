@@ -398,3 +398,88 @@ impl TaskStore for MemoryTaskStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(id: &str, owner: &str, ttl: Duration) -> TaskRecord {
+        TaskRecord::new(id.into(), owner.into(), ttl, Duration::from_millis(100))
+    }
+
+    #[tokio::test]
+    async fn owners_answers_cancel_and_the_bound() {
+        let store = MemoryTaskStore::new(2);
+        let hour = Duration::from_secs(3600);
+        store.create(record("a", "alice", hour)).await.unwrap();
+        store.create(record("b", "bob", hour)).await.unwrap();
+        assert_eq!(
+            store.create(record("c", "alice", hour)).await,
+            Err(StoreError::Full { max: 2 })
+        );
+        assert!(
+            store.get("a", "bob").await.is_none(),
+            "bob cannot see alice's task"
+        );
+        assert!(!store.cancel("a", "bob").await);
+
+        store
+            .ask("a", "k1", json!({"method": "elicitation/create"}))
+            .await;
+        store
+            .ask("a", "k2", json!({"method": "elicitation/create"}))
+            .await;
+        let mut partial = Map::new();
+        partial.insert("k1".into(), json!({"action": "accept"}));
+        partial.insert("unknown".into(), json!({"action": "accept"}));
+        assert!(store.answer("a", "alice", partial.clone()).await);
+        let task = store.get("a", "alice").await.unwrap();
+        assert_eq!(task.status, TaskStatus::InputRequired);
+        assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["k2"]);
+        // Answering k1 again changes nothing.
+        let version = task.version;
+        store.answer("a", "alice", partial).await;
+        assert_eq!(store.get("a", "alice").await.unwrap().version, version);
+        assert_eq!(
+            store.take_answer("a", "k1").await,
+            Some(json!({"action": "accept"}))
+        );
+        assert_eq!(store.take_answer("a", "k1").await, None);
+
+        assert!(store.cancel("a", "alice").await);
+        store
+            .finish("a", TaskOutcome::Result(json!({"content": []})))
+            .await;
+        let task = store.get("a", "alice").await.unwrap();
+        assert_eq!(
+            task.status,
+            TaskStatus::Cancelled,
+            "a late outcome does not revive it"
+        );
+        assert!(task.outcome.is_none());
+    }
+
+    #[tokio::test]
+    async fn changed_wakes_on_the_next_change_and_expiry_reclaims() {
+        let store = std::sync::Arc::new(MemoryTaskStore::new(10));
+        store
+            .create(record("a", "alice", Duration::from_millis(200)))
+            .await
+            .unwrap();
+        let seen = store.get("a", "alice").await.unwrap().version;
+        let waiter = {
+            let store = std::sync::Arc::clone(&store);
+            tokio::spawn(async move { store.changed("a", seen).await })
+        };
+        store.set_message("a", "half way".into()).await;
+        tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .expect("woken by the change")
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(store.get("a", "alice").await.is_none(), "expired");
+        store.sweep();
+        assert!(store.is_empty(), "and reclaimed");
+    }
+}
