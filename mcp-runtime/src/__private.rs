@@ -37,7 +37,8 @@ pub use crate::resource::{
 pub use crate::server::{Items, McpServer, ServerDefaults};
 pub use crate::skill::{EmbeddedFile, EmbeddedSkill};
 pub use crate::tool::{
-    BoxFuture, CallToolResult, ParamMeta, ToolAnnotations, ToolBuilder, ToolCall, ToolDef,
+    BoxFuture, CallToolResult, ParamMeta, TaskSupport, ToolAnnotations, ToolBuilder, ToolCall,
+    ToolDef,
 };
 pub use ::std::string::String;
 pub use serde_json::{Map, Value};

@@ -585,6 +585,55 @@
 //! # }
 //! ```
 //!
+//! # Tasks
+//!
+//! A tool that takes long answers with a task handle at once when the client can take one:
+//! `#[tool(task = "optional")]` (an ordinary call for other clients) or `#[tool(task =
+//! "required")]` (only as a task). The handler is unchanged: progress becomes the task's
+//! `statusMessage`, questions (`ctx.elicit`, ...) its `inputRequests`, cancellation drops it.
+//! [`Context::before_task`] runs the questions asked before the task exists as input-required
+//! rounds of the `tools/call`. Both the 2026-07-28 extension `io.modelcontextprotocol/tasks` and
+//! 2025-11-25's experimental core tasks are served; tasks live in a [`tasks::TaskStore`] (by
+//! default a bounded, TTL-reclaimed [`tasks::MemoryTaskStore`]). See
+//! `cargo run -p mcp-examples --example tasks`.
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Crawls a site, page after page, until cancelled.
+//! #[tool(task = "required")]
+//! async fn crawl(site: String, ctx: Context) -> String {
+//!     let mut pages = 0;
+//!     loop {
+//!         tokio::time::sleep(Duration::from_millis(200)).await;
+//!         pages += 1;
+//!         ctx.progress(f64::from(pages), None, format!("{pages} pages of {site}")).await;
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! let server = Server::builder().tool(crawl).max_live_tasks(100);
+//! # let client = Client::builder()
+//! #     .stateless()
+//! #     .capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+//! #     .connect(server)
+//! #     .await?;
+//! # let task = client
+//! #     .request("tools/call", json!({"name": "crawl", "arguments": {"site": "example.org"}}))
+//! #     .await?;
+//! # assert_eq!(task["resultType"], "task");
+//! # let id = task["taskId"].clone();
+//! # client.request("tasks/cancel", json!({"taskId": id})).await?;
+//! # let got = client.request("tasks/get", json!({"taskId": id})).await?;
+//! # assert_eq!(got["status"], "cancelled");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Streamable HTTP
 //!
 //! [`Server::serve_http`] serves the `/mcp` endpoint ([`Server::http_path`]) on an address until
@@ -821,6 +870,15 @@ pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, Mc
 pub use crate::skill::{Skill, Skills};
 #[cfg(feature = "http")]
 pub use crate::server::{OAuth, TokenValidation};
+
+/// Tasks (`#[tool(task = "optional" | "required")]`): where they are kept, and how to keep them
+/// elsewhere. See "Tasks" in the crate documentation.
+pub mod tasks {
+    pub use crate::server::tasks::{
+        MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+    };
+    pub use crate::tool::TaskSupport;
+}
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]

@@ -24,4 +24,5 @@ mod snapshots;
 mod stateless;
 mod stdio;
 mod surface;
+mod tasks;
 mod tools;

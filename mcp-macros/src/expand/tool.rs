@@ -83,6 +83,13 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         // After `meta`, which replaces `_meta` whole.
         setup.push(quote! { __builder.ui(#ui); });
     }
+    if let Some(task) = &attrs.task {
+        let support = match task.value().as_str() {
+            "required" => quote!(__mcp::TaskSupport::Required),
+            _ => quote!(__mcp::TaskSupport::Optional),
+        };
+        setup.push(quote! { __builder.task_support(#support); });
+    }
 
     let metas = function
         .params

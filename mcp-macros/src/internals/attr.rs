@@ -29,6 +29,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) inline: Option<LitBool>,
     /// `ui = "ui://…"`: the MCP Apps page the tool links to (`_meta.ui.resourceUri`).
     pub(crate) ui: Option<LitStr>,
+    /// `task = "optional" | "required"`: the tool may (or must) run as a task.
+    pub(crate) task: Option<LitStr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -379,6 +381,15 @@ impl ToolAttrs {
                 ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ToolKey::Inline => attrs.inline = flag(cx, meta, name)?,
                 ToolKey::Ui => attrs.ui = string_value(cx, meta, name, attr)?,
+                ToolKey::Task => {
+                    attrs.task = string_value(cx, meta, name, attr)?;
+                    if let Some(task) = &attrs.task
+                        && !matches!(task.value().as_str(), "optional" | "required")
+                    {
+                        cx.error_spanned_by(task, "`task` takes \"optional\" or \"required\"");
+                        attrs.task = None;
+                    }
+                }
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

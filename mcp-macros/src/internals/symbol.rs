@@ -59,6 +59,7 @@ keys! {
         Meta = "meta",
         Inline = "inline",
         Ui = "ui",
+        Task = "task",
         Crate = "crate",
     }
 }

@@ -84,6 +84,9 @@ pub(crate) trait Peer: Send + Sync {
     fn cached_roots(&self) -> Option<Vec<Root>>;
     /// Remembers the roots until the client says they changed.
     fn cache_roots(&self, roots: Vec<Root>);
+    /// The handler enters (`true`) or leaves (`false`) [`Context::before_task`]. Only a task's
+    /// peer cares.
+    fn before_task(&self, _entering: bool) {}
 }
 
 /// Sends `notifications/message` to `peer` at `level`, if the client wants that level; `data` is
@@ -284,6 +287,46 @@ impl Context {
     /// `.await` anyway; this is for work it handed to other tasks or threads.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancelled.is_cancelled()
+    }
+
+    /// Runs `work` before a task-capable call becomes a task: questions asked inside it
+    /// (`ctx.elicit`, `ctx.sample`, `ctx.roots`) go through input-required rounds on the
+    /// `tools/call` itself (2026-07-28), and the task is created only once `work` is done.
+    /// Everywhere else (no task, the handshake era) it simply runs `work`.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(Deserialize, Elicit)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// /// Asks a name, then works on it as a task.
+    /// #[tool(task = "required")]
+    /// async fn long_greeting(ctx: Context) -> Result<String, ToolError> {
+    ///     let answer = ctx
+    ///         .before_task(ctx.input("user_name").elicit::<Name>("Your name?"))
+    ///         .await?;
+    ///     let name = match answer {
+    ///         Elicitation::Accept(form) => form.name,
+    ///         _ => "there".to_owned(),
+    ///     };
+    ///     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    ///     Ok(format!("Hello, {name}!"))
+    /// }
+    /// ```
+    pub async fn before_task<F: Future>(&self, work: F) -> F::Output {
+        struct Leave<'a>(&'a dyn Peer);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.before_task(false);
+            }
+        }
+        let peer = &*self.inner.peer;
+        peer.before_task(true);
+        let _leave = Leave(peer);
+        work.await
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`); needs the client's

@@ -19,6 +19,7 @@ mod registered;
 mod registry;
 mod session;
 mod stateless;
+pub(crate) mod tasks;
 mod window;
 
 use std::any::TypeId;
@@ -108,6 +109,8 @@ pub(crate) struct Options {
     pub(crate) request_state_secret: Option<Vec<u8>>,
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
+    /// The task store and its bounds.
+    pub(crate) tasks: self::tasks::TaskOptions,
 }
 
 impl Default for Options {
@@ -132,6 +135,7 @@ impl Default for Options {
             cache: CacheHints::default(),
             request_state_secret: None,
             request_state_ttl: Duration::from_secs(600),
+            tasks: self::tasks::TaskOptions::default(),
         }
     }
 }
@@ -687,6 +691,36 @@ impl Server {
         self
     }
 
+    /// The most tasks alive at once in the default in-memory store (10,000 by default): a
+    /// task-capable call past it is refused with -32603 saying so. Tasks are reclaimed after
+    /// their TTL.
+    pub fn max_live_tasks(mut self, max: usize) -> Self {
+        self.options.tasks.max_live = max;
+        self
+    }
+
+    /// How long a task is kept after it was created (`ttlMs`; 1 hour by default). It is never
+    /// dropped before, and reclaimed after, whatever its status; a task still running then is
+    /// stopped.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.options.tasks.ttl = ttl;
+        self
+    }
+
+    /// How often clients are told to poll a task (`pollIntervalMs`; 500 ms by default).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.options.tasks.poll_interval = interval;
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the default [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)
+    /// (whose bound [`Server::max_live_tasks`] sets), and advertises the tasks extension even
+    /// when no tool is task-capable at build time.
+    pub fn task_store(mut self, store: std::sync::Arc<dyn self::tasks::TaskStore>) -> Self {
+        self.options.tasks.store = Some(store);
+        self
+    }
+
     #[cfg(feature = "http")]
     /// Builds the server and serves Streamable HTTP on `addr` until Ctrl-C.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
@@ -820,6 +854,10 @@ impl Server {
             page_size: self.options.page_size,
             served,
         };
+        let task_capable = items
+            .tools
+            .iter()
+            .any(|t| t.task_support() != crate::tool::TaskSupport::Forbidden);
         let catalogue = Catalogue {
             items,
             disabled: Default::default(),
@@ -857,6 +895,17 @@ impl Server {
             }),
             ..ServerCapabilities::default()
         };
+        let mut capabilities = capabilities;
+        if task_capable || self.options.tasks.store.is_some() {
+            // Beside any other extension (skills).
+            capabilities
+                .extensions
+                .get_or_insert_with(serde_json::Map::new)
+                .insert(self::tasks::EXTENSION.into(), json!({}));
+            let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+            capabilities.tasks = tasks.as_object().cloned();
+        }
+        let tasks = self::tasks::Tasks::new(&self.options.tasks);
         let request_state = match &self.options.request_state_secret {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
@@ -875,6 +924,7 @@ impl Server {
                 sessions: Mutex::new(Vec::new()),
                 listeners: Listeners::default(),
                 request_state,
+                tasks,
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
@@ -922,6 +972,8 @@ pub(crate) struct Core {
     pub(crate) listeners: Listeners,
     /// Signs the `requestState` of input-required results.
     pub(crate) request_state: RequestStateKey,
+    /// The task store and settings.
+    pub(crate) tasks: self::tasks::Tasks,
     /// Set when the server shuts down: open listens end with their final result.
     closing: tokio::sync::watch::Sender<bool>,
     /// The bytes of subscription URIs all sessions and listens hold together.
