@@ -2,8 +2,8 @@
 # Installs the MCP Apps SDK (@modelcontextprotocol/ext-apps 2.0.4, from npm) into a local cache
 # (.cache/apps, or $EXT_APPS_CACHE), nothing global: the integration test `apps` validates the
 # app page's `_meta.ui` and the tool's `_meta.ui` against the JSON schemas that package ships
-# (dist/src/generated/schema.json). Run it once before `cargo test`; the test fails, naming this
-# script, when the schemas are missing. With `--test`, also runs that test.
+# (dist/src/generated/schema.json). The test runs this script itself when the schemas are
+# missing, and fails, naming it, when it cannot install them. With `--test`, also runs that test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

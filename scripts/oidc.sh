@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the OpenID Certified `oidc-provider` (npm) into .cache/oidc (or $OIDC_CACHE), for the
-# OAuth tests (tests/tests/oauth.rs start tests/oidc/provider.mjs with it), and Node 22 beside
-# it when the conformance cache has none. Nothing is installed globally.
+# OAuth tests (tests/integration/oauth.rs start tests/oidc/provider.mjs with it, and run this
+# script themselves when it is missing), and Node 22 beside it. Nothing is installed globally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${OIDC_CACHE:-$PWD/.cache/oidc}"

@@ -736,6 +736,8 @@
 //! | [`Server::initialize_timeout`] | 10 s | a session that never sent `notifications/initialized` ends |
 //! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
 //! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
+//! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL |
+//! | OAuth caches ([`OAuth::verified_token_cache`], [`OAuth::introspection_cache`]) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -751,12 +753,14 @@
 //! | subscriptions | 32 MiB |
 //! | connections: 512 × (64 KiB read and 64 KiB write buffer, and the task) | 72 MiB |
 //! | sessions: 10,000 × about 4 KiB (3.5 KiB measured, `bench/`) | 40 MiB |
+//! | task records: 10,000 × under 1 KiB (their results are yours, below) | 10 MiB |
+//! | OAuth caches: 2 × 10,000 tokens | 20 MiB |
 //! | the runtime itself | 10 MiB |
-//! | **total** | **971 MiB** |
+//! | **total** | **1,001 MiB** |
 //!
-//! Not counted, because they are yours: what your handlers allocate, and the results they return
-//! while a response is written (at most one per connection). A stdio server serves the one
-//! client that started it, within the same request, stream and subscription limits.
+//! Not counted, because they are yours: what your handlers allocate, the results they return
+//! while a response is written (at most one per connection), and the results of tasks, which
+//! are kept until the task's TTL: size [`Server::max_live_tasks`] to your tools' results. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling.
 //!
@@ -867,9 +871,9 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
-pub use crate::skill::{Skill, Skills};
 #[cfg(feature = "http")]
 pub use crate::server::{OAuth, TokenValidation};
+pub use crate::skill::{Skill, Skills};
 
 /// Tasks (`#[tool(task = "optional" | "required")]`): where they are kept, and how to keep them
 /// elsewhere. See "Tasks" in the crate documentation.

@@ -49,6 +49,9 @@ fn server() -> Server {
 
 /// The Apps SDK's JSON schemas: `$EXT_APPS_SCHEMA`, else where `scripts/ext-apps.sh` puts them.
 fn apps_schemas() -> Value {
+    if std::env::var_os("EXT_APPS_SCHEMA").is_none() {
+        mcp_tests::install_component("ext-apps.sh");
+    }
     let path = std::env::var_os("EXT_APPS_SCHEMA")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

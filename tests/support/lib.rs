@@ -97,3 +97,28 @@ pub async fn spawn_example(name: &str, builder: ClientBuilder) -> Result<ChildSe
         .await?;
     Ok(ChildServer { child, client })
 }
+
+/// Runs `scripts/{script}` (an installer of a test's real component: oidc-provider, the Apps
+/// SDK's schemas) once per test process, so `cargo test --workspace` sets up a clean machine
+/// itself; the script does nothing when its component is there. Panics, loudly, when it fails:
+/// a test never passes without its component.
+pub fn install_component(script: &str) {
+    static DONE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if done.iter().any(|s| s == script) {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root");
+    let status = std::process::Command::new("bash")
+        .arg(root.join("scripts").join(script))
+        .stdin(Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("could not run scripts/{script}: {e}"));
+    assert!(
+        status.success(),
+        "scripts/{script} failed ({status}): the test's component could not be installed"
+    );
+    done.push(script.to_owned());
+}
