@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import signal
 import subprocess
 import time
 import warnings
@@ -321,3 +322,26 @@ def test_redis_down_at_startup_is_a_clear_startup_error(cluster) -> None:
     assert done.returncode != 0
     assert "cannot use Redis at" in done.stderr, done.stderr
     assert time.monotonic() - started < 20
+
+
+def test_a_hung_redis_times_out_cleanly_and_service_resumes(cluster) -> None:
+    raw = Raw(cluster.balancer_port)
+    cluster.redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        status, reply = raw.request(cluster.replicas[0].port, "tools/call",
+                                    {"name": "test_simple_text", "arguments": {}})
+        # Bounded by the store's command timeout, not by the client's patience.
+        assert time.monotonic() - started < 10, time.monotonic() - started
+        assert reply["error"]["code"] == -32603, reply
+    finally:
+        cluster.redis.proc.send_signal(signal.SIGCONT)
+    assert all(r.alive() for r in cluster.replicas)
+    deadline = time.monotonic() + 20
+    while True:
+        status, reply = raw.request(cluster.replicas[0].port, "tools/call",
+                                    {"name": "test_simple_text", "arguments": {}})
+        if "result" in reply or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert status == 200 and "result" in reply, reply

@@ -1356,6 +1356,14 @@ impl McpService {
         Ok(())
     }
 
+    /// Connects the Redis store set with `Server::redis` (the `redis` feature); `serve_http`
+    /// does it by itself, a router from [`into_router`](Self::into_router) needs it called
+    /// first. An error when Redis cannot be reached.
+    #[cfg(feature = "redis")]
+    pub async fn connect_redis(&self) -> crate::Result<()> {
+        self.core.connect_shared().await
+    }
+
     /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing
     /// app (`app.merge(service.into_router())` or `nest`).
     pub fn into_router(&self) -> axum::Router {
