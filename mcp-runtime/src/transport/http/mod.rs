@@ -95,6 +95,8 @@ struct HttpSession {
     /// With a shared store: the record as last read or written, and the sink of the
     /// session's notifications (its standalone stream is the store's event log).
     saved: Mutex<Option<crate::server::shared::SessionRecord>>,
+    /// When this replica last wrote the record (its expiry refreshed).
+    written: Mutex<Option<Instant>>,
     notifier: Option<Sink>,
     /// By id, oldest first; 0 is the standalone (GET) stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
@@ -341,6 +343,7 @@ impl HttpState {
             id: id.clone(),
             session,
             saved: Mutex::new(None),
+            written: Mutex::new(None),
             notifier: notifier.as_ref().map(|(sink, _)| sink.clone()),
             streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
             standalone: Arc::clone(&standalone),

@@ -92,15 +92,25 @@ pub(super) async fn sync_out(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
+    // Unchanged, and its expiry refreshed recently: nothing to write (one round trip saved
+    // on most requests).
+    let idle = state.options().session_idle;
+    let fresh = http_session
+        .written
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_some_and(|at| at.elapsed() < idle / 8);
+    if fresh && previous.as_ref() == Some(&record) {
+        return Ok(());
+    }
     store
-        .save_session(
-            &http_session.id,
-            &record,
-            previous.as_ref(),
-            state.options().session_idle,
-        )
+        .save_session(&http_session.id, &record, previous.as_ref(), idle)
         .await
         .map_err(|e| store_failed(&e))?;
+    *http_session
+        .written
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
     *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(record);
     Ok(())
 }
