@@ -16,6 +16,7 @@ Usage: hostile.py --bin PATH [--only a,b,...] [--report FILE]
 """
 
 import argparse
+import atexit
 import asyncio
 import json
 import os
@@ -42,6 +43,8 @@ LATE_WAIT = 10.0
 # How long notifications flow to the unread streams.
 STREAM_SECS = float(os.environ.get("HOSTILE_STREAM_SECS", "40"))
 LOG_DIR = tempfile.mkdtemp(prefix="hostile-")
+# The servers' logs are removed once read; the directory goes too, unless something was kept.
+atexit.register(lambda: os.path.isdir(LOG_DIR) and not os.listdir(LOG_DIR) and os.rmdir(LOG_DIR))
 
 
 class Dropped(Exception):
