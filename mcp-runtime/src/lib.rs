@@ -594,7 +594,8 @@
 //!   may send to another replica: give them all the same [`Server::request_state_secret`].
 //! - With the `redis` feature, `Server::redis(url)` lets replicas behind a load balancer with
 //!   no sticky sessions share handshake-era sessions through Redis: session records, the
-//!   standalone stream's event log (`Last-Event-ID` resumes on any replica), answers to
+//!   event logs of the standalone stream and of POST streams (`Last-Event-ID` resumes on any
+//!   replica), answers to
 //!   elicitation, sampling and roots requests that reach another replica, `list_changed` and
 //!   `resources/updated`, and the `requestState` key. `serve_http` connects at startup (a Redis
 //!   that cannot be reached is a startup error); with `into_router`, call

@@ -345,3 +345,45 @@ def test_a_hung_redis_times_out_cleanly_and_service_resumes(cluster) -> None:
             break
         time.sleep(0.5)
     assert status == 200 and "result" in reply, reply
+
+
+def read_until_end(response) -> list[tuple[str, str]]:
+    """Every (id, data) of an SSE response until the server ends it, priming events included."""
+    events, event_id, data = [], None, None
+    while True:
+        line = response.readline()  # chunked decoding: b"" at the end of the body
+        if not line:
+            return events
+        line = line.decode().rstrip("\r\n")
+        if line.startswith("id: "):
+            event_id = line[4:]
+        elif line.startswith("data: ") or line == "data:":
+            data = line[6:]
+        elif line == "" and event_id is not None:
+            events.append((event_id, data or ""))
+            event_id, data = None, None
+
+
+def test_a_posts_stream_closed_mid_call_resumes_on_another_replica(cluster) -> None:
+    """SEP-1699 polling behind a balancer: the tool ends its SSE response on one replica and the
+    client resumes with `Last-Event-ID` on another, which gets the result from the store."""
+    a, b, _ = cluster.replicas
+    raw = Raw(a.port)
+    conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=REQUEST_TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "test_reconnection", "arguments": {}}}), headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-session-id": raw.session, "mcp-protocol-version": VERSION})
+    call = conn.getresponse()
+    assert call.getheader("content-type").startswith("text/event-stream")
+    first = read_until_end(call)
+    conn.close()
+    assert first and all('"result"' not in data for _, data in first), first
+    conn, resumed = raw.open_stream(b.port, last_event_id=first[-1][0])
+    rest = read_until_end(resumed)
+    conn.close()
+    results = [json.loads(data) for _, data in rest if data]
+    assert [r["id"] for r in results] == [9], rest
+    assert "Reconnection test completed successfully" in json.dumps(results[0]["result"])
+    ids = [i for i, _ in first + rest]
+    assert len(ids) == len(set(ids)), ids

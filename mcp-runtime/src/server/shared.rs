@@ -8,8 +8,8 @@
 //! - session records (revision, client info and capabilities, `notifications/initialized`, log
 //!   level, resource subscriptions), refreshed on every request and expiring after the idle
 //!   time; a replica that does not know a session rebuilds it from its record;
-//! - the standalone (GET) stream's event log, bounded and expiring, so a stream resumes on any
-//!   replica with `Last-Event-ID`;
+//! - the standalone (GET) stream's event log, bounded and expiring, and a copy of every POST's
+//!   SSE stream, so a stream resumes on any replica with `Last-Event-ID`;
 //! - answers to server-to-client requests (elicitation, sampling, roots) that arrive at a
 //!   replica other than the one waiting for them;
 //! - notifications (`list_changed`, `resources/updated`): written to the event log of every
@@ -67,6 +67,14 @@ pub(crate) enum Fanout {
         sequence: u64,
         data: String,
     },
+    /// A new event of a POST's stream.
+    Stream {
+        session: String,
+        stream: u64,
+        sequence: u64,
+        data: Option<String>,
+        last: bool,
+    },
     /// The client's answer to a request of ours, received by another replica.
     Answer {
         session: String,
@@ -116,6 +124,25 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
         session: &'a str,
         after: u64,
     ) -> BoxFuture<'a, Result<Events, StoreError>>;
+    /// Copies an event of a POST's SSE stream (`data` `None` for its priming event) so any
+    /// replica can resume the stream; the copy keeps `keep` events and expires after `ttl`.
+    fn append_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        sequence: u64,
+        data: Option<&'a [u8]>,
+        last: bool,
+        bounds: (usize, Duration),
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// The copied events of a POST's stream after `after`, and whether its last event is among
+    /// all those copied; `None` when the store knows no such stream.
+    fn stream_after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, Result<Option<(Events, bool)>, StoreError>>;
     /// The sessions subscribed to `uri`, or every live session when `None`.
     fn sessions<'a>(
         &'a self,

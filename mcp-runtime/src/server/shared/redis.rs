@@ -311,6 +311,89 @@ impl SharedStore for RedisStore {
         })
     }
 
+    fn append_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        sequence: u64,
+        data: Option<&'a [u8]>,
+        last: bool,
+        (keep, ttl): (usize, Duration),
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let key = self.key(&["slog", session, &stream.to_string()]);
+            // `SEQ FLAG DATA`: p the priming event, m a message, l the last message.
+            let flag = match (data, last) {
+                (None, _) => 'p',
+                (Some(_), false) => 'm',
+                (Some(_), true) => 'l',
+            };
+            let mut entry = format!("{sequence} {flag} ").into_bytes();
+            entry.extend_from_slice(data.unwrap_or_default());
+            let message = serde_json::to_string(&Fanout::Stream {
+                session: session.to_owned(),
+                stream,
+                sequence,
+                data: data.map(|d| String::from_utf8_lossy(d).into_owned()),
+                last,
+            })
+            .map_err(|e| StoreError(e.to_string()))?;
+            let mut connection = self.commands.clone();
+            redis::pipe()
+                .atomic()
+                .rpush(&key, entry)
+                .ignore()
+                .ltrim(&key, -(keep.max(1) as isize), -1)
+                .ignore()
+                .pexpire(&key, ttl.as_millis().max(1) as i64)
+                .ignore()
+                .publish(self.channel(), message)
+                .ignore()
+                .query_async::<()>(&mut connection)
+                .await
+                .map_err(failed)
+        })
+    }
+
+    fn stream_after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, Result<Option<(Events, bool)>, StoreError>> {
+        Box::pin(async move {
+            let mut connection = self.commands.clone();
+            let entries: Vec<Vec<u8>> = connection
+                .lrange(self.key(&["slog", session, &stream.to_string()]), 0, -1)
+                .await
+                .map_err(failed)?;
+            if entries.is_empty() {
+                return Ok(None);
+            }
+            let mut done = false;
+            let mut events = Vec::new();
+            for entry in entries {
+                let mut parts = entry.splitn(3, |b| *b == b' ');
+                let (Some(sequence), Some(flag), Some(data)) =
+                    (parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                let Some(sequence) = std::str::from_utf8(sequence)
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok())
+                else {
+                    continue;
+                };
+                done |= flag == b"l";
+                if flag != b"p" && sequence > after {
+                    events.push((sequence, data.to_vec()));
+                }
+            }
+            Ok(Some((events, done)))
+        })
+    }
+
     fn sessions<'a>(
         &'a self,
         uri: Option<&'a str>,

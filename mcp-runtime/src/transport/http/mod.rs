@@ -97,6 +97,8 @@ struct HttpSession {
     saved: Mutex<Option<crate::server::shared::SessionRecord>>,
     /// When this replica last wrote the record (its expiry refreshed).
     written: Mutex<Option<Instant>>,
+    /// With a shared store: where its POST streams are copied (store, events kept, expiry).
+    mirror: Option<(Arc<dyn crate::server::shared::SharedStore>, usize, Duration)>,
     notifier: Option<Sink>,
     /// By id, oldest first; 0 is the standalone (GET) stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
@@ -155,6 +157,9 @@ impl HttpSession {
             }
         }
         streams.insert(id, Arc::clone(&stream));
+        if let Some((store, keep, ttl)) = &self.mirror {
+            shared::mirror(Arc::clone(store), self.id.clone(), &stream, *keep, *ttl);
+        }
         stream
     }
 
@@ -344,10 +349,21 @@ impl HttpState {
             session,
             saved: Mutex::new(None),
             written: Mutex::new(None),
+            mirror: store.as_ref().map(|store| {
+                (
+                    Arc::clone(store),
+                    self.options.event_buffer,
+                    self.options.session_idle,
+                )
+            }),
             notifier: notifier.as_ref().map(|(sink, _)| sink.clone()),
             streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
             standalone: Arc::clone(&standalone),
-            next_stream: AtomicU64::new(1),
+            next_stream: AtomicU64::new(match &store {
+                // Replicas number a session's streams apart, so a stream id names one stream.
+                Some(_) => shared::first_stream_id(),
+                None => 1,
+            }),
             last_seen: Mutex::new(Instant::now()),
             created: Instant::now(),
             window: Window::new(self.core.options.max_in_flight),
@@ -1275,6 +1291,11 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
     }
     if let Some((stream, sequence)) = last {
         let Some(stream) = session.stream(stream) else {
+            // Shared: a POST's stream another replica serves resumes from the store's copy.
+            if let Some(store) = state.core.shared() {
+                return shared::stream_from_store(&state, store, &session.id, stream, sequence)
+                    .await;
+            }
             return error_response(StatusCode::NOT_FOUND, "no stream for that `Last-Event-ID`");
         };
         return sse_response(stream.attach(Some(sequence)));

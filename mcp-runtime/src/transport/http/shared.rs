@@ -143,8 +143,12 @@ pub(super) fn to_standalone(http_session: &HttpSession, bytes: Vec<u8>) {
 }
 
 fn sse_event(sequence: u64, data: &[u8]) -> Bytes {
+    stream_event(0, sequence, data)
+}
+
+fn stream_event(stream: u64, sequence: u64, data: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + 32);
-    out.extend_from_slice(format!("id: 0_{sequence}\ndata: ").as_bytes());
+    out.extend_from_slice(format!("id: {stream}_{sequence}\ndata: ").as_bytes());
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
@@ -219,6 +223,127 @@ pub(super) async fn standalone_stream(
                     return;
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
+    sse_response(rx)
+}
+
+/// The first id of a session's POST streams on this replica: random, so two replicas serving
+/// one session never number two streams alike.
+pub(super) fn first_stream_id() -> u64 {
+    let mut bytes = [0u8; 4];
+    let _ = getrandom::fill(&mut bytes);
+    1 + (u64::from(u32::from_le_bytes(bytes)) << 20)
+}
+
+/// Copies every event of `stream` to the store, in order, until its last.
+pub(super) fn mirror(
+    store: Arc<dyn SharedStore>,
+    session: String,
+    stream: &super::EventStream,
+    keep: usize,
+    ttl: std::time::Duration,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<super::stream::Mirrored>();
+    stream.mirror_to(tx);
+    let id = stream.id();
+    tokio::spawn(async move {
+        while let Some((sequence, data, last)) = rx.recv().await {
+            if let Err(error) = store
+                .append_stream(&session, id, sequence, data.as_deref(), last, (keep, ttl))
+                .await
+            {
+                tracing::error!(%error, "an event was not copied to the shared store: a resume on another replica misses it");
+            }
+            if last {
+                return;
+            }
+        }
+    });
+}
+
+/// A POST's stream that another replica serves, resumed here from the store's copy: the
+/// events after `after`, then the new ones until its last.
+pub(super) async fn stream_from_store(
+    state: &HttpState,
+    store: &Arc<dyn SharedStore>,
+    session: &str,
+    stream: u64,
+    after: u64,
+) -> Response {
+    let mut live = store.receive();
+    let (backlog, done) = match store.stream_after(session, stream, after).await {
+        Ok(Some(copied)) => copied,
+        Ok(None) => {
+            return super::error_response(
+                StatusCode::NOT_FOUND,
+                "no stream for that `Last-Event-ID`",
+            );
+        }
+        Err(error) => return store_failed(&error),
+    };
+    let (tx, rx): (_, Outbox<Bytes>) = channel_within(
+        state.core.options.stream_buffer,
+        Overflow::Close,
+        Some(Arc::clone(&state.unread)),
+    );
+    let mut last = after;
+    for (sequence, data) in backlog {
+        last = last.max(sequence);
+        tx.send_past_limit(stream_event(stream, sequence, &data));
+    }
+    if done {
+        return sse_response(rx);
+    }
+    let session = session.to_owned();
+    let store = Arc::clone(store);
+    tokio::spawn(async move {
+        loop {
+            let message = tokio::select! {
+                message = live.recv() => message,
+                () = tx.closed() => return,
+            };
+            match message {
+                Ok(Fanout::Stream {
+                    session: of,
+                    stream: id,
+                    sequence,
+                    data,
+                    last: end,
+                }) if of == session && id == stream && sequence > last => {
+                    if sequence > last + 1 {
+                        // Missed copies are read back from the store.
+                        let Ok(Some((events, done))) =
+                            store.stream_after(&session, stream, last).await
+                        else {
+                            return;
+                        };
+                        for (sequence, data) in events {
+                            last = last.max(sequence);
+                            if tx.send(stream_event(stream, sequence, &data)).is_err() {
+                                return;
+                            }
+                        }
+                        if done {
+                            return;
+                        }
+                        continue;
+                    }
+                    last = sequence;
+                    if let Some(data) = data
+                        && tx
+                            .send(stream_event(stream, sequence, data.as_bytes()))
+                            .is_err()
+                    {
+                        return;
+                    }
+                    if end {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => return,
             }
         }
     });
