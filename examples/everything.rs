@@ -699,6 +699,92 @@ async fn test_input_required_result_prompt(ctx: Context) -> Result<String, Strin
     Ok(format!("A prompt for {context}."))
 }
 
+// The tasks extension's fixtures (`tasks-*` scenarios): tools that may, or must, run as tasks.
+
+/// Greets `name`; never a task.
+#[tool]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` seconds, then reports on `label`; a task for clients that take one.
+#[tool(task = "optional")]
+async fn slow_compute(ctx: Context, seconds: f64, label: Option<String>) -> String {
+    let label = label.unwrap_or_else(|| "job".to_owned());
+    let total = Duration::from_secs_f64(seconds.clamp(0.0, 3600.0));
+    let step = Duration::from_millis(100);
+    let mut done = Duration::ZERO;
+    while done < total {
+        let next = step.min(total - done);
+        tokio::time::sleep(next).await;
+        done += next;
+        ctx.progress(
+            done.as_secs_f64(),
+            total.as_secs_f64(),
+            format!("{label}: working"),
+        )
+        .await;
+    }
+    format!("{label}: computed for {seconds} s")
+}
+
+/// Always fails as a tool (`isError`), after about a second; only as a task.
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed, as it always does"))
+}
+
+/// Panics after a moment: the task ends `failed`, the server lives on.
+#[tool(task = "optional")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("protocol_error_job fails at the protocol level on purpose")
+}
+
+/// A yes/no confirmation.
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct DeleteForm {
+    /// Delete it?
+    confirm: bool,
+}
+
+/// Asks before deleting `filename` (one `elicitation/create` while the task runs).
+#[tool(task = "optional")]
+async fn confirm_delete(ctx: Context, filename: String) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<DeleteForm>(format!("Delete {filename}?"))
+        .await?;
+    Ok(match answer {
+        Elicitation::Accept(DeleteForm { confirm: true }) => format!("Deleted {filename}"),
+        _ => format!("Kept {filename}"),
+    })
+}
+
+/// Asks two questions at once (two `elicitation/create` input requests pending together).
+#[tool(task = "optional")]
+async fn multi_input(ctx: Context) -> Result<String, ToolError> {
+    let (name, confirm) = tokio::join!(
+        ctx.elicit::<NameForm>("What is your name?"),
+        ctx.elicit::<DeleteForm>("Go ahead?")
+    );
+    let name = match name? {
+        Elicitation::Accept(form) => form.name,
+        _ => "nobody".to_owned(),
+    };
+    let confirmed = matches!(confirm?, Elicitation::Accept(DeleteForm { confirm: true }));
+    Ok(format!("name={name}, confirmed={confirmed}"))
+}
+
+/// Asks the user's name before the task exists (an input-required round on `tools/call`), then
+/// runs as a task that greets them.
+#[tool(task = "required")]
+async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx.before_task(ask_name(&ctx, "user_name")).await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}! (from a task)"))
+}
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
     tracing_subscriber::fmt()

@@ -7,12 +7,13 @@
 # It fails on any FAILURE or WARNING in a scored scenario and in the pending ones the 2026 server
 # must already pass (json-schema-2020-12, http-custom-header-server-validation), except the
 # checks listed in `known_gaps` below (defects still open; empty since issue 16 closed its last
-# gaps; a listed check that passes fails the run, so the list only shrinks). The extension
-# scenarios are not scored by the suite: tasks-* counts are printed, nothing more. The three
-# skills scenarios the `everything` example serves (sep-2640-skills-enumeration, -manifest,
-# -directory) are run on their own, with 0.2.0-alpha.12 at spec version 2026-07-28 and (forced)
-# at 2025-11-25, and must pass with every check run: a FAILURE or WARNING fails the run, and so
-# does a SKIPPED check, except the two cache-attribute checks the suite skips before 2026-07-28.
+# gaps; a listed check that passes fails the run, so the list only shrinks). The ten tasks-*
+# scenarios of the tasks extension (issue 17) are scored too, and the 2026-07-28 run must hold all
+# ten. The three skills scenarios the `everything` example serves (sep-2640-skills-enumeration,
+# -manifest, -directory) are run on their own, with 0.2.0-alpha.12 at spec version 2026-07-28 and
+# (forced) at 2025-11-25, and must pass with every check run: a FAILURE or WARNING fails the run,
+# and so does a SKIPPED check, except the two cache-attribute checks the suite skips before
+# 2026-07-28.
 #
 # Node 22 and both suite versions are installed from the npm registry into a local cache
 # (.cache/conformance, or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and
@@ -82,8 +83,10 @@ done
 python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
-# Extensions: run and printed, never scored, except the skills scenarios below.
-not_scored = ("tasks-", "sep-2640-")
+# Extensions: tasks-* are scored (issue 17); sep-2640-* in the requirement runs are printed only,
+# since the skills runs below score them.
+not_scored = ("sep-2640-",)
+tasks_expected = 10
 # The skills runs: each must pass its one scenario with every check run (issue 19), except
 # the checks the suite skips before 2026-07-28 (ttlMs and cacheScope do not exist there).
 skills_runs = [(f"skills-{era}-{s}", f"sep-2640-skills-{s}", era)
@@ -104,7 +107,7 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
         for check in json.load(open(path)):
             status = check.get("status")
             if short.startswith(not_scored):
-                group = "tasks" if short.startswith("tasks-") else "skills (sep-2640)"
+                group = "skills (sep-2640)"
                 extension.setdefault(group, {}).setdefault(status, 0)
                 extension[group][status] += 1
                 continue
@@ -128,6 +131,12 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
         print(f"   no results; the run's output:")
         print(open(os.path.join(out, run + ".txt")).read())
         failed = True
+    if run == "req-2026-07-28":
+        tasks = [p for p in scenarios if os.path.basename(os.path.dirname(p)).startswith("server-tasks-")]
+        print(f"   tasks extension (scored): {len(tasks)} scenarios")
+        if len(tasks) != tasks_expected:
+            print(f"   expected {tasks_expected} tasks-* scenarios, got {len(tasks)}")
+            failed = True
     if expected is not None and len(scenarios) != expected:
         print(f"   expected {expected} server scenarios, got {len(scenarios)}")
         failed = True

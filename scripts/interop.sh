@@ -25,12 +25,14 @@ fi
 echo "== $("$venv/bin/python" --version), mcp $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 
 if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
-    echo "== building the everything example"
-    cargo build -p mcp-examples --example everything --locked --quiet
+    echo "== building the everything and auth examples"
+    cargo build -p mcp-examples --example everything --example auth --locked --quiet
     target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
     MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
 fi
 export MCP_EVERYTHING_BIN
+# The OAuth test (tests/python/test_oauth.py) runs the real oidc-provider.
+scripts/oidc.sh
 echo "== pytest tests/python against $MCP_EVERYTHING_BIN"
 
 # Per-test timeout as a backstop; every wait inside the tests has its own, shorter bound.

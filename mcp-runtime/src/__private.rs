@@ -37,7 +37,8 @@ pub use crate::resource::{
 pub use crate::server::{Items, McpServer, ServerDefaults};
 pub use crate::skill::{EmbeddedFile, EmbeddedSkill};
 pub use crate::tool::{
-    BoxFuture, CallToolResult, ParamMeta, ToolAnnotations, ToolBuilder, ToolCall, ToolDef,
+    BoxFuture, CallToolResult, ParamMeta, TaskSupport, ToolAnnotations, ToolBuilder, ToolCall,
+    ToolDef,
 };
 pub use ::std::string::String;
 pub use serde_json::{Map, Value};
@@ -918,3 +919,24 @@ pub const fn exploded_variable<T: ExplodedVariable>() {}
 
 /// Compiles only when `T` can take a variable the URI may leave out.
 pub const fn optional_variable<T: OptionalVariable>() {}
+
+/// `#[server(scopes = [..])]`: every item of the impl block needs these scopes too.
+pub fn add_scopes(items: &mut Items, scopes: impl IntoIterator<Item = &'static str>) {
+    let scopes: Vec<&'static str> = scopes.into_iter().collect();
+    let add = |metadata: &mut crate::metadata::Metadata| {
+        for scope in &scopes {
+            if !metadata.scopes.iter().any(|s| s == scope) {
+                metadata.scopes.push(std::borrow::Cow::Borrowed(scope));
+            }
+        }
+    };
+    for tool in &mut items.tools {
+        add(&mut tool.metadata);
+    }
+    for prompt in &mut items.prompts {
+        add(&mut prompt.metadata);
+    }
+    for resource in &mut items.resources {
+        add(&mut resource.metadata.metadata);
+    }
+}

@@ -176,6 +176,41 @@
 //! - A tool that panics answers a tool error too; the panic message stays on stderr and the server
 //!   keeps serving.
 //!
+//! # Deploying behind OAuth
+//!
+//! Over HTTP, [`Server::oauth`] makes the server an OAuth 2.1 resource server: every request of
+//! every HTTP route needs a bearer token issued by a trusted authorization server for this
+//! server's resource (JWT against the issuer's JWKS, or introspection; the audience check is
+//! always on); the protected resource metadata is served at
+//! `/.well-known/oauth-protected-resource`; a missing or bad token gets 401 with a
+//! `WWW-Authenticate` challenge naming the metadata, a malformed header 400, and a call whose
+//! token lacks a scope 403 `insufficient_scope`. Items declare their scopes; a handler takes the
+//! caller as a [`Principal`]. stdio is unaffected. The `auth` example serves a few scoped tools:
+//! `cargo run -p mcp-examples --example auth -- --port 8000 --issuer ISSUER_URL --resource
+//! http://127.0.0.1:8000/mcp`.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::OAuth;
+//!
+//! /// Add a note.
+//! #[tool(scopes = ["notes:write"])]
+//! async fn add_note(text: String, caller: Principal) -> String {
+//!     format!("{} wrote {text}", caller.subject().unwrap_or("-"))
+//! }
+//!
+//! # async fn run() -> mcp_runtime::Result<()> {
+//! Server::new("notes", "1.0.0")
+//!     .oauth(
+//!         OAuth::new("https://notes.example.com/mcp")
+//!             .authorization_server("https://auth.example.com")
+//!             .scopes_supported(["notes:read", "notes:write"]),
+//!     )
+//!     .serve_http("0.0.0.0:8000")
+//!     .await
+//! # }
+//! ```
+//!
 //! # Resources and templates
 //!
 //! `#[resource("uri")]` with no `{}` in the URI is a static resource (in `resources/list`); with
@@ -550,6 +585,55 @@
 //! # }
 //! ```
 //!
+//! # Tasks
+//!
+//! A tool that takes long answers with a task handle at once when the client can take one:
+//! `#[tool(task = "optional")]` (an ordinary call for other clients) or `#[tool(task =
+//! "required")]` (only as a task). The handler is unchanged: progress becomes the task's
+//! `statusMessage`, questions (`ctx.elicit`, ...) its `inputRequests`, cancellation drops it.
+//! [`Context::before_task`] runs the questions asked before the task exists as input-required
+//! rounds of the `tools/call`. Both the 2026-07-28 extension `io.modelcontextprotocol/tasks` and
+//! 2025-11-25's experimental core tasks are served; tasks live in a [`tasks::TaskStore`] (by
+//! default a bounded, TTL-reclaimed [`tasks::MemoryTaskStore`]). See
+//! `cargo run -p mcp-examples --example tasks`.
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Crawls a site, page after page, until cancelled.
+//! #[tool(task = "required")]
+//! async fn crawl(site: String, ctx: Context) -> String {
+//!     let mut pages = 0;
+//!     loop {
+//!         tokio::time::sleep(Duration::from_millis(200)).await;
+//!         pages += 1;
+//!         ctx.progress(f64::from(pages), None, format!("{pages} pages of {site}")).await;
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! let server = Server::builder().tool(crawl).max_live_tasks(100);
+//! # let client = Client::builder()
+//! #     .stateless()
+//! #     .capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+//! #     .connect(server)
+//! #     .await?;
+//! # let task = client
+//! #     .request("tools/call", json!({"name": "crawl", "arguments": {"site": "example.org"}}))
+//! #     .await?;
+//! # assert_eq!(task["resultType"], "task");
+//! # let id = task["taskId"].clone();
+//! # client.request("tasks/cancel", json!({"taskId": id})).await?;
+//! # let got = client.request("tasks/get", json!({"taskId": id})).await?;
+//! # assert_eq!(got["status"], "cancelled");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Streamable HTTP
 //!
 //! [`Server::serve_http`] serves the `/mcp` endpoint ([`Server::http_path`]) on an address until
@@ -781,7 +865,7 @@ pub mod tool;
 pub mod trace;
 mod transport;
 
-pub use crate::context::{Context, Elicit};
+pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};
 pub use crate::handle::ServerHandle;
 pub use crate::prompt::{GetPromptResult, PromptMessage};
@@ -792,7 +876,18 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+#[cfg(feature = "http")]
+pub use crate::server::{OAuth, TokenValidation};
 pub use crate::skill::{Skill, Skills};
+
+/// Tasks (`#[tool(task = "optional" | "required")]`): where they are kept, and how to keep them
+/// elsewhere. See "Tasks" in the crate documentation.
+pub mod tasks {
+    pub use crate::server::tasks::{
+        MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+    };
+    pub use crate::tool::TaskSupport;
+}
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
 #[cfg(feature = "macros")]
@@ -817,7 +912,7 @@ pub mod fuzzing {
 pub mod prelude {
     pub use crate::completion::CompletionContext;
     pub use crate::context::{ClientRequestError, Elicit, Elicitation, SamplingRequest};
-    pub use crate::context::{Context, FromContext};
+    pub use crate::context::{Context, FromContext, Principal};
     pub use crate::prompt::{GetPromptResult, PromptMessage};
     pub use crate::protocol::{
         Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceContents,

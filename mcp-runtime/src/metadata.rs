@@ -42,6 +42,8 @@ pub(crate) struct Metadata {
     pub(crate) location: Option<SourceLocation>,
     /// What the builder found wrong; the server build reports them all at once.
     pub(crate) problems: Vec<String>,
+    /// The OAuth scopes a caller's token must grant to use the item (HTTP with OAuth).
+    pub(crate) scopes: Vec<Cow<'static, str>>,
 }
 
 impl Metadata {
@@ -111,6 +113,22 @@ macro_rules! item_setters {
                         .$($path).+
                         .problems
                         .push("`meta` must be a JSON object".to_owned()),
+                }
+                self
+            }
+
+            #[doc = concat!("The OAuth scopes a caller's token must grant to use the ", $what, " \
+                (over HTTP with [`Server::oauth`](crate::Server::oauth)); checked before the \
+                handler runs, a token without them gets 403 `insufficient_scope`.")]
+            pub fn scopes<S: Into<Cow<'static, str>>>(
+                &mut self,
+                scopes: impl IntoIterator<Item = S>,
+            ) -> &mut Self {
+                for scope in scopes {
+                    let scope = scope.into();
+                    if !self.$($path).+.scopes.contains(&scope) {
+                        self.$($path).+.scopes.push(scope);
+                    }
                 }
                 self
             }

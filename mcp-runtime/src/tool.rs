@@ -275,6 +275,36 @@ pub struct ToolDef {
     pub(crate) raw_input_schema: bool,
     /// The arguments mirrored in `Mcp-Param-*` headers, found once when the tool is built.
     pub(crate) header_params: Arc<[(String, Vec<String>)]>,
+    /// Whether a call may, or must, run as a task.
+    pub(crate) task_support: TaskSupport,
+}
+
+/// Whether a tool's calls run as tasks: `#[tool(task = "optional")]` or `task = "required"`.
+///
+/// A task-capable call returns a task handle at once to a client that declared the tasks
+/// extension (2026-07-28) or asked with `params.task` (2025-11-25); the client then polls it,
+/// answers its questions and reads its result. A `required` tool refuses other clients (-32021);
+/// an `optional` one runs as an ordinary call for them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client can take one, otherwise an ordinary call.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+impl TaskSupport {
+    /// The name on the wire (`execution.taskSupport`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Forbidden => "forbidden",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
 }
 
 impl fmt::Debug for ToolDef {
@@ -296,6 +326,11 @@ impl ToolDef {
     /// The description.
     pub fn description(&self) -> Option<&str> {
         self.metadata.description.as_deref()
+    }
+
+    /// Whether its calls run as tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// Where the tool was defined, when it came from `#[tool]`.
@@ -357,6 +392,12 @@ impl ToolDef {
                     tracing::error!(tool = %self.name, %error, "the annotations could not be serialized");
                 }
             }
+        }
+        if self.task_support != TaskSupport::Forbidden && version >= ProtocolVersion::V2025_11_25 {
+            tool.insert(
+                "execution".into(),
+                serde_json::json!({ "taskSupport": self.task_support.as_str() }),
+            );
         }
         self.metadata.write_extras(&mut tool, version);
         Value::Object(tool)
@@ -552,6 +593,7 @@ impl ToolBuilder {
                 argument_names: Arc::default(),
                 raw_input_schema: false,
                 header_params: Arc::default(),
+                task_support: TaskSupport::Forbidden,
             },
             generator: schema::generator(),
             properties: Map::new(),
@@ -564,6 +606,12 @@ impl ToolBuilder {
     /// Sets the annotations.
     pub fn annotations(&mut self, annotations: ToolAnnotations) -> &mut Self {
         self.def.annotations = annotations;
+        self
+    }
+
+    /// Lets (or makes) its calls run as tasks: what `#[tool(task = "...")]` sets.
+    pub fn task_support(&mut self, support: TaskSupport) -> &mut Self {
+        self.def.task_support = support;
         self
     }
 

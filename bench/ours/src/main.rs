@@ -211,6 +211,24 @@ async fn main() -> mcp_runtime::Result<()> {
     let mut args = std::env::args().skip(1);
     let service = Server::new("bench", "0.0.0").build()?;
     match args.next().as_deref() {
+        // The same server as an OAuth resource server: every request's JWT is validated
+        // against ISSUER's JWKS (fetched once, then cached) for the resource RESOURCE.
+        // `http-auth-every`: the signature checked on every request (no verified-token cache).
+        Some(mode @ ("http-auth" | "http-auth-every")) => {
+            let every = mode == "http-auth-every";
+            let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());
+            let issuer = args.next().expect("http-auth ADDR ISSUER RESOURCE");
+            let resource = args.next().expect("http-auth ADDR ISSUER RESOURCE");
+            let mut oauth = mcp_runtime::OAuth::new(resource).authorization_server(issuer);
+            if every {
+                oauth = oauth.verified_token_cache(std::time::Duration::ZERO);
+            }
+            Server::new("bench", "0.0.0")
+                .oauth(oauth)
+                .build()?
+                .serve_http(addr)
+                .await
+        }
         Some("http") => {
             let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());
             service.serve_http(addr).await

@@ -65,6 +65,8 @@ pub struct Client {
     sender: SendRequest<Full<Bytes>>,
     host: HeaderValue,
     session: Option<HeaderValue>,
+    /// `Authorization: Bearer $BENCH_BEARER`, when that is set (the OAuth row of bench/auth.sh).
+    bearer: Option<HeaderValue>,
 }
 
 impl Client {
@@ -79,6 +81,9 @@ impl Client {
             sender,
             host: HeaderValue::from_str(&addr.to_string()).map_err(std::io::Error::other)?,
             session: None,
+            bearer: std::env::var("BENCH_BEARER")
+                .ok()
+                .and_then(|token| HeaderValue::from_str(&format!("Bearer {token}")).ok()),
         })
     }
 
@@ -93,6 +98,9 @@ impl Client {
             .header(HOST, self.host.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
+        if let Some(bearer) = &self.bearer {
+            request = request.header("authorization", bearer.clone());
+        }
         if let Some(session) = &self.session {
             request = request
                 .header("mcp-session-id", session.clone())

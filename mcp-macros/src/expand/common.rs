@@ -115,12 +115,16 @@ pub(crate) fn handler(
     }
 }
 
-/// `.icons(..)` and `.meta(..)` on a builder, spanned at the user's expressions.
-pub(crate) fn icons_and_meta(
+/// `.scopes(..)`, `.icons(..)` and `.meta(..)` on a builder, spanned at the user's expressions.
+pub(crate) fn icons_meta_scopes(
     icons: Option<&syn::Expr>,
     meta: Option<&syn::Expr>,
+    scopes: Option<&syn::Expr>,
 ) -> Vec<TokenStream> {
     let mut out = Vec::new();
+    if let Some(scopes) = scopes {
+        out.push(quote_spanned! {scopes.span()=> __builder.scopes(#scopes); });
+    }
     if let Some(icons) = icons {
         out.push(quote_spanned! {icons.span()=> __builder.icons(#icons); });
     }

@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, call_user_fn, completer, expand_free_fn, handler, icons_and_meta, meta_ident,
+    Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
     param_meta, runtime_path, value_ident,
 };
 use crate::internals::ast::Item;
@@ -40,7 +40,11 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
     if let Some(title) = &attrs.title {
         setup.push(quote! { __builder.title(#title); });
     }
-    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    setup.extend(icons_meta_scopes(
+        attrs.icons.as_ref(),
+        attrs.meta.as_ref(),
+        attrs.scopes.as_ref(),
+    ));
     let metas = function
         .params
         .iter()

@@ -8,7 +8,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, call_user_fn, completer, expand_free_fn, handler, icons_and_meta, meta_ident,
+    Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
     param_meta, runtime_path, value_ident,
 };
 use crate::internals::ast::{Item, Receiver};
@@ -90,7 +90,11 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
             __builder.annotations(__mcp::Annotations { audience: #audience, priority: #priority, last_modified: #last_modified });
         });
     }
-    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    setup.extend(icons_meta_scopes(
+        attrs.icons.as_ref(),
+        attrs.meta.as_ref(),
+        attrs.scopes.as_ref(),
+    ));
     if let Some(list) = &attrs.list {
         // Free functions list without state; in a `#[server]`, `list` may take `&self`.
         let (capture, state) = match function.receiver {

@@ -146,6 +146,10 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         Some(icons) => quote!(__mcp::icons(#icons)),
         None => quote!(__mcp::Vec::new()),
     };
+    let server_scopes = match &attrs.scopes {
+        Some(scopes) => quote!(__mcp::add_scopes(&mut __items, #scopes);),
+        None => TokenStream::new(),
+    };
     let generated = wrap_in_const(quote! {
         use #krate::__private as __mcp;
 
@@ -166,6 +170,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
                 let __this = self;
                 let mut __items = __mcp::Items::default();
                 #(#builds)*
+                #server_scopes
                 __items
             }
         }

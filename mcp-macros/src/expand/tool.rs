@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::common::{
-    Generated, call_user_fn, expand_free_fn, handler, icons_and_meta, meta_ident, param_meta,
+    Generated, call_user_fn, expand_free_fn, handler, icons_meta_scopes, meta_ident, param_meta,
     runtime_path, value_ident,
 };
 use crate::internals::ast::Item;
@@ -74,10 +74,21 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
             });
         });
     }
-    setup.extend(icons_and_meta(attrs.icons.as_ref(), attrs.meta.as_ref()));
+    setup.extend(icons_meta_scopes(
+        attrs.icons.as_ref(),
+        attrs.meta.as_ref(),
+        attrs.scopes.as_ref(),
+    ));
     if let Some(ui) = &attrs.ui {
         // After `meta`, which replaces `_meta` whole.
         setup.push(quote! { __builder.ui(#ui); });
+    }
+    if let Some(task) = &attrs.task {
+        let support = match task.value().as_str() {
+            "required" => quote!(__mcp::TaskSupport::Required),
+            _ => quote!(__mcp::TaskSupport::Optional),
+        };
+        setup.push(quote! { __builder.task_support(#support); });
     }
 
     let metas = function

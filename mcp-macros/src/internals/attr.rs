@@ -22,11 +22,15 @@ pub(crate) struct ToolAttrs {
     pub(crate) idempotent: Option<LitBool>,
     pub(crate) open_world: Option<LitBool>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
     /// `inline`: a sync tool runs on the request's task instead of tokio's blocking pool.
     pub(crate) inline: Option<LitBool>,
     /// `ui = "ui://…"`: the MCP Apps page the tool links to (`_meta.ui.resourceUri`).
     pub(crate) ui: Option<LitStr>,
+    /// `task = "optional" | "required"`: the tool may (or must) run as a task.
+    pub(crate) task: Option<LitStr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -57,6 +61,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) priority: Option<Expr>,
     pub(crate) last_modified: Option<LitStr>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
     pub(crate) list: Option<Expr>,
     pub(crate) allow_traversal: Option<LitBool>,
@@ -70,6 +76,8 @@ pub(crate) struct PromptAttrs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
@@ -84,6 +92,8 @@ pub(crate) struct ServerAttrs {
     pub(crate) instructions: Option<LitStr>,
     pub(crate) website_url: Option<LitStr>,
     pub(crate) icons: Option<Expr>,
+    /// `scopes = [..]`: the OAuth scopes a caller needs.
+    pub(crate) scopes: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -215,6 +225,7 @@ impl ResourceAttrs {
                 ResourceKey::Audience => attrs.audience = value(cx, meta, name, attr)?,
                 ResourceKey::Priority => attrs.priority = value(cx, meta, name, attr)?,
                 ResourceKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ResourceKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 ResourceKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ResourceKey::List => attrs.list = value(cx, meta, name, attr)?,
                 ResourceKey::AllowTraversal => attrs.allow_traversal = flag(cx, meta, name)?,
@@ -237,6 +248,7 @@ impl PromptAttrs {
                 PromptKey::Title => attrs.title = string_value(cx, meta, name, attr)?,
                 PromptKey::Description => attrs.description = string_value(cx, meta, name, attr)?,
                 PromptKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                PromptKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 PromptKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 PromptKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
@@ -262,6 +274,7 @@ impl ServerAttrs {
                 }
                 ServerKey::WebsiteUrl => attrs.website_url = string_value(cx, meta, name, attr)?,
                 ServerKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ServerKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 ServerKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
@@ -364,9 +377,19 @@ impl ToolAttrs {
                 ToolKey::Idempotent => attrs.idempotent = flag(cx, meta, name)?,
                 ToolKey::OpenWorld => attrs.open_world = flag(cx, meta, name)?,
                 ToolKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
+                ToolKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 ToolKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ToolKey::Inline => attrs.inline = flag(cx, meta, name)?,
                 ToolKey::Ui => attrs.ui = string_value(cx, meta, name, attr)?,
+                ToolKey::Task => {
+                    attrs.task = string_value(cx, meta, name, attr)?;
+                    if let Some(task) = &attrs.task
+                        && !matches!(task.value().as_str(), "optional" | "required")
+                    {
+                        cx.error_spanned_by(task, "`task` takes \"optional\" or \"required\"");
+                        attrs.task = None;
+                    }
+                }
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

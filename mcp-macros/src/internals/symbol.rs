@@ -55,9 +55,11 @@ keys! {
         Idempotent = "idempotent",
         OpenWorld = "open_world",
         Icons = "icons",
+        Scopes = "scopes",
         Meta = "meta",
         Inline = "inline",
         Ui = "ui",
+        Task = "task",
         Crate = "crate",
     }
 }
@@ -74,6 +76,7 @@ keys! {
         Priority = "priority",
         LastModified = "last_modified",
         Icons = "icons",
+        Scopes = "scopes",
         Meta = "meta",
         List = "list",
         AllowTraversal = "allow_traversal",
@@ -88,6 +91,7 @@ keys! {
         Title = "title",
         Description = "description",
         Icons = "icons",
+        Scopes = "scopes",
         Meta = "meta",
         Crate = "crate",
     }
@@ -103,6 +107,7 @@ keys! {
         Instructions = "instructions",
         WebsiteUrl = "website_url",
         Icons = "icons",
+        Scopes = "scopes",
         Crate = "crate",
     }
 }

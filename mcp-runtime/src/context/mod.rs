@@ -32,6 +32,7 @@
 //! ask first.
 
 pub mod elicit;
+mod principal;
 mod requests;
 
 use std::sync::Arc;
@@ -40,6 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+pub use self::principal::Principal;
 pub use self::requests::{
     ClientRequestError, Elicit, Elicitation, ModelHint, ModelPreferences, Root, SamplingContent,
     SamplingMessage, SamplingRequest, SamplingResult, UrlElicitation,
@@ -82,6 +84,9 @@ pub(crate) trait Peer: Send + Sync {
     fn cached_roots(&self) -> Option<Vec<Root>>;
     /// Remembers the roots until the client says they changed.
     fn cache_roots(&self, roots: Vec<Root>);
+    /// The handler enters (`true`) or leaves (`false`) [`Context::before_task`]. Only a task's
+    /// peer cares.
+    fn before_task(&self, _entering: bool) {}
 }
 
 /// Sends `notifications/message` to `peer` at `level`, if the client wants that level; `data` is
@@ -152,6 +157,8 @@ pub(crate) struct RequestInfo {
     pub(crate) peer: Arc<dyn Peer>,
     pub(crate) server: ServerHandle,
     pub(crate) cancelled: Arc<CancelFlag>,
+    /// The validated access token's caller, over HTTP with OAuth.
+    pub(crate) principal: Option<Arc<Principal>>,
     /// The last progress value sent, as `f64` bits (progress must increase).
     pub(crate) last_progress: AtomicU64,
 }
@@ -280,6 +287,46 @@ impl Context {
     /// `.await` anyway; this is for work it handed to other tasks or threads.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancelled.is_cancelled()
+    }
+
+    /// Runs `work` before a task-capable call becomes a task: questions asked inside it
+    /// (`ctx.elicit`, `ctx.sample`, `ctx.roots`) go through input-required rounds on the
+    /// `tools/call` itself (2026-07-28), and the task is created only once `work` is done.
+    /// Everywhere else (no task, the handshake era) it simply runs `work`.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(Deserialize, Elicit)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// /// Asks a name, then works on it as a task.
+    /// #[tool(task = "required")]
+    /// async fn long_greeting(ctx: Context) -> Result<String, ToolError> {
+    ///     let answer = ctx
+    ///         .before_task(ctx.input("user_name").elicit::<Name>("Your name?"))
+    ///         .await?;
+    ///     let name = match answer {
+    ///         Elicitation::Accept(form) => form.name,
+    ///         _ => "there".to_owned(),
+    ///     };
+    ///     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    ///     Ok(format!("Hello, {name}!"))
+    /// }
+    /// ```
+    pub async fn before_task<F: Future>(&self, work: F) -> F::Output {
+        struct Leave<'a>(&'a dyn Peer);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.before_task(false);
+            }
+        }
+        let peer = &*self.inner.peer;
+        peer.before_task(true);
+        let _leave = Leave(peer);
+        work.await
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`); needs the client's
@@ -515,6 +562,12 @@ impl Context {
         &self.inner.client
     }
 
+    /// The caller the request's access token vouched for: over HTTP on a server with
+    /// [`Server::oauth`](crate::Server), else `None`.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_deref()
+    }
+
     /// The server, to announce changes: a resource updated, a list changed.
     pub fn server(&self) -> &ServerHandle {
         &self.inner.server
@@ -665,6 +718,16 @@ pub trait FromContext: Sized {
 impl FromContext for Context {
     fn from_context(ctx: &Context) -> Result<Self, ContextError> {
         Ok(ctx.clone())
+    }
+}
+
+/// A handler parameter of type `Principal`: the request's caller. A request without one (stdio,
+/// HTTP without OAuth) fails with an error naming it.
+impl FromContext for Principal {
+    fn from_context(ctx: &Context) -> Result<Self, ContextError> {
+        ctx.principal().cloned().ok_or_else(|| {
+            ContextError("this request carries no principal: the server has no OAuth".to_owned())
+        })
     }
 }
 

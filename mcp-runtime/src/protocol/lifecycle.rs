@@ -99,9 +99,13 @@ pub struct ServerCapabilities {
     /// Experimental, non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Map<String, Value>>,
-    /// Extensions (SEP-2133), by identifier, each with its settings object (in both eras).
+    /// Extensions (SEP-2133), by identifier, each with its settings object: skills (in both
+    /// eras), `io.modelcontextprotocol/tasks` (2026-07-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Map<String, Value>>,
+    /// 2025-11-25's experimental core tasks (`list`, `cancel`, `requests.tools.call`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Map<String, Value>>,
 }
 
 impl ServerCapabilities {
@@ -110,6 +114,19 @@ impl ServerCapabilities {
         let mut shaped = self.clone();
         if version < ProtocolVersion::V2025_03_26 {
             shaped.completions = None;
+        }
+        // The tasks extension is 2026-07-28's form of tasks (2025-11-25 has `tasks`); the
+        // others (skills) are declared in every revision.
+        if version < ProtocolVersion::V2026_07_28
+            && let Some(extensions) = &mut shaped.extensions
+        {
+            extensions.remove("io.modelcontextprotocol/tasks");
+            if extensions.is_empty() {
+                shaped.extensions = None;
+            }
+        }
+        if version != ProtocolVersion::V2025_11_25 {
+            shaped.tasks = None;
         }
         serde_json::to_value(shaped).unwrap_or(Value::Null)
     }

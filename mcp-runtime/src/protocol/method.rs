@@ -29,6 +29,11 @@ pub(crate) enum Method {
     SkillsGet,
     /// `resources/directory/read` (the skills extension's `directoryRead`).
     ResourcesDirectoryRead,
+    TasksGet,
+    TasksUpdate,
+    TasksCancel,
+    TasksResult,
+    TasksList,
 }
 
 impl Method {
@@ -53,13 +58,23 @@ impl Method {
             "skills/list" => Self::SkillsList,
             "skills/get" => Self::SkillsGet,
             "resources/directory/read" => Self::ResourcesDirectoryRead,
+            "tasks/get" => Self::TasksGet,
+            "tasks/update" => Self::TasksUpdate,
+            "tasks/cancel" => Self::TasksCancel,
+            "tasks/result" => Self::TasksResult,
+            "tasks/list" => Self::TasksList,
             _ => return None,
         })
     }
 
     /// Whether the handshake era (2025-03-26 to 2025-11-25) has this method.
+    /// (2025-11-25's experimental tasks: `tasks/get`, `tasks/result`, `tasks/list`,
+    /// `tasks/cancel`.)
     pub(crate) fn in_handshake_era(self) -> bool {
-        !matches!(self, Self::ServerDiscover | Self::SubscriptionsListen)
+        !matches!(
+            self,
+            Self::ServerDiscover | Self::SubscriptionsListen | Self::TasksUpdate
+        )
     }
 
     /// Whether the stateless era (2026-07-28) has this method: it has no handshake, no
@@ -72,6 +87,8 @@ impl Method {
                 | Self::ResourcesSubscribe
                 | Self::ResourcesUnsubscribe
                 | Self::LoggingSetLevel
+                | Self::TasksResult
+                | Self::TasksList
         )
     }
 
@@ -81,7 +98,7 @@ impl Method {
     pub(crate) fn runs_user_code(self) -> bool {
         matches!(
             self,
-            Self::ToolsCall | Self::PromptsGet | Self::ResourcesRead
+            Self::ToolsCall | Self::PromptsGet | Self::ResourcesRead | Self::TasksResult
         )
     }
 
@@ -106,11 +123,12 @@ impl Method {
     }
 
     /// The parameter naming what the request acts on (`name` of a tool or prompt, `uri` of a
-    /// resource), for request spans and the `Mcp-Name` header check.
+    /// resource, `taskId` of a task), for request spans and the `Mcp-Name` header check.
     pub(crate) fn target(self) -> Option<&'static str> {
         match self {
             Self::ToolsCall | Self::PromptsGet => Some("name"),
             Self::ResourcesRead => Some("uri"),
+            Self::TasksGet | Self::TasksUpdate | Self::TasksCancel => Some("taskId"),
             _ => None,
         }
     }
@@ -136,6 +154,10 @@ mod tests {
             "prompts/get",
             "completion/complete",
             "logging/setLevel",
+            "tasks/get",
+            "tasks/result",
+            "tasks/list",
+            "tasks/cancel",
         ];
         let stateless = [
             "server/discover",
@@ -148,6 +170,9 @@ mod tests {
             "prompts/list",
             "prompts/get",
             "completion/complete",
+            "tasks/get",
+            "tasks/update",
+            "tasks/cancel",
         ];
         for name in handshake.iter().chain(&stateless) {
             let method = Method::parse(name).unwrap();

@@ -22,6 +22,7 @@ use super::pagination;
 use super::registry::Registry;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
+use super::tasks::{self, TaskPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
@@ -30,7 +31,7 @@ use crate::protocol::{
     encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
-use crate::tool::CallToolResult;
+use crate::tool::{CallToolResult, TaskSupport, ToolDef};
 
 /// What dispatch needs of the connection a handshake-era request came on: what `initialize`
 /// settled, the handshake's own methods (answered by the connection, which owns that state),
@@ -258,6 +259,9 @@ async fn route_stateless(
             core.instructions.as_deref(),
         ))),
         Method::SubscriptionsListen => listen(&call, &request).await,
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+            task_method(&call, kind, &request).await
+        }
         _ => serve(&call, kind, request).await,
     };
     let stamp = |method: &str| core.stamps().for_method(method);
@@ -269,7 +273,9 @@ async fn route_stateless(
         },
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),
         // Never cached: no hints.
-        Ok(Reply::InputRequired(value)) => encode_response(&id, &stamp("").apply(value)),
+        Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
+            encode_response(&id, &stamp("").apply(value))
+        }
         Err(error) => encode_error(Some(&id), &error),
     }
 }
@@ -290,9 +296,70 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
         &call.core.subscription_bytes,
     )?;
     let listener = Arc::new(listener);
+    let mut honored = honored;
+    let task_ids = task_ids(call, request)?;
+    if let (Some(ids), Value::Object(honored)) = (&task_ids, &mut honored) {
+        honored.insert("taskIds".into(), json!(ids));
+    }
     call.core.listeners.add(&listener, honored);
+    // After the acknowledgement, which comes first.
+    let _watching = watch_tasks(call, request, task_ids.unwrap_or_default());
     call.core.closed(call.link.map(|l| l.closing())).await;
     Ok(Reply::Value(listener.teardown()))
+}
+
+/// Stops what a listen started when it ends, however it ends.
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for handle in &self.0 {
+            handle.abort();
+        }
+    }
+}
+
+/// `notifications.taskIds` of a listen (tasks extension), honoured only for a request that
+/// declared the extension.
+fn task_ids(call: &Call<'_>, request: &Request) -> Result<Option<Vec<String>>, ErrorObject> {
+    let asked = request
+        .params
+        .get("notifications")
+        .and_then(|n| n.get("taskIds"));
+    let ids: Vec<String> = match asked {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(ids)) if ids.len() <= tasks::MAX_WATCHED => ids
+            .iter()
+            .map(|id| id.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| ErrorObject::invalid_params("`taskIds` must be an array of strings"))?,
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`taskIds` must be an array of at most {} strings",
+                tasks::MAX_WATCHED
+            )));
+        }
+    };
+    Ok(tasks::declared(&call.scope.client).then_some(ids))
+}
+
+/// `notifications/tasks` for each task in `ids` the caller may see, until the listen ends.
+fn watch_tasks(call: &Call<'_>, request: &Request, ids: Vec<String>) -> AbortOnDrop {
+    let owner = task_owner(call);
+    let subscription = request.id.to_json();
+    let handles = ids
+        .iter()
+        .map(|id| {
+            tasks::watch(
+                Arc::clone(&call.core.tasks.store),
+                id.clone(),
+                owner.clone(),
+                call.sink.clone(),
+                subscription.clone(),
+            )
+        })
+        .collect();
+    AbortOnDrop(handles)
 }
 
 async fn route(
@@ -342,12 +409,19 @@ async fn route(
             link.set_subscription(&request).map(Reply::Value)
         }
         Method::LoggingSetLevel => link.set_log_level(&request).map(Reply::Value),
+        Method::TasksGet | Method::TasksResult | Method::TasksList | Method::TasksCancel
+            if version == ProtocolVersion::V2025_11_25 =>
+        {
+            legacy_task_method(&call, method, &request).await
+        }
         _ => serve(&call, method, request).await,
     };
     match outcome {
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
         Ok(Reply::Tool(result)) => encode_response(&id, &result),
-        Ok(Reply::Value(value) | Reply::InputRequired(value)) => encode_response(&id, &value),
+        Ok(Reply::Value(value) | Reply::InputRequired(value) | Reply::Task(value)) => {
+            encode_response(&id, &value)
+        }
         Err(error) => encode_error(Some(&id), &error),
     }
 }
@@ -357,6 +431,35 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
     let core = call.core;
     let registry = &*call.registry;
     let version = call.scope.version;
+    // Lists filtered by the caller's scopes (`OAuth::hide_unauthorized`): not cached.
+    if let Some(keep) = hiding(call) {
+        match method {
+            Method::ToolsList if !registry.tools.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.tools.list_where(version, o, &keep))
+                    .map(Reply::Raw);
+            }
+            Method::PromptsList if !registry.prompts.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.prompts.list_where(version, o, &keep))
+                    .map(Reply::Raw);
+            }
+            Method::ResourcesList if !registry.resources.is_empty() => {
+                let offset = pagination::offset(&request.params)?;
+                return registry
+                    .resources
+                    .list_where(version, offset, &keep)
+                    .await
+                    .map(Reply::text);
+            }
+            Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
+                return pagination::offset(&request.params)
+                    .and_then(|o| registry.resources.list_templates_where(version, o, &keep))
+                    .map(Reply::text);
+            }
+            _ => {}
+        }
+    }
     match method {
         Method::ToolsList if !registry.tools.is_empty() => pagination::offset(&request.params)
             .and_then(|o| registry.tools.list(version, o))
@@ -445,6 +548,8 @@ enum Reply {
     /// A tool's result, serialized straight into the response in the handshake era.
     Tool(CallToolResult),
     InputRequired(Value),
+    /// A `CreateTaskResult`: no cache hints.
+    Task(Value),
 }
 
 impl Reply {
@@ -466,9 +571,70 @@ fn result_value<T: serde::Serialize + ?Sized>(result: &T) -> Result<Value, Error
     })
 }
 
+/// When lists hide what the caller may not use: the test an item's own scopes must pass.
+fn hiding<'c>(
+    call: &'c Call<'_>,
+) -> Option<impl Fn(&[std::borrow::Cow<'static, str>]) -> bool + Sync + use<'c>> {
+    let principal = call.sink.principal()?;
+    #[cfg(feature = "http")]
+    let hide = call
+        .core
+        .options
+        .http
+        .auth
+        .as_ref()
+        .is_some_and(|auth| auth.hide_unauthorized);
+    #[cfg(not(feature = "http"))]
+    let hide = false;
+    if !hide {
+        return None;
+    }
+    let server = &call.core.options.scopes;
+    Some(move |item: &[std::borrow::Cow<'static, str>]| {
+        server.iter().all(|s| principal.has_scope(s)) && item.iter().all(|s| principal.has_scope(s))
+    })
+}
+
+/// Checks the caller's scopes (HTTP with OAuth) against the server's and the item's, before
+/// its handler runs. Requests without a principal (stdio, HTTP without OAuth) pass.
+fn authorize(call: &Call<'_>, item: &[std::borrow::Cow<'static, str>]) -> Result<(), ErrorObject> {
+    let Some(principal) = call.sink.principal() else {
+        return Ok(());
+    };
+    let mut scopes = call.core.options.scopes.clone();
+    scopes.extend(item.iter().map(|s| s.to_string()));
+    super::auth::check(principal, &scopes)
+}
+
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
+    context_with(call, id, meta, peer_of(call), Arc::clone(&call.cancel))
+}
+
+fn context_with(
+    call: &Call<'_>,
+    id: RequestId,
+    meta: Meta,
+    peer: Arc<dyn Peer>,
+    cancelled: Arc<CancelFlag>,
+) -> Context {
     let scope = &call.scope;
-    let peer: Arc<dyn Peer> = match (&scope.stateless, call.link) {
+    Context::new(RequestInfo {
+        id,
+        meta,
+        version: scope.version,
+        client: Arc::clone(&scope.client),
+        peer,
+        server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
+        cancelled,
+        principal: call.sink.principal().cloned(),
+        last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+    })
+}
+
+/// The request's way back to its client.
+fn peer_of(call: &Call<'_>) -> Arc<dyn Peer> {
+    let scope = &call.scope;
+    match (&scope.stateless, call.link) {
         (Some(stateless), _) => Arc::new(StatelessPeer {
             sink: call.sink.clone(),
             log_level: stateless.log_level,
@@ -481,17 +647,7 @@ fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
             log_level: None,
             inputs: Arc::default(),
         }),
-    };
-    Context::new(RequestInfo {
-        id,
-        meta,
-        version: scope.version,
-        client: Arc::clone(&scope.client),
-        peer,
-        server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
-        cancelled: Arc::clone(&call.cancel),
-        last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
-    })
+    }
 }
 
 fn take_meta(params: &mut Map<String, Value>) -> Meta {
@@ -588,13 +744,15 @@ fn interrupted(
 async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let uri = string_param(&mut params, "uri", "resources/read")?;
-    let binding = Binding::new("resources/read", &uri, &Map::new());
+    let binding = Binding::new("resources/read", &uri, &Map::new())
+        .for_principal(call.sink.principal().map(|p| &**p));
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let version = call.scope.version;
     let Some((def, bindings)) = call.registry.resources.resolve(&uri) else {
         return Err(not_found(version, &uri));
     };
+    authorize(call, &def.metadata.metadata.scopes)?;
     let bindings = match (bindings, &def.template) {
         (Some(bindings), Some(template)) => {
             if !def.allow_traversal
@@ -637,7 +795,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             ));
         }
     };
-    let binding = Binding::new("prompts/get", &name, &arguments);
+    let binding = Binding::new("prompts/get", &name, &arguments)
+        .for_principal(call.sink.principal().map(|p| &**p));
     take_inputs(call, &mut params, &binding)?;
     let meta = take_meta(&mut params);
     let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
@@ -645,6 +804,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
             "unknown prompt `{name}`"
         )));
     };
+    authorize(call, &prompt.metadata.scopes)?;
     let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
     match run(&call.scope, invocation).await {
         Ok(Ok(outcome)) => {
@@ -738,11 +898,12 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
-    let binding = call
-        .scope
-        .stateless
-        .is_some()
-        .then(|| Binding::new("tools/call", &name, &arguments));
+    // 2025-11-25's `task` (ignored in 2026-07-28, where the server decides).
+    let wants_task = matches!(params.remove("task"), Some(Value::Object(_)));
+    let binding = call.scope.stateless.is_some().then(|| {
+        Binding::new("tools/call", &name, &arguments)
+            .for_principal(call.sink.principal().map(|p| &**p))
+    });
     if let Some(binding) = &binding {
         take_inputs(call, &mut params, binding)?;
     }
@@ -753,11 +914,47 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         )));
     };
     let version = call.scope.version;
+    authorize(call, &tool.metadata.scopes)?;
+    if tool.task_support != TaskSupport::Forbidden {
+        // 2026-07-28: a task for a request that declared the extension; 2025-11-25: for a call
+        // that asked with `task`. Older revisions have no tasks: an ordinary call.
+        let stateless = call.scope.stateless.is_some();
+        let experimental = !stateless && version == ProtocolVersion::V2025_11_25;
+        let as_task = if stateless {
+            tasks::declared(&call.scope.client)
+        } else {
+            experimental && wants_task
+        };
+        if as_task {
+            let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
+            let invocation = TaskInvocation {
+                id,
+                meta,
+                tool_name: Arc::clone(tool_name),
+                arguments,
+                binding,
+            };
+            return call_tool_task(call, tool, invocation).await;
+        }
+        if tool.task_support == TaskSupport::Required {
+            if stateless {
+                return Err(tasks::required_error(&format!("the tool `{name}`")));
+            }
+            if experimental {
+                return Err(ErrorObject::method_not_found(&format!(
+                    "tools/call without `task`: the tool `{name}` runs only as a task"
+                )));
+            }
+        }
+    }
     let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
     let result = match run(&call.scope, invocation).await {
         Ok(Ok(result)) => result,
         Ok(Err(interrupt)) => {
-            let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
+            let binding = binding.unwrap_or_else(|| {
+                Binding::new("tools/call", &name, &Map::new())
+                    .for_principal(call.sink.principal().map(|p| &**p))
+            });
             return interrupted(call, &binding, interrupt);
         }
         Err(panic) => {
@@ -766,6 +963,188 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         }
     };
     Ok(Reply::Tool(result.for_version(version)))
+}
+
+/// Who a task belongs to: the authenticated principal (OAuth) when there is one, else the
+/// session (or stdio connection) that created it. Unauthenticated stateless HTTP requests share
+/// one owner: their tasks are guarded by the 128-bit id alone.
+fn task_owner(call: &Call<'_>) -> String {
+    // An authenticated caller owns its tasks whatever session or replica it comes through;
+    // otherwise the session (handshake era) or the connection.
+    if let Some(principal) = call.sink.principal() {
+        return format!("principal:{}", principal.binding_key());
+    }
+    match call.link.and_then(|l| l.trace_name()) {
+        Some(name) => format!("session:{name}"),
+        None => "anonymous".to_owned(),
+    }
+}
+
+/// `tasks/get`, `tasks/update`, `tasks/cancel` (2026-07-28): only for a request that declared
+/// the extension.
+async fn task_method(
+    call: &Call<'_>,
+    method: Method,
+    request: &Request,
+) -> Result<Reply, ErrorObject> {
+    if !tasks::declared(&call.scope.client) {
+        return Err(tasks::required_error(&format!("`{}`", request.method)));
+    }
+    let owner = task_owner(call);
+    let store = &call.core.tasks;
+    let params = &request.params;
+    let value = match method {
+        Method::TasksGet => tasks::get(store, &owner, params).await?,
+        Method::TasksUpdate => tasks::update(store, &owner, params).await?,
+        _ => tasks::cancel(store, &owner, params).await?,
+    };
+    Ok(Reply::Value(value))
+}
+
+/// 2025-11-25's experimental `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`, for
+/// the session that created the task.
+async fn legacy_task_method(
+    call: &Call<'_>,
+    method: Method,
+    request: &Request,
+) -> Result<Reply, ErrorObject> {
+    let owner = task_owner(call);
+    let store = &call.core.tasks;
+    let params = &request.params;
+    let value = match method {
+        Method::TasksGet => tasks::legacy_get(store, &owner, params).await?,
+        Method::TasksList => tasks::legacy_list(store, &owner).await?,
+        Method::TasksCancel => tasks::legacy_cancel(store, &owner, params).await?,
+        _ => {
+            let peer = peer_of(call);
+            let ask = move |method: &'static str, params: Value| peer.request(None, method, params);
+            tasks::legacy_result(store, &owner, params, ask).await?
+        }
+    };
+    Ok(Reply::Value(value))
+}
+
+/// A task-capable `tools/call` as it arrived.
+struct TaskInvocation {
+    id: RequestId,
+    meta: Meta,
+    tool_name: Arc<str>,
+    arguments: Map<String, Value>,
+    binding: Binding,
+}
+
+/// How the handler's first run in the request ended.
+enum Inline {
+    Done(CallToolResult),
+    Interrupt(Interrupt),
+    Panic(Box<dyn Any + Send>),
+    /// It waits for something, outside `before_task`: it becomes a task.
+    Escalate,
+}
+
+/// A task-capable `tools/call` from a client that declared the extension: the task is stored,
+/// the handler runs in the request until it waits outside `before_task` (questions inside it
+/// are input-required rounds; a tool that is done by then and only `optional` answers plainly),
+/// then runs on as a task and the request answers `CreateTaskResult`, once `tasks/get` finds it.
+async fn call_tool_task(
+    call: &Call<'_>,
+    tool: &ToolDef,
+    invocation: TaskInvocation,
+) -> Result<Reply, ErrorObject> {
+    let TaskInvocation {
+        id,
+        meta,
+        tool_name,
+        arguments,
+        binding,
+    } = invocation;
+    let store = Arc::clone(&call.core.tasks.store);
+    let owner: Arc<str> = Arc::from(task_owner(call));
+    let record = call.core.tasks.record(&owner);
+    let task_id: Arc<str> = Arc::from(&*record.id);
+    store
+        .create(record)
+        .await
+        .map_err(|error| ErrorObject::internal(error.to_string()))?;
+    let inputs = call.scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs));
+    let mut peer = TaskPeer::new(
+        peer_of(call),
+        Arc::clone(&store),
+        Arc::clone(&task_id),
+        Arc::clone(&owner),
+    );
+    let mut meta = meta;
+    if meta.progress_token().is_none() {
+        // So `ctx.progress` reaches the task's `statusMessage` (and only that).
+        let token = format!("task-{task_id}");
+        meta.0
+            .insert("progressToken".into(), Value::from(token.clone()));
+        peer.own_token = Some(token);
+    }
+    let peer = Arc::new(peer);
+    let cancel = Arc::new(CancelFlag::default());
+    let context = context_with(
+        call,
+        id,
+        meta,
+        Arc::clone(&peer) as Arc<dyn Peer>,
+        Arc::clone(&cancel),
+    );
+    let mut handler = tool.call(tool_name, arguments, context);
+    let inline = std::future::poll_fn(|cx| {
+        if let Some(inputs) = &inputs {
+            inputs.watch(cx.waker());
+        }
+        match std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(cx))) {
+            Ok(Poll::Ready(result)) => Poll::Ready(Inline::Done(result)),
+            Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
+                Some(interrupt) => Poll::Ready(Inline::Interrupt(interrupt)),
+                None if peer.in_before_task() => Poll::Pending,
+                None => Poll::Ready(Inline::Escalate),
+            },
+            Err(panic) => Poll::Ready(Inline::Panic(panic)),
+        }
+    })
+    .await;
+    let version = call.scope.version;
+    match inline {
+        Inline::Interrupt(interrupt) => {
+            store.remove(&task_id).await;
+            return interrupted(call, &binding, interrupt);
+        }
+        Inline::Done(result)
+            if tool.task_support == TaskSupport::Optional && call.scope.stateless.is_some() =>
+        {
+            store.remove(&task_id).await;
+            return Ok(Reply::Tool(result.for_version(version)));
+        }
+        Inline::Done(result) => {
+            store
+                .finish(&task_id, tasks::outcome_of(&result, version))
+                .await;
+        }
+        Inline::Panic(panic) => {
+            tracing::error!(task = %task_id, panic = panic_message(&*panic), "a task's tool panicked");
+            store.finish(&task_id, tasks::panicked()).await;
+        }
+        Inline::Escalate => {
+            peer.escalated
+                .store(true, std::sync::atomic::Ordering::Release);
+            tasks::spawn(
+                Arc::clone(&store),
+                Arc::clone(&task_id),
+                Arc::clone(&owner),
+                version,
+                cancel,
+                handler,
+            );
+        }
+    }
+    match store.get(&task_id, &owner).await {
+        Some(record) if call.scope.stateless.is_some() => Ok(Reply::Task(tasks::created(&record))),
+        Some(record) => Ok(Reply::Value(json!({ "task": tasks::legacy(&record) }))),
+        None => Err(ErrorObject::internal("the task vanished as it was created")),
+    }
 }
 
 /// Runs a handler, turning a panic inside it into an `Err` instead of a dead task. A stateless

@@ -48,6 +48,8 @@ pub(crate) struct HttpOptions {
     pub(crate) legacy_sse_path: String,
     /// Its messages path (POST).
     pub(crate) legacy_messages_path: String,
+    /// The OAuth resource-server settings, when tokens are required.
+    pub(crate) auth: Option<std::sync::Arc<super::auth::OAuth>>,
 }
 
 impl Default for HttpOptions {
@@ -72,6 +74,7 @@ impl Default for HttpOptions {
             legacy_sse: false,
             legacy_sse_path: "/sse".to_owned(),
             legacy_messages_path: "/messages".to_owned(),
+            auth: None,
         }
     }
 }

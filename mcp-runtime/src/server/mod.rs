@@ -6,6 +6,8 @@
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
 
+#[cfg_attr(not(feature = "http"), allow(dead_code, unreachable_pub))]
+pub(crate) mod auth;
 mod budget;
 mod dispatch;
 mod dynamic;
@@ -18,6 +20,7 @@ mod registry;
 mod session;
 pub(crate) mod shared;
 mod stateless;
+pub(crate) mod tasks;
 mod window;
 
 use std::any::TypeId;
@@ -46,6 +49,8 @@ use crate::tool::ToolDef;
 /// seeded hasher serves where SipHash's flooding resistance would cost on every request.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
+#[cfg(feature = "http")]
+pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
@@ -97,6 +102,8 @@ pub(crate) struct Options {
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
+    /// The OAuth scopes every item needs (`Server::required_scopes`), beside its own.
+    pub(crate) scopes: Vec<String>,
     /// The cache hints of stateless results. Default: `ttlMs: 0`, `private`, everywhere.
     pub(crate) cache: CacheHints,
     /// The secret `requestState` is signed with. Default: random per process.
@@ -106,6 +113,8 @@ pub(crate) struct Options {
     pub(crate) redis: Option<(String, String)>,
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
+    /// The task store and its bounds.
+    pub(crate) tasks: self::tasks::TaskOptions,
 }
 
 impl Default for Options {
@@ -126,10 +135,12 @@ impl Default for Options {
             request_bytes_total: 17 * 1024 * 1024,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
+            scopes: Vec::new(),
             cache: CacheHints::default(),
             request_state_secret: None,
             redis: None,
             request_state_ttl: Duration::from_secs(600),
+            tasks: self::tasks::TaskOptions::default(),
         }
     }
 }
@@ -624,6 +635,31 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Makes the HTTP server an OAuth 2.1 resource server: every request on every HTTP route
+    /// (both protocol eras, `subscriptions/listen`, the legacy HTTP+SSE transport) must carry a
+    /// bearer access token in its `Authorization` header, issued by a trusted authorization
+    /// server for this server's resource; the protected resource metadata (RFC 9728) is served
+    /// at `/.well-known/oauth-protected-resource` (root and path-suffixed). Items' `scopes`
+    /// are checked before their handlers run. stdio is unaffected: it takes its credentials
+    /// from the environment.
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.options.http.auth = Some(std::sync::Arc::new(oauth));
+        self
+    }
+
+    /// OAuth scopes every tool, prompt and resource needs (beside their own `scopes`), e.g.
+    /// from `#[server(scopes = [...])]`.
+    pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.options.scopes.contains(&scope) {
+                self.options.scopes.push(scope);
+            }
+        }
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// Serves Streamable HTTP without sessions: every POST on its own, GET and DELETE 405.
     pub fn stateless_http(mut self) -> Self {
         self.options.http.stateless = true;
@@ -692,6 +728,36 @@ impl Server {
         self
     }
 
+    /// The most tasks alive at once in the default in-memory store (10,000 by default): a
+    /// task-capable call past it is refused with -32603 saying so. Tasks are reclaimed after
+    /// their TTL.
+    pub fn max_live_tasks(mut self, max: usize) -> Self {
+        self.options.tasks.max_live = max;
+        self
+    }
+
+    /// How long a task is kept after it was created (`ttlMs`; 1 hour by default). It is never
+    /// dropped before, and reclaimed after, whatever its status; a task still running then is
+    /// stopped.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.options.tasks.ttl = ttl;
+        self
+    }
+
+    /// How often clients are told to poll a task (`pollIntervalMs`; 500 ms by default).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.options.tasks.poll_interval = interval;
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the default [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)
+    /// (whose bound [`Server::max_live_tasks`] sets), and advertises the tasks extension even
+    /// when no tool is task-capable at build time.
+    pub fn task_store(mut self, store: std::sync::Arc<dyn self::tasks::TaskStore>) -> Self {
+        self.options.tasks.store = Some(store);
+        self
+    }
+
     #[cfg(feature = "http")]
     /// Builds the server and serves Streamable HTTP on `addr` until Ctrl-C.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
@@ -751,6 +817,17 @@ impl Server {
                 out
             }
         };
+        #[cfg(feature = "http")]
+        if let Some(oauth) = &self.options.http.auth {
+            for problem in oauth.problems() {
+                errors.push(DefinitionError::Invalid {
+                    kind: "server",
+                    name: "oauth".to_owned(),
+                    location: "Server::oauth".to_owned(),
+                    problem,
+                });
+            }
+        }
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
         errors.extend(self.skill_errors);
@@ -814,6 +891,10 @@ impl Server {
             page_size: self.options.page_size,
             served,
         };
+        let task_capable = items
+            .tools
+            .iter()
+            .any(|t| t.task_support() != crate::tool::TaskSupport::Forbidden);
         let catalogue = Catalogue {
             items,
             disabled: Default::default(),
@@ -851,6 +932,17 @@ impl Server {
             }),
             ..ServerCapabilities::default()
         };
+        let mut capabilities = capabilities;
+        if task_capable || self.options.tasks.store.is_some() {
+            // Beside any other extension (skills).
+            capabilities
+                .extensions
+                .get_or_insert_with(serde_json::Map::new)
+                .insert(self::tasks::EXTENSION.into(), json!({}));
+            let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+            capabilities.tasks = tasks.as_object().cloned();
+        }
+        let tasks = self::tasks::Tasks::new(&self.options.tasks);
         let request_state = match &self.options.request_state_secret {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
@@ -870,6 +962,7 @@ impl Server {
                 listeners: Listeners::default(),
                 request_state: RwLock::new(request_state),
                 shared: OnceLock::new(),
+                tasks,
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
@@ -919,6 +1012,8 @@ pub(crate) struct Core {
     pub(crate) request_state: RwLock<RequestStateKey>,
     /// The store shared with other replicas, once connected (`Server::redis`); none by default.
     pub(crate) shared: OnceLock<Arc<dyn shared::SharedStore>>,
+    /// The task store and settings.
+    pub(crate) tasks: self::tasks::Tasks,
     /// Set when the server shuts down: open listens end with their final result.
     closing: tokio::sync::watch::Sender<bool>,
     /// The bytes of subscription URIs all sessions and listens hold together.

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tokio::sync::mpsc;
 
 use super::{Budget, ENTRY_OVERHEAD};
+use crate::context::Principal;
 use crate::protocol::Outgoing;
 
 /// What a queue does with a message that would take it past its limit.
@@ -79,6 +80,9 @@ struct Shared {
 pub(crate) struct Sink<T = Outgoing> {
     tx: mpsc::UnboundedSender<T>,
     shared: Arc<Shared>,
+    /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
+    /// read from one POST share it, so it travels with their replies' queue.
+    principal: Option<Arc<Principal>>,
 }
 
 impl<T> Clone for Sink<T> {
@@ -86,6 +90,7 @@ impl<T> Clone for Sink<T> {
         Self {
             tx: self.tx.clone(),
             shared: Arc::clone(&self.shared),
+            principal: self.principal.clone(),
         }
     }
 }
@@ -131,9 +136,24 @@ pub(crate) fn channel_within<T: Weigh>(
         Sink {
             tx,
             shared: Arc::clone(&shared),
+            principal: None,
         },
         Outbox { rx, shared },
     )
+}
+
+impl<T> Sink<T> {
+    /// The same queue, for requests made by `principal`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// Who the requests answered here were made for.
+    pub(crate) fn principal(&self) -> Option<&Arc<Principal>> {
+        self.principal.as_ref()
+    }
 }
 
 impl<T: Weigh> Sink<T> {

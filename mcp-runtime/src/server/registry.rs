@@ -36,6 +36,8 @@ pub(crate) trait Named {
     fn location(&self) -> Option<SourceLocation>;
     fn problems(&self) -> &[String];
     fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value;
+    /// The OAuth scopes the item needs of its own.
+    fn scopes(&self) -> &[std::borrow::Cow<'static, str>];
 }
 
 impl Named for ToolDef {
@@ -52,6 +54,9 @@ impl Named for ToolDef {
     fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
         ToolDef::to_wire(self, version, style)
     }
+    fn scopes(&self) -> &[std::borrow::Cow<'static, str>] {
+        &self.metadata.scopes
+    }
 }
 
 impl Named for PromptDef {
@@ -67,6 +72,9 @@ impl Named for PromptDef {
     }
     fn to_wire(&self, version: ProtocolVersion, _: SchemaStyle) -> Value {
         PromptDef::to_wire(self, version)
+    }
+    fn scopes(&self) -> &[std::borrow::Cow<'static, str>] {
+        &self.metadata.scopes
     }
 }
 
@@ -210,6 +218,24 @@ impl<T: Named> Listed<T> {
             return Ok(Arc::clone(page));
         }
         pagination::page(key, items, from, page_size, generation).map(Arc::from)
+    }
+
+    /// The list result page at `from` of the items `keep` lets through (lists filtered per
+    /// caller are never cached).
+    pub(crate) fn list_where(
+        &self,
+        version: ProtocolVersion,
+        from: pagination::Position,
+        keep: &dyn Fn(&[std::borrow::Cow<'static, str>]) -> bool,
+    ) -> Result<Arc<str>, ErrorObject> {
+        let (key, _, _) = T::KIND;
+        let items: Vec<String> = self
+            .items
+            .iter()
+            .filter(|item| !self.disabled.contains(item.name()) && keep(item.scopes()))
+            .map(|item| item.to_wire(version, self.style).to_string())
+            .collect();
+        pagination::page(key, &items, from, self.page_size, self.generation).map(Arc::from)
     }
 }
 
@@ -377,6 +403,57 @@ impl ResourceRegistry {
             );
         }
         pagination::page("resources", &items, from, page_size, generation)
+    }
+
+    /// `resources/list` of the resources (and templates' instances) `keep` lets through.
+    pub(crate) async fn list_where(
+        &self,
+        version: ProtocolVersion,
+        from: pagination::Position,
+        keep: &(dyn Fn(&[std::borrow::Cow<'static, str>]) -> bool + Sync),
+    ) -> Result<String, ErrorObject> {
+        let mut items: Vec<String> = self
+            .statics
+            .iter()
+            .filter(|d| !self.disabled.contains(&*d.uri) && keep(&d.metadata.metadata.scopes))
+            .map(|d| d.resource_to_wire(version).to_string())
+            .collect();
+        let listers: Vec<_> = self
+            .enabled_templates()
+            .filter(|t| keep(&t.metadata.metadata.scopes))
+            .filter_map(|t| t.list.clone())
+            .collect();
+        for list in listers {
+            let instances: Vec<ResourceInfo> = list().await;
+            items.extend(
+                instances
+                    .iter()
+                    .filter_map(|i| i.for_version(version))
+                    .map(|i| i.to_string()),
+            );
+        }
+        pagination::page("resources", &items, from, self.page_size, self.generation)
+    }
+
+    /// `resources/templates/list` of the templates `keep` lets through.
+    pub(crate) fn list_templates_where(
+        &self,
+        version: ProtocolVersion,
+        from: pagination::Position,
+        keep: &dyn Fn(&[std::borrow::Cow<'static, str>]) -> bool,
+    ) -> Result<String, ErrorObject> {
+        let items: Vec<String> = self
+            .enabled_templates()
+            .filter(|t| keep(&t.metadata.metadata.scopes))
+            .map(|t| t.template_to_wire(version).to_string())
+            .collect();
+        pagination::page(
+            "resourceTemplates",
+            &items,
+            from,
+            self.page_size,
+            self.generation,
+        )
     }
 
     /// `resources/templates/list`.

@@ -588,6 +588,7 @@ impl Session {
             initialized: self.initialized.load(Ordering::Acquire),
             log_level: self.log_level.load(Ordering::Relaxed),
             subscriptions,
+            owner: None,
         })
     }
 

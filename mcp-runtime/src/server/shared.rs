@@ -52,6 +52,9 @@ pub(crate) struct SessionRecord {
     pub(crate) log_level: u8,
     /// The URIs subscribed to, sorted.
     pub(crate) subscriptions: Vec<String>,
+    /// The principal the session is bound to (authorization), if any.
+    #[serde(default)]
+    pub(crate) owner: Option<String>,
 }
 
 /// Events of a standalone log: (sequence, message), oldest first.

@@ -57,6 +57,19 @@ impl Binding {
             digest: digest(arguments),
         }
     }
+
+    /// The same binding, for `principal` only (HTTP with OAuth): a state sealed for one
+    /// caller does not open for another, since it may record what that caller was allowed.
+    pub(crate) fn for_principal(mut self, principal: Option<&crate::context::Principal>) -> Self {
+        if let Some(principal) = principal {
+            let mut hash = Sha256::new();
+            hash.update(self.digest.as_bytes());
+            hash.update([0]);
+            hash.update(principal.binding_key().as_bytes());
+            self.digest = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        }
+        self
+    }
 }
 
 #[derive(Serialize, Deserialize)]

@@ -32,6 +32,7 @@ use super::{
     HttpState, check_host, check_json_content_type, error_response, json_response, read_post_body,
     session_id,
 };
+use crate::context::Principal;
 use crate::protocol::{
     ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error, parse,
 };
@@ -55,6 +56,8 @@ pub(super) struct LegacySession {
     created: Instant,
     /// Set to end its event stream (expiry).
     end: tokio::sync::watch::Sender<bool>,
+    /// Who opened it (OAuth): only a token for the same principal may POST to it.
+    owner: Option<String>,
 }
 
 impl LegacySession {
@@ -142,6 +145,10 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
                 last_seen: Mutex::new(Instant::now()),
                 created: Instant::now(),
                 end,
+                owner: request
+                    .extensions()
+                    .get::<Arc<Principal>>()
+                    .map(|p| p.binding_key()),
             }),
         );
     }
@@ -247,7 +254,11 @@ fn session_of(state: &HttpState, request: &Request) -> Result<Arc<LegacySession>
             "unknown or ended session: open the SSE stream again",
         )
     };
-    let session = session.ok_or_else(gone)?;
+    let principal = request.extensions().get::<Arc<Principal>>();
+    // Bound to the principal that opened it: to anyone else it does not exist.
+    let session = session
+        .filter(|s| s.owner == principal.map(|p| p.binding_key()))
+        .ok_or_else(gone)?;
     // Its stream overflowed (the client stopped reading it) or went away: nothing it is sent
     // could be delivered, so it is over, whether or not its response has noticed yet.
     if session.sink.is_closed() {
@@ -291,6 +302,7 @@ pub(super) async fn handle_message(
         Err(response) => return response,
     };
     let (parts, body) = request.into_parts();
+    let principal = parts.extensions.get::<Arc<Principal>>().cloned();
     if let Err(response) = check_json_content_type(&parts.headers) {
         return response;
     }
@@ -304,6 +316,11 @@ pub(super) async fn handle_message(
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
     };
     drop(body);
+    if let Some(auth) = &state.auth
+        && let Err(response) = auth.check_scopes(&state.core, principal.as_deref(), &incoming)
+    {
+        return response;
+    }
     session.touch();
     let needed = Window::slots_needed(&incoming);
     let slot = if needed > 0 {
@@ -321,7 +338,9 @@ pub(super) async fn handle_message(
     } else {
         None
     };
-    session.session.receive(incoming, &session.sink, slot);
+    // Answered on the session's stream, for this POST's principal (its scopes may have grown).
+    let sink = session.sink.clone().with_principal(principal);
+    session.session.receive(incoming, &sink, slot);
     accepted()
 }
 

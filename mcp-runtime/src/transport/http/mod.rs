@@ -37,6 +37,7 @@
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod auth;
 mod legacy;
 mod modern;
 mod shared;
@@ -59,6 +60,7 @@ use futures_util::{FutureExt as _, StreamExt as _};
 use serde_json::Value;
 
 use self::stream::{Bounds, EventStream, parse_event_id};
+use crate::context::Principal;
 use crate::protocol::{
     ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
     encode_batch, encode_error, parse,
@@ -114,6 +116,8 @@ struct HttpSession {
     bounds: Bounds,
     /// Its place in its client address's count, given back when it is dropped.
     _peer: Option<PeerSession>,
+    /// Who opened it (OAuth): only a token for the same principal may use it.
+    owner: Option<String>,
 }
 
 /// One session counted against its client's address, until dropped.
@@ -185,12 +189,16 @@ pub(crate) struct HttpState {
     unread: Arc<Budget>,
     /// Sessions by client address, for `max_sessions_per_peer`.
     peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// The OAuth resource server, when tokens are required.
+    auth: Option<Arc<auth::Auth>>,
 }
 
 impl HttpState {
     fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
+        let auth = options.auth.clone().map(auth::Auth::new);
         Arc::new(Self {
             core,
+            auth,
             event_logs: Budget::new(options.total_log_bytes),
             unread: Budget::new(options.unread_total),
             options,
@@ -264,19 +272,27 @@ impl HttpState {
         }
     }
 
-    async fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    async fn session(
+        &self,
+        headers: &HeaderMap,
+        principal: Option<&Principal>,
+    ) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = headers.get(&MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
             return Err(error_response(
                 StatusCode::BAD_REQUEST,
                 "the `Mcp-Session-Id` header is missing: send `initialize` first",
             ));
         };
+        let owner = principal.map(Principal::binding_key);
         let session = self
             .sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
-            .cloned();
+            .cloned()
+            // A session is bound to the principal that opened it: to anyone else it does not
+            // exist.
+            .filter(|s| s.owner.as_deref() == owner.as_deref());
         let unknown = || {
             error_response(
                 StatusCode::NOT_FOUND,
@@ -297,6 +313,8 @@ impl HttpState {
             Some(session) => session,
             None => {
                 let record = match store.load_session(id).await {
+                    // Bound to another principal: to this one it does not exist.
+                    Ok(Some(record)) if record.owner != owner => return Err(unknown()),
                     Ok(Some(record)) => record,
                     Ok(None) => return Err(unknown()),
                     Err(error) => return Err(shared::store_failed(&error)),
@@ -307,7 +325,8 @@ impl HttpState {
                 else {
                     return Err(unknown());
                 };
-                let http_session = self.open_session(id.to_owned(), session, notifications, None);
+                let http_session =
+                    self.open_session(id.to_owned(), session, notifications, None, owner);
                 let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
                 Arc::clone(sessions.entry(id.to_owned()).or_insert(http_session))
             }
@@ -336,6 +355,7 @@ impl HttpState {
         session: Arc<Session>,
         notifications: Outbox,
         peer_session: Option<PeerSession>,
+        owner: Option<String>,
     ) -> Arc<HttpSession> {
         let bounds = self.stream_bounds();
         let standalone = Arc::new(EventStream::new(0, bounds.clone()));
@@ -369,6 +389,7 @@ impl HttpState {
             window: Window::new(self.core.options.max_in_flight),
             bounds,
             _peer: peer_session,
+            owner,
         });
         match (store, notifier) {
             (Some(store), Some((_, outbox))) => {
@@ -765,6 +786,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|info| info.0.ip());
     let headers = parts.headers;
+    let principal = parts.extensions.get::<Arc<Principal>>().cloned();
     let options = state.options();
     if let Err(response) = check_host(options, &headers) {
         return response;
@@ -797,9 +819,15 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         ids,
         runs_user_code,
     } = post;
+    // Scopes are checked before anything runs: a 403 drives the client's step-up.
+    if let Some(auth) = &state.auth
+        && let Err(response) = auth.check_scopes(&state.core, principal.as_deref(), &incoming)
+    {
+        return response;
+    }
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        return modern::handle(&state, &headers, message, accepts_sse, charge).await;
+        return modern::handle(&state, &headers, message, accepts_sse, charge, principal).await;
     }
     let version = match header_version(&headers) {
         Ok(version) => version,
@@ -812,6 +840,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
         let (sink, mut replies) = state.channel();
+        let sink = sink.with_principal(principal.clone());
         let (notifier, notifications) = state.notifier_channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
         session.receive(incoming, &sink, None);
@@ -854,8 +883,13 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 };
                 let id = session_id();
                 let _ = session.trace_name.set(id.clone());
-                let http_session =
-                    state.open_session(id.clone(), session, notifications, peer_session);
+                let http_session = state.open_session(
+                    id.clone(),
+                    session,
+                    notifications,
+                    peer_session,
+                    principal.as_deref().map(Principal::binding_key),
+                );
                 sessions.insert(id.clone(), Arc::clone(&http_session));
                 http_session
             };
@@ -884,7 +918,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             None,
         )
     } else {
-        match state.session(&headers).await {
+        match state.session(&headers, principal.as_deref()).await {
             Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
             Err(response) => return response,
         }
@@ -894,6 +928,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
         let (sink, mut replies) = state.channel();
+        let sink = sink.with_principal(principal.clone());
         session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
@@ -927,6 +962,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     };
 
     let (sink, replies) = state.channel();
+    let sink = sink.with_principal(principal);
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
     session.receive(incoming, &sink, slot);
     share_back(&state, http_session.as_deref()).await;
@@ -1247,7 +1283,11 @@ async fn json_replies(
     json_response(StatusCode::OK, body)
 }
 
-async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+async fn handle_get(
+    State(state): State<Arc<HttpState>>,
+    principal: Option<axum::Extension<Arc<Principal>>>,
+    headers: HeaderMap,
+) -> Response {
     if let Err(response) = check_host(state.options(), &headers) {
         return response;
     }
@@ -1263,7 +1303,10 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
     if let Err(response) = header_version(&headers) {
         return response;
     }
-    let session = match state.session(&headers).await {
+    let session = match state
+        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()))
+        .await
+    {
         Ok(session) => session,
         Err(response) => return response,
     };
@@ -1309,14 +1352,21 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
     sse_response(session.standalone.attach(None))
 }
 
-async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+async fn handle_delete(
+    State(state): State<Arc<HttpState>>,
+    principal: Option<axum::Extension<Arc<Principal>>>,
+    headers: HeaderMap,
+) -> Response {
     if let Err(response) = check_host(state.options(), &headers) {
         return response;
     }
     if state.options().stateless || is_stateless_era(&headers) {
         return modern::method_not_allowed();
     }
-    let session = match state.session(&headers).await {
+    let session = match state
+        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()))
+        .await
+    {
         Ok(session) => session,
         Err(response) => return response,
     };
@@ -1447,7 +1497,21 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
                 post(legacy::handle_message),
             );
     }
-    router.with_state(state)
+    let auth = state.auth.clone();
+    let mut router = router.with_state(state);
+    if let Some(auth) = auth {
+        // Every MCP route needs a token; the metadata routes, added after, do not.
+        router = router.route_layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&auth),
+            auth::require_token,
+        ));
+        let mut metadata = Router::new().route(auth::WELL_KNOWN, get(auth::metadata));
+        if auth.metadata_path != auth::WELL_KNOWN {
+            metadata = metadata.route(&auth.metadata_path, get(auth::metadata));
+        }
+        router = router.merge(metadata.with_state(auth));
+    }
+    router
 }
 
 /// The connection limits of [`serve`].

@@ -33,6 +33,7 @@ use tokio::task::AbortHandle;
 use super::stream::named_event;
 use super::{HttpState, json_response};
 use crate::context::CancelFlag;
+use crate::context::Principal;
 use crate::protocol::{
     ErrorObject, InvalidMessage, Message, Method, Outgoing, Request, RequestId, encode_error,
     error_codes,
@@ -214,6 +215,7 @@ pub(super) async fn handle(
     message: Result<Message, Box<InvalidMessage>>,
     accepts_sse: bool,
     charge: Charge,
+    principal: Option<Arc<Principal>>,
 ) -> Response {
     let request = match message {
         Ok(Message::Request(request)) => request,
@@ -252,6 +254,7 @@ pub(super) async fn handle(
     }
 
     let (sink, mut replies) = state.channel();
+    let sink = sink.with_principal(principal);
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);

@@ -84,9 +84,10 @@ pub(super) async fn sync_out(
     store: &Arc<dyn SharedStore>,
     http_session: &HttpSession,
 ) -> Result<(), Response> {
-    let Some(record) = http_session.session.record() else {
+    let Some(mut record) = http_session.session.record() else {
         return Ok(());
     };
+    record.owner.clone_from(&http_session.owner);
     let previous = http_session
         .saved
         .lock()

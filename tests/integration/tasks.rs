@@ -1,0 +1,825 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28) over stdio (the in-process
+//! client) and Streamable HTTP (real sockets): a task outlives its call and a slow client, only
+//! its creator sees it, cancelling it stops its handler, a panic inside it ends it `failed`, and
+//! the store stays within its bound and gives memory back after the TTL.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use hyper::Request;
+use mcp_runtime::Server;
+use mcp_runtime::prelude::*;
+use mcp_runtime::tasks::MemoryTaskStore;
+use mcp_runtime::testing::{Client, ClientError};
+use serde_json::{Value, json};
+
+use mcp_tests::http::{WAIT, send, start};
+
+const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CAPS_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// Sleeps `millis` ms, then says so.
+#[tool(task = "optional")]
+async fn nap(millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    format!("slept {millis} ms")
+}
+
+/// Done at once, but only ever as a task.
+#[tool(task = "required")]
+async fn instant_job(n: u64) -> String {
+    format!("job {n} done")
+}
+
+static TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts in `TICKS` every 10 ms until stopped.
+#[tool(task = "optional")]
+async fn ticker() -> String {
+    loop {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        TICKS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Panics after a moment.
+#[tool(task = "optional")]
+async fn blow_up() -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    panic!("blow_up panics on purpose")
+}
+
+#[derive(Debug, Serialize, Deserialize, Elicit)]
+struct Answer {
+    /// The answer
+    text: String,
+}
+
+/// Asks a question halfway through the task.
+#[tool(task = "optional")]
+async fn quiz(ctx: Context) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let answer = match ctx.elicit::<Answer>("Six times seven?").await? {
+        Elicitation::Accept(answer) => answer.text,
+        _ => "no answer".to_owned(),
+    };
+    Ok(format!("you said {answer}"))
+}
+
+fn server() -> Server {
+    Server::builder()
+        .tool(nap)
+        .tool(instant_job)
+        .tool(ticker)
+        .tool(blow_up)
+        .tool(quiz)
+}
+
+fn caps() -> Value {
+    json!({"elicitation": {}, "extensions": {EXTENSION: {}}})
+}
+
+fn tasks_client() -> mcp_runtime::testing::ClientBuilder {
+    Client::builder().stateless().capabilities(caps())
+}
+
+/// `tools/call`, its result as the client sees it.
+async fn call(client: &Client, name: &str, arguments: Value) -> Result<Value, ClientError> {
+    client
+        .request("tools/call", json!({"name": name, "arguments": arguments}))
+        .await
+}
+
+fn code(error: ClientError) -> i64 {
+    error.rpc().expect("a JSON-RPC error").code
+}
+
+/// Polls `tasks/get` until the task's status is `want` or terminal.
+async fn settle(client: &Client, id: &str, want: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let task = client
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .unwrap();
+        let status = task["status"].as_str().unwrap().to_owned();
+        if status == want || ["completed", "failed", "cancelled"].contains(&status.as_str()) {
+            return task;
+        }
+        assert!(Instant::now() < deadline, "task {id} stuck in {status}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn stdio_a_task_answers_at_once_and_completes_later() {
+    let client = tasks_client().connect(server()).await.unwrap();
+    let discover = client.request("server/discover", json!({})).await.unwrap();
+    assert_eq!(discover["capabilities"]["extensions"][EXTENSION], json!({}));
+    let started = Instant::now();
+    let created = call(&client, "nap", json!({"millis": 300})).await.unwrap();
+    assert!(started.elapsed() < Duration::from_millis(300));
+    assert_eq!(created["resultType"], "task");
+    assert_eq!(created["status"], "working");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    assert!(id.len() >= 22, "128 random bits, base64: {id}");
+    assert!(created["ttlMs"].as_u64().unwrap() > 0);
+    let working = client
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(working["status"], "working");
+    assert!(working.get("result").is_none());
+    let done = settle(&client, &id, "completed").await;
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "slept 300 ms");
+    assert_eq!(done["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn stdio_a_client_without_the_extension_gets_no_task() {
+    let client = Client::builder()
+        .stateless()
+        .capabilities(json!({}))
+        .connect(server())
+        .await
+        .unwrap();
+    let plain = call(&client, "nap", json!({"millis": 1})).await.unwrap();
+    assert_eq!(plain["content"][0]["text"], "slept 1 ms");
+    assert!(plain.get("taskId").is_none());
+    let refused = call(&client, "instant_job", json!({"n": 1}))
+        .await
+        .unwrap_err();
+    let error = refused.rpc().unwrap();
+    assert_eq!(error.code, -32021);
+    assert_eq!(
+        error.data.as_ref().unwrap()["requiredCapabilities"]["extensions"][EXTENSION],
+        json!({})
+    );
+    let get = client
+        .request("tasks/get", json!({"taskId": "whatever"}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(get), -32021);
+}
+
+#[tokio::test]
+async fn stdio_another_session_can_neither_see_nor_cancel_a_task() {
+    let service = server().build().unwrap();
+    let owner = tasks_client().connect_service(&service).await.unwrap();
+    let other = tasks_client().connect_service(&service).await.unwrap();
+    let created = call(&owner, "nap", json!({"millis": 500})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    for method in ["tasks/get", "tasks/cancel"] {
+        let refused = other
+            .request(method, json!({"taskId": id}))
+            .await
+            .unwrap_err();
+        assert_eq!(code(refused), -32602, "{method} from another session");
+    }
+    let refused = other
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"elicit-1": {"action": "accept"}}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), -32602);
+    let done = settle(&owner, id, "completed").await;
+    assert_eq!(
+        done["status"], "completed",
+        "the other session's cancel did nothing"
+    );
+}
+
+#[tokio::test]
+async fn stdio_cancelling_a_task_stops_its_handler() {
+    let client = tasks_client().connect(server()).await.unwrap();
+    let created = call(&client, "ticker", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(TICKS.load(Ordering::SeqCst) > 0, "the handler runs");
+    let ack = client
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(ack["resultType"], "complete");
+    assert!(ack.get("status").is_none());
+    let cancelled = settle(&client, id, "cancelled").await;
+    assert_eq!(cancelled["status"], "cancelled");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let after = TICKS.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(TICKS.load(Ordering::SeqCst), after, "the handler stopped");
+    // Cancelling again is the same empty acknowledgement.
+    let again = client
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(again["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn stdio_a_panic_inside_a_task_ends_it_failed_and_the_server_lives() {
+    let client = tasks_client().connect(server()).await.unwrap();
+    let created = call(&client, "blow_up", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let failed = settle(&client, id, "failed").await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"]["code"], -32603);
+    assert!(failed.get("result").is_none());
+    let next = call(&client, "nap", json!({"millis": 1})).await.unwrap();
+    assert!(next["taskId"].is_string() || next["content"].is_array());
+}
+
+#[tokio::test]
+async fn stdio_a_question_inside_a_task_is_answered_with_tasks_update() {
+    let client = tasks_client().connect(server()).await.unwrap();
+    let created = call(&client, "quiz", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let waiting = settle(&client, id, "input_required").await;
+    assert_eq!(waiting["status"], "input_required");
+    let requests = waiting["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1);
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create");
+    let ack = client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {
+                key.clone(): {"action": "accept", "content": {"text": "42"}},
+                "no-such-key": {"action": "decline"},
+            }}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ack["resultType"], "complete");
+    let done = settle(&client, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "you said 42");
+}
+
+#[tokio::test]
+async fn stdio_ten_thousand_live_tasks_stay_bounded_and_are_reclaimed_after_the_ttl() {
+    const BOUND: usize = 10_000;
+    let store = Arc::new(MemoryTaskStore::new(BOUND));
+    // The TTL must outlast creating them all, however loaded the machine: measured first (a
+    // debug build makes about a thousand calls a second), with a wide margin.
+    let probe = tasks_client().connect(server()).await.unwrap();
+    let timer = Instant::now();
+    for n in 0..200 {
+        call(&probe, "instant_job", json!({"n": n})).await.unwrap();
+    }
+    let estimate = timer.elapsed() * (BOUND as u32 / 200);
+    let ttl = (estimate * 3 + Duration::from_secs(5)).min(Duration::from_secs(300));
+    let client = Arc::new(
+        tasks_client()
+            .connect(
+                server()
+                    .task_store(Arc::clone(&store) as Arc<dyn mcp_runtime::tasks::TaskStore>)
+                    .task_ttl(ttl),
+            )
+            .await
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let mut first = None;
+    // 100 at a time, in flight together.
+    for batch in 0..BOUND / 100 {
+        let mut calls = tokio::task::JoinSet::new();
+        for n in batch * 100..(batch + 1) * 100 {
+            let client = Arc::clone(&client);
+            calls.spawn(async move { call(&client, "instant_job", json!({"n": n})).await });
+        }
+        while let Some(created) = calls.join_next().await {
+            let created = created.unwrap().unwrap();
+            assert_eq!(created["status"], "completed");
+            first.get_or_insert_with(|| created["taskId"].as_str().unwrap().to_owned());
+        }
+    }
+    let all_created = Instant::now();
+    assert!(
+        started.elapsed() < ttl,
+        "creating them took {:?}, longer than their TTL",
+        started.elapsed()
+    );
+    assert_eq!(store.len(), BOUND);
+    let refused = call(&client, "instant_job", json!({"n": BOUND}))
+        .await
+        .unwrap_err();
+    let error = refused.rpc().unwrap();
+    assert!(
+        error.message.contains("too many live tasks"),
+        "a clear error past the bound: {}",
+        error.message
+    );
+    assert_eq!(store.len(), BOUND);
+    // Still there before the TTL.
+    let first = first.unwrap();
+    let task = client
+        .request("tasks/get", json!({"taskId": first}))
+        .await
+        .unwrap();
+    assert!(
+        task["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("done")
+    );
+    tokio::time::sleep_until((all_created + ttl + Duration::from_millis(600)).into()).await;
+    let gone = client
+        .request("tasks/get", json!({"taskId": first}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(gone), -32602);
+    assert_eq!(store.len(), 0, "every expired task is reclaimed");
+    let again = call(&client, "instant_job", json!({"n": 0})).await.unwrap();
+    assert_eq!(again["resultType"], "task");
+}
+
+/// A stateless POST with the headers a 2026-07-28 client sends (`Mcp-Name` is the task id on
+/// `tasks/*`).
+fn post(addr: &str, method: &str, mut params: Value) -> Request<String> {
+    params["_meta"] = json!({VERSION_KEY: "2026-07-28", CAPS_KEY: caps()});
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    let name = params
+        .get("name")
+        .or_else(|| params.get("taskId"))
+        .and_then(Value::as_str);
+    if let Some(name) = name {
+        builder = builder.header("mcp-name", name);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    builder.body(body.to_string()).unwrap()
+}
+
+/// The JSON-RPC response of a POST, whether it came as JSON or on an SSE stream.
+async fn rpc(addr: &str, method: &str, params: Value) -> Value {
+    use http_body_util::BodyExt as _;
+    let response = send(addr, post(addr, method, params)).await;
+    let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m.get("id").is_some())
+        .unwrap_or_else(|| panic!("no response in {text}"))
+}
+
+async fn http_settle(addr: &str, id: &str, want: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let task = rpc(addr, "tasks/get", json!({"taskId": id})).await["result"].clone();
+        let status = task["status"].as_str().unwrap().to_owned();
+        if status == want || ["completed", "failed", "cancelled"].contains(&status.as_str()) {
+            return task;
+        }
+        assert!(Instant::now() < deadline, "task {id} stuck in {status}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn http_a_task_outlives_the_call_that_created_it() {
+    let addr = start(server()).await;
+    // The connection that created it is gone once the answer is read.
+    let created = rpc(
+        &addr,
+        "tools/call",
+        json!({"name": "nap", "arguments": {"millis": 300}}),
+    )
+    .await;
+    let created = &created["result"];
+    assert_eq!(created["resultType"], "task");
+    let id = created["taskId"].as_str().unwrap();
+    let done = http_settle(&addr, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "slept 300 ms");
+}
+
+#[tokio::test]
+async fn http_mcp_name_must_be_the_task_id() {
+    let addr = start(server()).await;
+    let created = rpc(
+        &addr,
+        "tools/call",
+        json!({"name": "nap", "arguments": {"millis": 200}}),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap();
+    let mut request = post(&addr, "tasks/get", json!({"taskId": id}));
+    request
+        .headers_mut()
+        .insert("mcp-name", "someone-elses-task".parse().unwrap());
+    let response = send(&addr, request).await;
+    assert_eq!(response.status(), hyper::StatusCode::BAD_REQUEST);
+    let body = mcp_tests::http::body_json(response).await;
+    assert_eq!(body["error"]["code"], -32020);
+}
+
+#[tokio::test]
+async fn http_cancel_and_panic_and_questions() {
+    let addr = start(server()).await;
+    let created = rpc(
+        &addr,
+        "tools/call",
+        json!({"name": "nap", "arguments": {"millis": 60000}}),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let ack = rpc(&addr, "tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    assert_eq!(
+        http_settle(&addr, &id, "cancelled").await["status"],
+        "cancelled"
+    );
+
+    let created = rpc(
+        &addr,
+        "tools/call",
+        json!({"name": "blow_up", "arguments": {}}),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let failed = http_settle(&addr, &id, "failed").await;
+    assert_eq!(failed["error"]["code"], -32603);
+
+    let created = rpc(
+        &addr,
+        "tools/call",
+        json!({"name": "quiz", "arguments": {}}),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = http_settle(&addr, &id, "input_required").await;
+    let key = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "six"}}}});
+    let ack = rpc(&addr, "tasks/update", answers).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    let done = http_settle(&addr, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "you said six");
+
+    for removed in ["tasks/result", "tasks/list"] {
+        let response = rpc(&addr, removed, json!({})).await;
+        assert_eq!(response["error"]["code"], -32601, "{removed}");
+    }
+}
+
+// The handshake era: 2025-11-25's experimental core tasks (`params.task`, `tasks/result`,
+// `tasks/list`, questions sent to the client as requests tied to the task).
+
+const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+fn handshake_client() -> mcp_runtime::testing::ClientBuilder {
+    Client::builder()
+        .protocol_version("2025-11-25")
+        .capabilities(json!({"elicitation": {}}))
+        .on_request(|method, params| {
+            assert_eq!(method, "elicitation/create");
+            assert!(
+                params["_meta"][RELATED]["taskId"].is_string(),
+                "the question is tied to its task: {params}"
+            );
+            Ok(json!({"action": "accept", "content": {"text": "forty-two"}}))
+        })
+}
+
+async fn task_call(client: &Client, name: &str, arguments: Value) -> Value {
+    client
+        .request(
+            "tools/call",
+            json!({"name": name, "arguments": arguments, "task": {"ttl": 60000}}),
+        )
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn handshake_a_task_is_created_polled_and_its_result_read() {
+    let client = handshake_client().connect(server()).await.unwrap();
+    let init = client.initialize_result().unwrap();
+    assert!(init["capabilities"]["tasks"]["requests"]["tools"]["call"].is_object());
+    assert!(init["capabilities"].get("extensions").is_none());
+    let tools = client.list_tools().await.unwrap();
+    let nap = tools.iter().find(|t| t["name"] == "nap").unwrap();
+    assert_eq!(nap["execution"]["taskSupport"], "optional");
+
+    let created = task_call(&client, "nap", json!({"millis": 200})).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(created["task"]["status"], "working");
+    assert!(created["task"]["ttl"].as_u64().unwrap() > 0);
+    let task = client
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(task["taskId"], id.as_str());
+    let result = client
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "slept 200 ms");
+    assert_eq!(result["_meta"][RELATED]["taskId"], id.as_str());
+    let listed = client.request("tasks/list", json!({})).await.unwrap();
+    assert!(
+        listed["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["taskId"] == id.as_str())
+    );
+
+    // Without `task`, an optional tool runs as a plain call; a required one is refused.
+    let plain = call(&client, "nap", json!({"millis": 1})).await.unwrap();
+    assert_eq!(plain["content"][0]["text"], "slept 1 ms");
+    let refused = call(&client, "instant_job", json!({"n": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), -32601);
+}
+
+#[tokio::test]
+async fn handshake_a_question_reaches_the_client_through_tasks_result() {
+    let client = handshake_client().connect(server()).await.unwrap();
+    let created = task_call(&client, "quiz", json!({})).await;
+    let id = created["task"]["taskId"].as_str().unwrap();
+    let result = client
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "you said forty-two");
+}
+
+#[tokio::test]
+async fn handshake_isolation_cancel_and_panic() {
+    let service = server().build().unwrap();
+    let owner = handshake_client().connect_service(&service).await.unwrap();
+    let other = handshake_client().connect_service(&service).await.unwrap();
+    // Not `ticker`: its counter belongs to the cancellation test.
+    let created = task_call(&owner, "nap", json!({"millis": 60000})).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let refused = other
+            .request(method, json!({"taskId": id}))
+            .await
+            .unwrap_err();
+        assert_eq!(code(refused), -32602, "{method} from another session");
+    }
+    let theirs = other.request("tasks/list", json!({})).await.unwrap();
+    assert_eq!(theirs["tasks"], json!([]));
+
+    let cancelled = owner
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    let again = owner
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code(again),
+        -32602,
+        "an ended task cannot be cancelled again"
+    );
+
+    let created = task_call(&owner, "blow_up", json!({})).await;
+    let id = created["task"]["taskId"].as_str().unwrap();
+    let failed = owner
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(failed), -32603);
+    let task = owner
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(task["status"], "failed");
+    let alive = task_call(&owner, "nap", json!({"millis": 1})).await;
+    assert!(alive["task"]["taskId"].is_string(), "the server lives on");
+}
+
+/// The `tasks` example as a child process on real stdio (2026-07-28).
+#[tokio::test]
+async fn the_tasks_example_builds_asks_and_is_cancelled() {
+    let builder = tasks_client().on_request(|method, params| {
+        assert_eq!(method, "elicitation/create");
+        let message = params["message"].as_str().unwrap_or_default();
+        Ok(if message.starts_with("Which version") {
+            json!({"action": "accept", "content": {"version": "1.2.0"}})
+        } else {
+            json!({"action": "accept", "content": {"confirm": true}})
+        })
+    });
+    let server = mcp_tests::spawn_example("tasks", builder).await.unwrap();
+    let client = &server.client;
+
+    // A long job with progress: its progress is the task's status message.
+    let created = call(client, "build", json!({"steps": 3})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let deadline = Instant::now() + WAIT;
+    let mut messages = Vec::new();
+    let done = loop {
+        let task = client
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .unwrap();
+        if let Some(message) = task["statusMessage"].as_str() {
+            messages.push(message.to_owned());
+        }
+        if task["status"] == "completed" {
+            break task;
+        }
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(done["result"]["content"][0]["text"], "built in 3 steps");
+    assert!(
+        messages.iter().any(|m| m.starts_with("step ")),
+        "progress shows as the status message: {messages:?}"
+    );
+
+    // Input before the task exists: an input-required round, then the task.
+    let created = call(client, "release", json!({})).await.unwrap();
+    assert_eq!(created["resultType"], "task");
+    let id = created["taskId"].as_str().unwrap();
+    let done = settle(client, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "released 1.2.0");
+
+    // A question halfway, answered with tasks/update.
+    let created = call(client, "deploy", json!({"target": "staging"}))
+        .await
+        .unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let waiting = settle(client, id, "input_required").await;
+    let key = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
+        )
+        .await
+        .unwrap();
+    let done = settle(client, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "deployed to staging");
+
+    // A job that runs until cancelled.
+    let created = call(client, "crawl", json!({"site": "example.org"}))
+        .await
+        .unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    client
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(settle(client, id, "cancelled").await["status"], "cancelled");
+}
+
+#[tokio::test]
+async fn stdio_a_listen_with_task_ids_gets_each_change_of_the_task() {
+    let client = tasks_client().connect(server()).await.unwrap();
+    let created = call(&client, "quiz", json!({})).await.unwrap();
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let listen = json!({"jsonrpc": "2.0", "id": "tasks-1", "method": "subscriptions/listen",
+    "params": {
+        "_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: caps()},
+        "notifications": {"taskIds": [id]},
+    }});
+    let ack = client
+        .send_line_and_receive(listen.to_string())
+        .await
+        .unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]));
+    // Every notification is the whole task, tagged with the listen; the last one is the end.
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let message = client.next_message().await.unwrap();
+        assert_eq!(message["method"], "notifications/tasks", "{message}");
+        let task = &message["params"];
+        assert_eq!(task["taskId"], id.as_str());
+        assert_eq!(
+            task["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "tasks-1"
+        );
+        let status = task["status"].as_str().unwrap().to_owned();
+        if status == "input_required" && !seen.contains(&status) {
+            let key = task["inputRequests"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .next()
+                .unwrap()
+                .clone();
+            let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "yes"}}}});
+            client.request("tasks/update", answers).await.unwrap();
+        }
+        seen.push(status.clone());
+        if status == "completed" {
+            assert_eq!(task["result"]["content"][0]["text"], "you said yes");
+            break;
+        }
+        assert!(Instant::now() < deadline, "statuses so far: {seen:?}");
+    }
+    assert!(seen.contains(&"input_required".to_owned()), "{seen:?}");
+}
+
+/// The JSON-RPC response to `request`, whether it came as JSON or on an SSE stream.
+async fn response_of(addr: &str, request: Request<String>) -> Value {
+    use http_body_util::BodyExt as _;
+    let response = send(addr, request).await;
+    let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m.get("result").is_some() || m.get("error").is_some())
+        .unwrap_or_else(|| panic!("no response in {text}"))
+}
+
+#[tokio::test]
+async fn http_handshake_a_task_outlives_its_call_and_belongs_to_its_session() {
+    use mcp_tests::http::{initialize, post};
+    let addr = start(server()).await;
+    let session = initialize(&addr).await;
+    let other = initialize(&addr).await;
+    let rpc = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let created = response_of(
+        &addr,
+        post(
+            &addr,
+            Some(&session),
+            rpc(
+                1,
+                "tools/call",
+                json!({"name": "nap", "arguments": {"millis": 300}, "task": {}}),
+            ),
+        ),
+    )
+    .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The call's response is over; the task runs on.
+    let theirs = response_of(
+        &addr,
+        post(
+            &addr,
+            Some(&other),
+            rpc(2, "tasks/get", json!({"taskId": id})),
+        ),
+    )
+    .await;
+    assert_eq!(
+        theirs["error"]["code"], -32602,
+        "another session cannot see it"
+    );
+    let result = response_of(
+        &addr,
+        post(
+            &addr,
+            Some(&session),
+            rpc(3, "tasks/result", json!({"taskId": id})),
+        ),
+    )
+    .await;
+    assert_eq!(result["result"]["content"][0]["text"], "slept 300 ms");
+    let listed = response_of(
+        &addr,
+        post(&addr, Some(&session), rpc(4, "tasks/list", json!({}))),
+    )
+    .await;
+    assert_eq!(listed["result"]["tasks"][0]["status"], "completed");
+}
