@@ -387,3 +387,25 @@ def test_a_posts_stream_closed_mid_call_resumes_on_another_replica(cluster) -> N
     assert "Reconnection test completed successfully" in json.dumps(results[0]["result"])
     ids = [i for i, _ in first + rest]
     assert len(ids) == len(set(ids)), ids
+
+
+def test_an_input_required_retry_lands_on_another_replica(cluster) -> None:
+    """2026-07-28: the signed `requestState` of an input-required result is accepted by whichever
+    replica gets the retry (the key is shared through Redis)."""
+    run(_input_required_across, cluster)
+
+
+async def _input_required_across(cluster) -> None:
+    async def on_elicit(context, params):
+        return types.ElicitResult(action="accept", content={"ok": True})
+
+    async with Client(cluster.url, mode="auto", read_timeout_seconds=REQUEST_TIMEOUT,
+                      elicitation_callback=on_elicit) as client:
+        assert client.protocol_version == "2026-07-28"
+        before = cluster.served()
+        for _ in range(3):
+            result = await client.call_tool("test_input_required_result_request_state")
+            assert text_of(result) == "state-ok: confirmed=true", result
+        after = cluster.served()
+    # Every call was a request and its retry: six requests, so every replica took some.
+    assert all(after[name] > before[name] for name in after), (before, after)
