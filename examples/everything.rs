@@ -4,7 +4,8 @@
 //! Run with: `cargo run -p mcp-examples --example everything` (serves stdio), or
 //! `cargo run -p mcp-examples --example everything -- --port 3000` (Streamable HTTP on
 //! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
-//! `http://127.0.0.1:3000/sse` for clients that speak only it).
+//! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
+//! beside `--port` shares the sessions with other replicas through that Redis.
 
 use std::time::Duration;
 
@@ -796,21 +797,44 @@ async fn main() -> mcp_runtime::Result<()> {
         // The skills of the suite's sep-2640 scenarios (two, one with a nested skill), checked
         // and embedded when this example compiles.
         .skills(mcp_runtime::skills!("skills"));
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--port"), Some(port)) => {
+    // `--port PORT` serves Streamable HTTP; `--redis URL` beside it shares the sessions with
+    // the other replicas using the same Redis (issue 20).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| args.get(i + 1).cloned())
+    };
+    let redis = match flag("--redis") {
+        Some(Some(url)) => Some(url),
+        Some(None) => return Err(std::io::Error::other("--redis takes a URL").into()),
+        None => None,
+    };
+    match flag("--port") {
+        Some(port) => {
             let port: u16 = port
-                .parse()
-                .map_err(|_| std::io::Error::other("--port takes a port number"))?;
+                .and_then(|p| p.parse().ok())
+                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?;
+            let server = match &redis {
+                Some(url) => server.redis(url.clone()),
+                None => server,
+            };
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
-                 HTTP+SSE transport on http://127.0.0.1:{port}/sse"
+                 HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",
+                match &redis {
+                    Some(url) => format!(", sessions shared through Redis at {url}"),
+                    None => String::new(),
+                }
             );
             server
                 .legacy_sse(true)
                 .serve_http(("127.0.0.1", port))
                 .await
         }
-        _ => server.serve_stdio().await,
+        None if redis.is_some() => {
+            Err(std::io::Error::other("--redis needs --port (it shares HTTP sessions)").into())
+        }
+        None => server.serve_stdio().await,
     }
 }

@@ -25,6 +25,14 @@ pub(crate) enum ListKind {
 }
 
 impl ListKind {
+    /// The kind whose [`item`](Self::item) is `name`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        [Self::Tools, Self::Resources, Self::Prompts]
+            .into_iter()
+            .find(|kind| kind.item() == name)
+    }
+
     /// What one item of the list is called in messages: "tool", "resource", "prompt".
     pub(crate) fn item(self) -> &'static str {
         match self {

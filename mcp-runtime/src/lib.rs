@@ -676,6 +676,15 @@
 //!   era needs nothing: it never uses sessions.
 //! - In the stateless era, a question to the client comes back in a retry that a load balancer
 //!   may send to another replica: give them all the same [`Server::request_state_secret`].
+//! - With the `redis` feature, `Server::redis(url)` lets replicas behind a load balancer with
+//!   no sticky sessions share handshake-era sessions through Redis: session records, the
+//!   event logs of the standalone stream and of POST streams (`Last-Event-ID` resumes on any
+//!   replica), answers to
+//!   elicitation, sampling and roots requests that reach another replica, `list_changed` and
+//!   `resources/updated`, and the `requestState` key. `serve_http` connects at startup (a Redis
+//!   that cannot be reached is a startup error); with `into_router`, call
+//!   `McpService::connect_redis` first. While Redis is down, requests that need it get -32603
+//!   and the process stays up. The README's *Deployment* section has a one-machine recipe.
 //! - [`Server::cache_hint`] sets the `ttlMs`/`cacheScope` of stateless results (0 and
 //!   `private` by default).
 //! - TCP_NODELAY is set on accepted sockets.

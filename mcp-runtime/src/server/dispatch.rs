@@ -696,7 +696,7 @@ fn take_inputs(
     match state {
         None | Some(Value::Null) => {}
         Some(Value::String(token)) => {
-            let answers = call.core.request_state.open(&token, binding)?;
+            let answers = call.core.request_state().open(&token, binding)?;
             stateless.inputs.answer(answers);
         }
         Some(_) => {
@@ -733,7 +733,7 @@ fn interrupted(
                 .as_ref()
                 .map(|s| s.inputs.answers())
                 .unwrap_or_default();
-            let state = call.core.request_state.seal(binding, answers);
+            let state = call.core.request_state().seal(binding, answers);
             Ok(Reply::InputRequired(stateless::input_required(
                 requests, state,
             )))

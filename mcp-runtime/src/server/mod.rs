@@ -18,6 +18,7 @@ mod pagination;
 mod registered;
 mod registry;
 mod session;
+pub(crate) mod shared;
 mod stateless;
 pub(crate) mod tasks;
 mod window;
@@ -107,6 +108,9 @@ pub(crate) struct Options {
     pub(crate) cache: CacheHints,
     /// The secret `requestState` is signed with. Default: random per process.
     pub(crate) request_state_secret: Option<Vec<u8>>,
+    /// The Redis URL and key prefix of the state shared with other replicas (`Server::redis`).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) redis: Option<(String, String)>,
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
     /// The task store and its bounds.
@@ -134,6 +138,7 @@ impl Default for Options {
             scopes: Vec::new(),
             cache: CacheHints::default(),
             request_state_secret: None,
+            redis: None,
             request_state_ttl: Duration::from_secs(600),
             tasks: self::tasks::TaskOptions::default(),
         }
@@ -684,6 +689,38 @@ impl Server {
         self
     }
 
+    /// Shares the state of handshake-era sessions with the other replicas of this server through
+    /// the Redis at `url` (`redis://127.0.0.1:6379/0`), so a load balancer with no sticky
+    /// sessions can send any request to any replica: session records, the standalone stream's
+    /// event log (`Last-Event-ID` resumes on any replica), answers to elicitation, sampling and
+    /// roots requests, `list_changed` and `resources/updated`, and the `requestState` key (when
+    /// no [`request_state_secret`](Self::request_state_secret) is set). Keys start with
+    /// `mcp` unless [`redis_prefix`](Self::redis_prefix) says otherwise.
+    ///
+    /// The connection is made when serving starts: a Redis that cannot be reached then is a
+    /// startup error. While Redis is down later, requests that need it get -32603 and the
+    /// process stays up; service resumes when Redis is back. Needs the `redis` feature.
+    #[cfg(feature = "redis")]
+    pub fn redis(mut self, url: impl Into<String>) -> Self {
+        let prefix = self
+            .options
+            .redis
+            .take()
+            .map_or_else(|| "mcp".to_owned(), |(_, prefix)| prefix);
+        self.options.redis = Some((url.into(), prefix));
+        self
+    }
+
+    /// The prefix of this server's Redis keys (`mcp` by default), so several servers can share
+    /// one Redis. Set it after [`redis`](Self::redis).
+    #[cfg(feature = "redis")]
+    pub fn redis_prefix(mut self, prefix: impl Into<String>) -> Self {
+        if let Some((_, old)) = &mut self.options.redis {
+            *old = prefix.into();
+        }
+        self
+    }
+
     /// How long a client may take to answer an input-required result (10 minutes by default);
     /// a retry with an older `requestState` is refused with -32602.
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
@@ -923,7 +960,8 @@ impl Server {
                 options: self.options,
                 sessions: Mutex::new(Vec::new()),
                 listeners: Listeners::default(),
-                request_state,
+                request_state: RwLock::new(request_state),
+                shared: OnceLock::new(),
                 tasks,
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
@@ -971,7 +1009,9 @@ pub(crate) struct Core {
     /// The open `subscriptions/listen` requests.
     pub(crate) listeners: Listeners,
     /// Signs the `requestState` of input-required results.
-    pub(crate) request_state: RequestStateKey,
+    pub(crate) request_state: RwLock<RequestStateKey>,
+    /// The store shared with other replicas, once connected (`Server::redis`); none by default.
+    pub(crate) shared: OnceLock<Arc<dyn shared::SharedStore>>,
     /// The task store and settings.
     pub(crate) tasks: self::tasks::Tasks,
     /// Set when the server shuts down: open listens end with their final result.
@@ -1019,6 +1059,107 @@ impl Core {
         }
     }
 
+    /// The key signing `requestState`.
+    pub(crate) fn request_state(&self) -> RequestStateKey {
+        self.request_state
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The store shared with other replicas, if any.
+    pub(crate) fn shared(&self) -> Option<&Arc<dyn shared::SharedStore>> {
+        self.shared.get()
+    }
+
+    /// Connects the Redis store configured with `Server::redis`, once; an error when Redis cannot
+    /// be reached.
+    #[cfg(feature = "redis")]
+    pub(crate) async fn connect_shared(self: &Arc<Self>) -> Result<()> {
+        let Some((url, prefix)) = &self.options.redis else {
+            return Ok(());
+        };
+        if self.shared.get().is_some() {
+            return Ok(());
+        }
+        let store = shared::redis::RedisStore::connect(url, prefix)
+            .await
+            .map_err(|e| std::io::Error::other(format!("cannot use Redis at {url}: {}", e.0)))?;
+        if self.options.request_state_secret.is_none() {
+            let mut fresh = [0u8; 32];
+            let _ = getrandom::fill(&mut fresh);
+            let key = store.request_state_key(fresh).await.map_err(|e| {
+                std::io::Error::other(format!("cannot use Redis at {url}: {}", e.0))
+            })?;
+            *self
+                .request_state
+                .write()
+                .unwrap_or_else(|e| e.into_inner()) =
+                RequestStateKey::from_secret(&key, self.options.request_state_ttl);
+        }
+        let store: Arc<dyn shared::SharedStore> = store;
+        if self.shared.set(Arc::clone(&store)).is_ok() {
+            shared::attach(self, store);
+        }
+        Ok(())
+    }
+
+    /// A client's answer that reached another replica, for the session here that waits for it.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn answer_from_elsewhere(
+        &self,
+        session: &str,
+        id: crate::protocol::RequestId,
+        message: serde_json::Value,
+    ) {
+        let outcome = match message.get("error") {
+            Some(error) => match serde_json::from_value(error.clone()) {
+                Ok(error) => Err(error),
+                Err(_) => return,
+            },
+            None => Ok(message
+                .get("result")
+                .cloned()
+                .unwrap_or(serde_json::Value::Null)),
+        };
+        for live in self.live_sessions() {
+            if live.trace_name.get().map(String::as_str) == Some(session) {
+                live.settle_answer(&id, outcome.clone());
+            }
+        }
+    }
+
+    /// Writes `message` to the standalone log of the shared sessions it is for: those subscribed
+    /// to `uri`, or all of them.
+    fn notify_shared(
+        &self,
+        store: &Arc<dyn shared::SharedStore>,
+        uri: Option<&str>,
+        message: Vec<u8>,
+    ) {
+        let store = Arc::clone(store);
+        let uri = uri.map(str::to_owned);
+        #[cfg(feature = "http")]
+        let keep = self.options.http.event_buffer;
+        // A store is only ever connected by the HTTP transport.
+        #[cfg(not(feature = "http"))]
+        let keep = 1;
+        tokio::spawn(async move {
+            let sessions = match store.sessions(uri.as_deref()).await {
+                Ok(sessions) => sessions,
+                Err(error) => {
+                    tracing::error!(%error, "a notification could not reach the sessions of other replicas");
+                    return;
+                }
+            };
+            for session in sessions {
+                if let Err(error) = store.append_event(&session, &message, keep).await {
+                    tracing::error!(%error, "a notification could not be logged for a session");
+                }
+            }
+        });
+    }
+
     fn live_sessions(&self) -> Vec<Arc<Session>> {
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.iter().filter_map(Weak::upgrade).collect()
@@ -1035,6 +1176,21 @@ impl Broadcast for Core {
             Some(&json!({ "uri": uri })),
         );
         self.listeners.resource_updated(uri);
+        if let Some(store) = self.shared() {
+            let origin = store.replica();
+            let fanout = shared::Fanout::Updated {
+                origin,
+                uri: uri.to_owned(),
+            };
+            let publisher = Arc::clone(store);
+            tokio::spawn(async move {
+                if let Err(error) = publisher.publish(fanout).await {
+                    tracing::error!(%error, "a resource update could not reach other replicas");
+                }
+            });
+            self.notify_shared(store, Some(uri), message);
+            return;
+        }
         for session in self.live_sessions() {
             let subscribed = session
                 .subscriptions
@@ -1067,6 +1223,21 @@ impl Broadcast for Core {
         }
         self.listeners.list_changed(kind, method);
         let message = encode_notification::<()>(method, None);
+        if let Some(store) = self.shared() {
+            let fanout = shared::Fanout::ListChanged {
+                origin: store.replica(),
+                kind: kind.item().to_owned(),
+                method: method.to_owned(),
+            };
+            let publisher = Arc::clone(store);
+            tokio::spawn(async move {
+                if let Err(error) = publisher.publish(fanout).await {
+                    tracing::error!(%error, "a list change could not reach other replicas");
+                }
+            });
+            self.notify_shared(store, None, message);
+            return;
+        }
         for session in self.live_sessions() {
             if session.initialized.load(Ordering::Acquire) {
                 session.notify(message.clone());

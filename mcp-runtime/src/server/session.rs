@@ -140,7 +140,7 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             log_level: AtomicU8::new(LoggingLevel::Info.index()),
             pending: Mutex::new(HashMap::new()),
-            next_request_id: AtomicI64::new(1),
+            next_request_id: AtomicI64::new(first_request_id(&core)),
             roots: Mutex::new(None),
             closing: tokio::sync::watch::channel(false).0,
             trace_name: OnceLock::new(),
@@ -524,17 +524,110 @@ impl Session {
 
     /// Routes the client's answer to the request of ours it answers.
     fn receive_response(&self, id: RequestId, outcome: Result<Value, ErrorObject>) {
+        if self.settle_answer(&id, outcome.clone()) {
+            return;
+        }
+        // Another replica may be the one waiting for it.
+        if let (Some(store), Some(session)) = (self.core.shared(), self.trace_name.get()) {
+            let message = match outcome {
+                Ok(result) => json!({ "result": result }),
+                Err(error) => json!({ "error": error }),
+            };
+            let fanout = super::shared::Fanout::Answer {
+                session: session.clone(),
+                id,
+                message,
+            };
+            let store = Arc::clone(store);
+            tokio::spawn(async move {
+                if let Err(error) = store.publish(fanout).await {
+                    tracing::error!(%error, "an answer could not reach the replica waiting for it");
+                }
+            });
+            return;
+        }
+        tracing::debug!(%id, "ignoring a response to no outstanding request");
+    }
+
+    /// Gives an answer to the request of ours waiting here for it; false when none waits.
+    pub(crate) fn settle_answer(
+        &self,
+        id: &RequestId,
+        outcome: Result<Value, ErrorObject>,
+    ) -> bool {
         let waiter = self
             .pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
+            .remove(id);
         match waiter {
             Some(waiter) => {
                 let _ = waiter.send(outcome);
+                true
             }
-            None => tracing::debug!(%id, "ignoring a response to no outstanding request"),
+            None => false,
         }
+    }
+
+    /// What another replica needs to serve this session; `None` before `initialize`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn record(&self) -> Option<super::shared::SessionRecord> {
+        let negotiated = self.negotiated.get()?;
+        let mut subscriptions: Vec<String> = self
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        subscriptions.sort();
+        Some(super::shared::SessionRecord {
+            version: negotiated.version.as_str().to_owned(),
+            client: serde_json::to_value(&negotiated.client.implementation).unwrap_or_default(),
+            capabilities: serde_json::to_value(&negotiated.client.capabilities).unwrap_or_default(),
+            initialized: self.initialized.load(Ordering::Acquire),
+            log_level: self.log_level.load(Ordering::Relaxed),
+            subscriptions,
+            owner: None,
+        })
+    }
+
+    /// A session another replica opened, rebuilt here from its record.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn restore(
+        core: Arc<Core>,
+        notifier: Sink,
+        id: &str,
+        record: &super::shared::SessionRecord,
+    ) -> Option<Arc<Self>> {
+        let version = ProtocolVersion::parse(&record.version)?;
+        let client = Arc::new(ClientInfo {
+            implementation: serde_json::from_value(record.client.clone()).ok()?,
+            capabilities: serde_json::from_value(record.capabilities.clone()).ok()?,
+        });
+        let session = Self::new(core, notifier);
+        let _ = session.negotiated.set(Negotiated { version, client });
+        session
+            .initialized
+            .store(record.initialized, Ordering::Release);
+        session.log_level.store(record.log_level, Ordering::Relaxed);
+        {
+            let mut subscriptions = session
+                .subscriptions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            for uri in &record.subscriptions {
+                if session
+                    .core
+                    .subscription_bytes
+                    .take(uri.len() + ENTRY_OVERHEAD)
+                {
+                    subscriptions.insert(uri.clone());
+                }
+            }
+        }
+        let _ = session.trace_name.set(id.to_owned());
+        Some(session)
     }
 
     /// Sends a request to the client on `sink` and waits for the answer, up to the server's
@@ -602,6 +695,17 @@ impl Drop for Session {
 }
 
 /// Refuses a subscription URI longer than `max` bytes.
+/// The id of a session's first request to its client: 1, or with replicas sharing sessions a
+/// random start, so two replicas serving one session never send the same id.
+fn first_request_id(core: &Core) -> i64 {
+    if core.shared().is_none() {
+        return 1;
+    }
+    let mut bytes = [0u8; 4];
+    let _ = getrandom::fill(&mut bytes);
+    1 + (i64::from(u32::from_le_bytes(bytes)) << 16)
+}
+
 pub(crate) fn check_subscription(uri: &str, max: usize) -> Result<(), ErrorObject> {
     if uri.len() > max {
         return Err(ErrorObject::invalid_params(format!(

@@ -40,6 +40,7 @@
 mod auth;
 mod legacy;
 mod modern;
+mod shared;
 mod stream;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -90,7 +91,17 @@ const FINISHED_STREAMS_KEPT: usize = 64;
 
 /// One HTTP session: the protocol session and its SSE streams.
 struct HttpSession {
+    /// Its `Mcp-Session-Id`.
+    id: String,
     session: Arc<Session>,
+    /// With a shared store: the record as last read or written, and the sink of the
+    /// session's notifications (its standalone stream is the store's event log).
+    saved: Mutex<Option<crate::server::shared::SessionRecord>>,
+    /// When this replica last wrote the record (its expiry refreshed).
+    written: Mutex<Option<Instant>>,
+    /// With a shared store: where its POST streams are copied (store, events kept, expiry).
+    mirror: Option<(Arc<dyn crate::server::shared::SharedStore>, usize, Duration)>,
+    notifier: Option<Sink>,
     /// By id, oldest first; 0 is the standalone (GET) stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
     standalone: Arc<EventStream>,
@@ -150,6 +161,9 @@ impl HttpSession {
             }
         }
         streams.insert(id, Arc::clone(&stream));
+        if let Some((store, keep, ttl)) = &self.mirror {
+            shared::mirror(Arc::clone(store), self.id.clone(), &stream, *keep, *ttl);
+        }
         stream
     }
 
@@ -258,7 +272,7 @@ impl HttpState {
         }
     }
 
-    fn session(
+    async fn session(
         &self,
         headers: &HeaderMap,
         principal: Option<&Principal>,
@@ -269,6 +283,7 @@ impl HttpState {
                 "the `Mcp-Session-Id` header is missing: send `initialize` first",
             ));
         };
+        let owner = principal.map(Principal::binding_key);
         let session = self
             .sessions
             .lock()
@@ -277,17 +292,121 @@ impl HttpState {
             .cloned()
             // A session is bound to the principal that opened it: to anyone else it does not
             // exist.
-            .filter(|s| s.owner.as_deref() == principal.map(Principal::binding_key).as_deref());
-        match session {
-            Some(session) => {
+            .filter(|s| s.owner.as_deref() == owner.as_deref());
+        let unknown = || {
+            error_response(
+                StatusCode::NOT_FOUND,
+                "unknown or ended session: send `initialize` again",
+            )
+        };
+        let Some(store) = self.core.shared() else {
+            return match session {
+                Some(session) => {
+                    session.touch();
+                    Ok(session)
+                }
+                None => Err(unknown()),
+            };
+        };
+        // Shared: the store's record is the truth; this replica's copy follows it.
+        let session = match session {
+            Some(session) => session,
+            None => {
+                let record = match store.load_session(id).await {
+                    // Bound to another principal: to this one it does not exist.
+                    Ok(Some(record)) if record.owner != owner => return Err(unknown()),
+                    Ok(Some(record)) => record,
+                    Ok(None) => return Err(unknown()),
+                    Err(error) => return Err(shared::store_failed(&error)),
+                };
+                let (notifier, notifications) = self.notifier_channel();
+                let Some(session) =
+                    Session::restore(Arc::clone(&self.core), notifier.clone(), id, &record)
+                else {
+                    return Err(unknown());
+                };
+                let http_session =
+                    self.open_session(id.to_owned(), session, notifications, None, owner);
+                let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+                Arc::clone(sessions.entry(id.to_owned()).or_insert(http_session))
+            }
+        };
+        match shared::sync_in(store, &session).await {
+            Ok(true) => {
                 session.touch();
                 Ok(session)
             }
-            None => Err(error_response(
-                StatusCode::NOT_FOUND,
-                "unknown or ended session: send `initialize` again",
-            )),
+            Ok(false) => {
+                self.sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(id);
+                Err(unknown())
+            }
+            Err(response) => Err(response),
         }
+    }
+
+    /// A new HTTP session around `session`, its notifications flowing from `notifications` to
+    /// its standalone stream (or, shared, to the store's event log).
+    fn open_session(
+        &self,
+        id: String,
+        session: Arc<Session>,
+        notifications: Outbox,
+        peer_session: Option<PeerSession>,
+        owner: Option<String>,
+    ) -> Arc<HttpSession> {
+        let bounds = self.stream_bounds();
+        let standalone = Arc::new(EventStream::new(0, bounds.clone()));
+        let store = self.core.shared().cloned();
+        let notifier = store.as_ref().map(|_| {
+            let (notifier, outbox) = self.notifier_channel();
+            (notifier, outbox)
+        });
+        let http_session = Arc::new(HttpSession {
+            id: id.clone(),
+            session,
+            saved: Mutex::new(None),
+            written: Mutex::new(None),
+            mirror: store.as_ref().map(|store| {
+                (
+                    Arc::clone(store),
+                    self.options.event_buffer,
+                    self.options.session_idle,
+                )
+            }),
+            notifier: notifier.as_ref().map(|(sink, _)| sink.clone()),
+            streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
+            standalone: Arc::clone(&standalone),
+            next_stream: AtomicU64::new(match &store {
+                // Replicas number a session's streams apart, so a stream id names one stream.
+                Some(_) => shared::first_stream_id(),
+                None => 1,
+            }),
+            last_seen: Mutex::new(Instant::now()),
+            created: Instant::now(),
+            window: Window::new(self.core.options.max_in_flight),
+            bounds,
+            _peer: peer_session,
+            owner,
+        });
+        match (store, notifier) {
+            (Some(store), Some((_, outbox))) => {
+                let keep = self.options.event_buffer;
+                tokio::spawn(shared::pump_to_store(
+                    notifications,
+                    Arc::clone(&store),
+                    id.clone(),
+                    keep,
+                ));
+                tokio::spawn(shared::pump_to_store(outbox, store, id, keep));
+            }
+            _ => {
+                tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
+            }
+        }
+        http_session
     }
 
     /// Ends sessions idle for longer than the configured time, and sessions that never sent
@@ -341,6 +460,11 @@ fn error_response(status: StatusCode, message: &str) -> Response {
         StatusCode::NOT_FOUND => -32001,
         _ => -32000,
     };
+    error_response_code(status, code, message)
+}
+
+/// A JSON-RPC error without id, with its code, as an HTTP response.
+fn error_response_code(status: StatusCode, code: i64, message: &str) -> Response {
     json_response(
         status,
         encode_error(None, &ErrorObject::new(code, message.to_owned())),
@@ -728,45 +852,58 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let ok = session.version().is_some();
         let mut response = json_response(StatusCode::OK, reply);
         if ok && !options.stateless {
-            let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
-            // The legacy transport's sessions count too (locked after these, as it does).
-            let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
-            if sessions.len() + legacy >= options.max_sessions {
-                let mut response = error_response(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "too many sessions; try again later",
+            // With replicas, the limit is on the sessions of all of them.
+            let elsewhere = match state.core.shared() {
+                Some(store) => match store.count_sessions().await {
+                    Ok(count) => count,
+                    Err(error) => return shared::store_failed(&error),
+                },
+                None => 0,
+            };
+            let http_session = {
+                let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+                // The legacy transport's sessions count too (locked after these, as it does).
+                let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
+                if sessions.len().max(elsewhere) + legacy >= options.max_sessions {
+                    let mut response = error_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "too many sessions; try again later",
+                    );
+                    // A slot held by a session that never initializes frees within the initialize
+                    // timeout, so that is when trying again can first help.
+                    let seconds = options.initialize_timeout.as_secs().max(1);
+                    response
+                        .headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                    return response;
+                }
+                let peer_session = match state.count_peer(peer) {
+                    Ok(counted) => counted,
+                    Err(response) => return response,
+                };
+                let id = session_id();
+                let _ = session.trace_name.set(id.clone());
+                let http_session = state.open_session(
+                    id.clone(),
+                    session,
+                    notifications,
+                    peer_session,
+                    principal.as_deref().map(Principal::binding_key),
                 );
-                // A slot held by a session that never initializes frees within the initialize
-                // timeout, so that is when trying again can first help.
-                let seconds = options.initialize_timeout.as_secs().max(1);
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                sessions.insert(id.clone(), Arc::clone(&http_session));
+                http_session
+            };
+            if let Some(store) = state.core.shared()
+                && let Err(response) = shared::sync_out(&state, store, &http_session).await
+            {
+                state
+                    .sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&http_session.id);
                 return response;
             }
-            let peer_session = match state.count_peer(peer) {
-                Ok(counted) => counted,
-                Err(response) => return response,
-            };
-            let id = session_id();
-            let _ = session.trace_name.set(id.clone());
-            let bounds = state.stream_bounds();
-            let standalone = Arc::new(EventStream::new(0, bounds.clone()));
-            let http_session = Arc::new(HttpSession {
-                session,
-                streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
-                standalone: Arc::clone(&standalone),
-                next_stream: AtomicU64::new(1),
-                last_seen: Mutex::new(Instant::now()),
-                created: Instant::now(),
-                window: Window::new(state.core.options.max_in_flight),
-                bounds,
-                _peer: peer_session,
-                owner: principal.as_deref().map(Principal::binding_key),
-            });
-            sessions.insert(id.clone(), http_session);
-            tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
-            if let Ok(value) = HeaderValue::from_str(&id) {
+            if let Ok(value) = HeaderValue::from_str(&http_session.id) {
                 response.headers_mut().insert(MCP_SESSION_ID, value);
             }
         }
@@ -781,7 +918,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             None,
         )
     } else {
-        match state.session(&headers, principal.as_deref()) {
+        match state.session(&headers, principal.as_deref()).await {
             Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
             Err(response) => return response,
         }
@@ -798,6 +935,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         while let Some(reply) = replies.recv().await {
             errors.extend(reply.into_bytes());
         }
+        share_back(&state, http_session.as_deref()).await;
         return match errors.len() {
             0 => StatusCode::ACCEPTED.into_response(),
             _ => json_response(StatusCode::BAD_REQUEST, errors.swap_remove(0)),
@@ -827,6 +965,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     let sink = sink.with_principal(principal);
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
     session.receive(incoming, &sink, slot);
+    share_back(&state, http_session.as_deref()).await;
     let mut replies = replies;
 
     // Most requests are answered while they are received: a single one whose answer is
@@ -1061,6 +1200,15 @@ impl Drop for Unanswered {
 /// priming event, which a client that loses the connection can resume.
 const LAZY_SSE_WINDOW: Duration = Duration::from_millis(100);
 
+/// With a shared store, writes what a request changed in its session (log level, subscriptions,
+/// initialization) back to the store. A failure is logged: the request already ran.
+async fn share_back(state: &HttpState, http_session: Option<&HttpSession>) {
+    if let (Some(store), Some(http_session)) = (state.core.shared(), http_session) {
+        // Logged by `store_failed`.
+        let _ = shared::sync_out(state, store, http_session).await;
+    }
+}
+
 /// Moves a request's replies into its SSE stream until every request of the POST is answered.
 async fn pump(
     mut first: Option<Outgoing>,
@@ -1115,7 +1263,7 @@ async fn json_replies(
         if answers {
             answered.push(bytes);
         } else if let Some(http_session) = http_session {
-            http_session.standalone.push(&bytes, false);
+            shared::to_standalone(http_session, bytes);
         }
     }
     // Answers that can no longer come (their queue ended) are errors, never an empty body.
@@ -1155,15 +1303,42 @@ async fn handle_get(
     if let Err(response) = header_version(&headers) {
         return response;
     }
-    let session = match state.session(&headers, principal.as_ref().map(|p| p.0.as_ref())) {
+    let session = match state
+        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()))
+        .await
+    {
         Ok(session) => session,
         Err(response) => return response,
     };
-    if let Some(last) = headers.get(&LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
-        let Some((stream, sequence)) = parse_event_id(last) else {
+    let last = headers.get(&LAST_EVENT_ID).and_then(|v| v.to_str().ok());
+    let last = match last.map(parse_event_id) {
+        Some(None) => {
             return error_response(StatusCode::BAD_REQUEST, "malformed `Last-Event-ID`");
+        }
+        Some(Some(last)) => Some(last),
+        None => None,
+    };
+    // Shared: the standalone stream is the store's log, on whichever replica the GET lands.
+    if let Some(store) = state.core.shared()
+        && last.is_none_or(|(stream, _)| stream == 0)
+    {
+        let after = match last {
+            Some((_, sequence)) => sequence,
+            // A new GET gets what comes from now on.
+            None => match store.events_after(&session.id, 0).await {
+                Ok(events) => events.last().map_or(0, |(sequence, _)| *sequence),
+                Err(error) => return shared::store_failed(&error),
+            },
         };
+        return shared::standalone_stream(&state, store, &session.id, after).await;
+    }
+    if let Some((stream, sequence)) = last {
         let Some(stream) = session.stream(stream) else {
+            // Shared: a POST's stream another replica serves resumes from the store's copy.
+            if let Some(store) = state.core.shared() {
+                return shared::stream_from_store(&state, store, &session.id, stream, sequence)
+                    .await;
+            }
             return error_response(StatusCode::NOT_FOUND, "no stream for that `Last-Event-ID`");
         };
         return sse_response(stream.attach(Some(sequence)));
@@ -1188,10 +1363,18 @@ async fn handle_delete(
     if state.options().stateless || is_stateless_era(&headers) {
         return modern::method_not_allowed();
     }
-    let session = match state.session(&headers, principal.as_ref().map(|p| p.0.as_ref())) {
+    let session = match state
+        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()))
+        .await
+    {
         Ok(session) => session,
         Err(response) => return response,
     };
+    if let Some(store) = state.core.shared()
+        && let Err(error) = store.remove_session(&session.id).await
+    {
+        return shared::store_failed(&error);
+    }
     let id = headers
         .get(&MCP_SESSION_ID)
         .and_then(|v| v.to_str().ok())
@@ -1224,6 +1407,8 @@ impl McpService {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> crate::Result<()> {
         let local = listener.local_addr()?;
+        #[cfg(feature = "redis")]
+        self.core.connect_shared().await?;
         let mut options = self.core.options.http.clone();
         if !options.hosts_configured && !is_loopback(&local) {
             options.hosts = HostPolicy::Any;
@@ -1243,6 +1428,14 @@ impl McpService {
         };
         serve(router, listener, shutdown, limits).await?;
         Ok(())
+    }
+
+    /// Connects the Redis store set with `Server::redis` (the `redis` feature); `serve_http`
+    /// does it by itself, a router from [`into_router`](Self::into_router) needs it called
+    /// first. An error when Redis cannot be reached.
+    #[cfg(feature = "redis")]
+    pub async fn connect_redis(&self) -> crate::Result<()> {
+        self.core.connect_shared().await
     }
 
     /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing

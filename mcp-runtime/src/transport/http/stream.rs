@@ -54,10 +54,17 @@ struct Inner {
     done: bool,
 }
 
+/// An event copied to the shared store: its sequence, the message (`None` for the priming
+/// event), and whether it is the stream's last.
+pub(crate) type Mirrored = (u64, Option<Vec<u8>>, bool);
+
 pub(crate) struct EventStream {
     id: u64,
     bounds: Bounds,
     inner: Mutex<Inner>,
+    /// With a shared store: where every event is copied, in order, so another replica can
+    /// resume the stream.
+    mirror: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<Mirrored>>,
 }
 
 impl EventStream {
@@ -74,6 +81,23 @@ impl EventStream {
                 live: None,
                 done: false,
             }),
+            mirror: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Copies every event from now on to `mirror`.
+    pub(crate) fn mirror_to(&self, mirror: tokio::sync::mpsc::UnboundedSender<Mirrored>) {
+        let _ = self.mirror.set(mirror);
+    }
+
+    /// The stream's id (the part of its event ids before `_`).
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn copy(&self, sequence: u64, message: Option<&[u8]>, last: bool) {
+        if let Some(mirror) = self.mirror.get() {
+            let _ = mirror.send((sequence, message.map(<[u8]>::to_vec), last));
         }
     }
 
@@ -133,6 +157,7 @@ impl EventStream {
         let mut inner = self.lock();
         let id = format!("{}_{}", self.id, inner.next);
         let bytes = Bytes::from(format!("id: {id}\nretry: {retry_ms}\ndata: \n\n"));
+        self.copy(inner.next, None, false);
         self.append(&mut inner, bytes);
     }
 
@@ -140,6 +165,7 @@ impl EventStream {
     pub(crate) fn push(&self, message: &[u8], last: bool) {
         let mut inner = self.lock();
         let id = format!("{}_{}", self.id, inner.next);
+        self.copy(inner.next, Some(message), last);
         self.append(&mut inner, event(&id, message));
         if last {
             inner.done = true;

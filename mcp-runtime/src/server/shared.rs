@@ -1,0 +1,205 @@
+//! State shared by the replicas of one server (issue 20): what a handshake-era session needs so
+//! that any replica behind a load balancer can serve its next request.
+//!
+//! Without a store (the default) every piece of state lives in the one process, as before. With
+//! one ([`Server::redis`](crate::Server::redis)) the HTTP transport goes through [`SharedStore`]
+//! for:
+//!
+//! - session records (revision, client info and capabilities, `notifications/initialized`, log
+//!   level, resource subscriptions), refreshed on every request and expiring after the idle
+//!   time; a replica that does not know a session rebuilds it from its record;
+//! - the standalone (GET) stream's event log, bounded and expiring, and a copy of every POST's
+//!   SSE stream, so a stream resumes on any replica with `Last-Event-ID`;
+//! - answers to server-to-client requests (elicitation, sampling, roots) that arrive at a
+//!   replica other than the one waiting for them;
+//! - notifications (`list_changed`, `resources/updated`): written to the event log of every
+//!   session concerned, and fanned out to every replica's `subscriptions/listen` streams.
+
+// Without the HTTP transport nothing connects a store.
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Core;
+use crate::protocol::RequestId;
+
+#[cfg(feature = "redis")]
+pub(crate) mod redis;
+
+/// A failure of the shared store. Its detail is logged, never sent to a client: clients get
+/// -32603 with a fixed message.
+#[derive(Debug, thiserror::Error)]
+#[error("shared store: {0}")]
+pub(crate) struct StoreError(pub(crate) String);
+
+/// What a replica needs to serve a session another replica opened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SessionRecord {
+    /// The negotiated revision.
+    pub(crate) version: String,
+    /// `clientInfo`.
+    pub(crate) client: Value,
+    /// The client's capabilities.
+    pub(crate) capabilities: Value,
+    /// Whether `notifications/initialized` came.
+    pub(crate) initialized: bool,
+    /// The index of the log level (`logging/setLevel`).
+    pub(crate) log_level: u8,
+    /// The URIs subscribed to, sorted.
+    pub(crate) subscriptions: Vec<String>,
+    /// The principal the session is bound to (authorization), if any.
+    #[serde(default)]
+    pub(crate) owner: Option<String>,
+}
+
+/// Events of a standalone log: (sequence, message), oldest first.
+pub(crate) type Events = Vec<(u64, Vec<u8>)>;
+
+/// What crosses between replicas besides stored state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub(crate) enum Fanout {
+    /// A new event in a session's standalone log.
+    Event {
+        session: String,
+        sequence: u64,
+        data: String,
+    },
+    /// A new event of a POST's stream.
+    Stream {
+        session: String,
+        stream: u64,
+        sequence: u64,
+        data: Option<String>,
+        last: bool,
+    },
+    /// The client's answer to a request of ours, received by another replica.
+    Answer {
+        session: String,
+        id: RequestId,
+        message: Value,
+    },
+    /// A resource changed: for `subscriptions/listen` streams.
+    Updated { origin: u64, uri: String },
+    /// A list changed: for `subscriptions/listen` streams.
+    ListChanged {
+        origin: u64,
+        kind: String,
+        method: String,
+    },
+}
+
+/// The store the server goes through for the state its replicas share.
+pub(crate) trait SharedStore: Send + Sync + 'static {
+    /// Writes a session's record; it expires after `ttl` unless written again.
+    fn save_session<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        previous: Option<&'a SessionRecord>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// A session's record, if it is live.
+    fn load_session<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>>;
+    /// Ends a session: its record and its event log.
+    fn remove_session<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// How many sessions are live across all replicas.
+    fn count_sessions(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
+    /// Appends an event to a session's standalone log (bounded to `keep` events) and tells
+    /// every replica; returns its sequence number.
+    fn append_event<'a>(
+        &'a self,
+        session: &'a str,
+        data: &'a [u8],
+        keep: usize,
+    ) -> BoxFuture<'a, Result<u64, StoreError>>;
+    /// The events of a session's standalone log after `after`, oldest first.
+    fn events_after<'a>(
+        &'a self,
+        session: &'a str,
+        after: u64,
+    ) -> BoxFuture<'a, Result<Events, StoreError>>;
+    /// Copies an event of a POST's SSE stream (`data` `None` for its priming event) so any
+    /// replica can resume the stream; the copy keeps `keep` events and expires after `ttl`.
+    fn append_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        sequence: u64,
+        data: Option<&'a [u8]>,
+        last: bool,
+        bounds: (usize, Duration),
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// The copied events of a POST's stream after `after`, and whether its last event is among
+    /// all those copied; `None` when the store knows no such stream.
+    fn stream_after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, Result<Option<(Events, bool)>, StoreError>>;
+    /// The sessions subscribed to `uri`, or every live session when `None`.
+    fn sessions<'a>(
+        &'a self,
+        uri: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
+    /// Sends a message to every replica (this one included).
+    fn publish(&self, message: Fanout) -> BoxFuture<'_, Result<(), StoreError>>;
+    /// The messages every replica published, as this replica receives them.
+    fn receive(&self) -> tokio::sync::broadcast::Receiver<Fanout>;
+    /// This replica's id in `origin` fields.
+    fn replica(&self) -> u64;
+}
+
+/// Connects the store to the server: answers for this replica's sessions, and other replicas'
+/// changes for its listen streams. Runs until the server is dropped.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) fn attach(core: &Arc<Core>, store: Arc<dyn SharedStore>) {
+    let mut messages = store.receive();
+    let weak = Arc::downgrade(core);
+    let replica = store.replica();
+    tokio::spawn(async move {
+        loop {
+            let message = match messages.recv().await {
+                Ok(message) => message,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(
+                        missed,
+                        "shared store: fan-out messages dropped (slow replica)"
+                    );
+                    continue;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(core) = weak.upgrade() else { return };
+            match message {
+                Fanout::Answer {
+                    session,
+                    id,
+                    message,
+                } => core.answer_from_elsewhere(&session, id, message),
+                Fanout::Updated { origin, uri } if origin != replica => {
+                    core.listeners.resource_updated(&uri);
+                }
+                Fanout::ListChanged {
+                    origin,
+                    kind,
+                    method,
+                } if origin != replica => {
+                    if let Some(kind) = crate::handle::ListKind::from_name(&kind) {
+                        core.listeners.list_changed(kind, &method);
+                    }
+                }
+                _ => {}
+            }
+        }
+    });
+}

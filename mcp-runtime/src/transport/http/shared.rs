@@ -1,0 +1,352 @@
+//! Streamable HTTP sessions shared between replicas (see `server::shared`): a replica that
+//! does not know a session rebuilds it from its record, every request reads the record first and
+//! writes it back after, and the standalone (GET) stream is the session's event log in the
+//! store, so it resumes on any replica.
+//!
+//! A store that fails gives the request -32603 with a fixed message (the detail is logged); the
+//! process stays up and the next request tries again.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::Bytes;
+
+use super::{HttpSession, HttpState, error_response_code, sse_response};
+use crate::protocol::Outgoing;
+use crate::server::shared::{Fanout, SharedStore};
+use crate::server::{Outbox, Overflow, channel_within};
+
+/// What a client sees when the shared store fails: no internal detail.
+pub(super) fn store_failed(error: &dyn std::fmt::Display) -> Response {
+    tracing::error!(%error, "the shared store failed; the request gets -32603");
+    error_response_code(
+        StatusCode::SERVICE_UNAVAILABLE,
+        -32603,
+        "internal error: the server's shared state is unavailable; try again shortly",
+    )
+}
+
+/// The session's record as the store has it, applied to this replica's copy: another replica
+/// may have changed its log level, subscriptions or initialization since. `Ok(false)` when
+/// the session ended elsewhere.
+pub(super) async fn sync_in(
+    store: &Arc<dyn SharedStore>,
+    http_session: &HttpSession,
+) -> Result<bool, Response> {
+    let record = store
+        .load_session(&http_session.id)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let Some(record) = record else {
+        return Ok(false);
+    };
+    let session = &http_session.session;
+    if record.initialized {
+        session
+            .initialized
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+    session
+        .log_level
+        .store(record.log_level, std::sync::atomic::Ordering::Relaxed);
+    {
+        let mut subscriptions = session
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let core = &session.core;
+        subscriptions.retain(|uri| {
+            let keep = record.subscriptions.contains(uri);
+            if !keep {
+                core.subscription_bytes
+                    .give(uri.len() + crate::server::ENTRY_OVERHEAD);
+            }
+            keep
+        });
+        for uri in &record.subscriptions {
+            if !subscriptions.contains(uri)
+                && core
+                    .subscription_bytes
+                    .take(uri.len() + crate::server::ENTRY_OVERHEAD)
+            {
+                subscriptions.insert(uri.clone());
+            }
+        }
+    }
+    *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(record);
+    Ok(true)
+}
+
+/// Writes this replica's view of the session back, refreshing its expiry.
+pub(super) async fn sync_out(
+    state: &HttpState,
+    store: &Arc<dyn SharedStore>,
+    http_session: &HttpSession,
+) -> Result<(), Response> {
+    let Some(mut record) = http_session.session.record() else {
+        return Ok(());
+    };
+    record.owner.clone_from(&http_session.owner);
+    let previous = http_session
+        .saved
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    // Unchanged, and its expiry refreshed recently: nothing to write (one round trip saved
+    // on most requests).
+    let idle = state.options().session_idle;
+    let fresh = http_session
+        .written
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_some_and(|at| at.elapsed() < idle / 8);
+    if fresh && previous.as_ref() == Some(&record) {
+        return Ok(());
+    }
+    store
+        .save_session(&http_session.id, &record, previous.as_ref(), idle)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    *http_session
+        .written
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+    *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(record);
+    Ok(())
+}
+
+/// Moves a session's notifications into its event log in the store.
+pub(super) async fn pump_to_store(
+    mut notifications: Outbox,
+    store: Arc<dyn SharedStore>,
+    session: String,
+    keep: usize,
+) {
+    while let Some(message) = notifications.recv().await {
+        let Some(bytes) = message.into_bytes() else {
+            continue;
+        };
+        if let Err(error) = store.append_event(&session, &bytes, keep).await {
+            tracing::error!(%error, "a notification was lost: the shared store failed");
+        }
+    }
+}
+
+/// Sends `bytes` to the session's standalone stream through its notifier (the store's log).
+pub(super) fn to_standalone(http_session: &HttpSession, bytes: Vec<u8>) {
+    match &http_session.notifier {
+        Some(notifier) => {
+            let _ = notifier.send(Outgoing::Message(bytes));
+        }
+        None => http_session.standalone.push(&bytes, false),
+    }
+}
+
+fn sse_event(sequence: u64, data: &[u8]) -> Bytes {
+    stream_event(0, sequence, data)
+}
+
+fn stream_event(stream: u64, sequence: u64, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 32);
+    out.extend_from_slice(format!("id: {stream}_{sequence}\ndata: ").as_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// The standalone stream from the store: the logged events after `after`, then every new one,
+/// each once and in order, whichever replica wrote it.
+pub(super) async fn standalone_stream(
+    state: &HttpState,
+    store: &Arc<dyn SharedStore>,
+    session: &str,
+    after: u64,
+) -> Response {
+    // Listening first, so nothing written between the read of the log and now is missed.
+    let mut live = store.receive();
+    let backlog = match store.events_after(session, after).await {
+        Ok(backlog) => backlog,
+        Err(error) => return store_failed(&error),
+    };
+    let (tx, rx): (_, Outbox<Bytes>) = channel_within(
+        state.core.options.stream_buffer,
+        Overflow::Close,
+        Some(Arc::clone(&state.unread)),
+    );
+    let mut last = after;
+    for (sequence, data) in backlog {
+        last = sequence;
+        tx.send_past_limit(sse_event(sequence, &data));
+    }
+    let session = session.to_owned();
+    let store = Arc::clone(store);
+    tokio::spawn(async move {
+        loop {
+            let message = tokio::select! {
+                message = live.recv() => message,
+                () = tx.closed() => return,
+            };
+            match message {
+                Ok(Fanout::Event {
+                    session: of,
+                    sequence,
+                    data,
+                }) if of == session && sequence > last => {
+                    // A gap (a message this replica missed) is filled from the log.
+                    if sequence > last + 1 {
+                        match store.events_after(&session, last).await {
+                            Ok(events) => {
+                                for (sequence, data) in events {
+                                    if sequence > last
+                                        && tx.send(sse_event(sequence, &data)).is_err()
+                                    {
+                                        return;
+                                    }
+                                    last = last.max(sequence);
+                                }
+                                continue;
+                            }
+                            Err(error) => {
+                                tracing::error!(%error, "the shared store failed: the stream ends, the client resumes it");
+                                return;
+                            }
+                        }
+                    }
+                    last = sequence;
+                    if tx.send(sse_event(sequence, data.as_bytes())).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Missed messages: the client resumes from its last id and gets them.
+                    return;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
+    sse_response(rx)
+}
+
+/// The first id of a session's POST streams on this replica: random, so two replicas serving
+/// one session never number two streams alike.
+pub(super) fn first_stream_id() -> u64 {
+    let mut bytes = [0u8; 4];
+    let _ = getrandom::fill(&mut bytes);
+    1 + (u64::from(u32::from_le_bytes(bytes)) << 20)
+}
+
+/// Copies every event of `stream` to the store, in order, until its last.
+pub(super) fn mirror(
+    store: Arc<dyn SharedStore>,
+    session: String,
+    stream: &super::EventStream,
+    keep: usize,
+    ttl: std::time::Duration,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<super::stream::Mirrored>();
+    stream.mirror_to(tx);
+    let id = stream.id();
+    tokio::spawn(async move {
+        while let Some((sequence, data, last)) = rx.recv().await {
+            if let Err(error) = store
+                .append_stream(&session, id, sequence, data.as_deref(), last, (keep, ttl))
+                .await
+            {
+                tracing::error!(%error, "an event was not copied to the shared store: a resume on another replica misses it");
+            }
+            if last {
+                return;
+            }
+        }
+    });
+}
+
+/// A POST's stream that another replica serves, resumed here from the store's copy: the
+/// events after `after`, then the new ones until its last.
+pub(super) async fn stream_from_store(
+    state: &HttpState,
+    store: &Arc<dyn SharedStore>,
+    session: &str,
+    stream: u64,
+    after: u64,
+) -> Response {
+    let mut live = store.receive();
+    let (backlog, done) = match store.stream_after(session, stream, after).await {
+        Ok(Some(copied)) => copied,
+        Ok(None) => {
+            return super::error_response(
+                StatusCode::NOT_FOUND,
+                "no stream for that `Last-Event-ID`",
+            );
+        }
+        Err(error) => return store_failed(&error),
+    };
+    let (tx, rx): (_, Outbox<Bytes>) = channel_within(
+        state.core.options.stream_buffer,
+        Overflow::Close,
+        Some(Arc::clone(&state.unread)),
+    );
+    let mut last = after;
+    for (sequence, data) in backlog {
+        last = last.max(sequence);
+        tx.send_past_limit(stream_event(stream, sequence, &data));
+    }
+    if done {
+        return sse_response(rx);
+    }
+    let session = session.to_owned();
+    let store = Arc::clone(store);
+    tokio::spawn(async move {
+        loop {
+            let message = tokio::select! {
+                message = live.recv() => message,
+                () = tx.closed() => return,
+            };
+            match message {
+                Ok(Fanout::Stream {
+                    session: of,
+                    stream: id,
+                    sequence,
+                    data,
+                    last: end,
+                }) if of == session && id == stream && sequence > last => {
+                    if sequence > last + 1 {
+                        // Missed copies are read back from the store.
+                        let Ok(Some((events, done))) =
+                            store.stream_after(&session, stream, last).await
+                        else {
+                            return;
+                        };
+                        for (sequence, data) in events {
+                            last = last.max(sequence);
+                            if tx.send(stream_event(stream, sequence, &data)).is_err() {
+                                return;
+                            }
+                        }
+                        if done {
+                            return;
+                        }
+                        continue;
+                    }
+                    last = sequence;
+                    if let Some(data) = data
+                        && tx
+                            .send(stream_event(stream, sequence, data.as_bytes()))
+                            .is_err()
+                    {
+                        return;
+                    }
+                    if end {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => return,
+            }
+        }
+    });
+    sse_response(rx)
+}

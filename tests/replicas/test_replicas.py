@@ -1,0 +1,411 @@
+"""Replicas behind a real HAProxy (round-robin, no stickiness) sharing state through a real
+Redis (issue 20). What is asserted is what a client sees through the balancer."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import signal
+import subprocess
+import time
+import warnings
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.client.subscriptions import ResourceUpdated
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+REQUEST_TIMEOUT = 15.0
+TEST_TIMEOUT = 60.0
+NOTIFICATION_TIMEOUT = 10.0
+WATCHED = "test://watched-resource"
+VERSION = "2025-11-25"
+
+
+def run(scenario, *args) -> None:
+    async def bounded() -> None:
+        with anyio.fail_after(TEST_TIMEOUT):
+            await scenario(*args)
+
+    try:
+        anyio.run(bounded)
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group):
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
+
+
+def text_of(result: types.CallToolResult) -> str:
+    (block,) = result.content
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
+# -- the Python SDK client through the balancer --------------------------------------------------
+
+
+def test_a_handshake_session_through_the_balancer(cluster) -> None:
+    run(_whole_session, cluster)
+    served = cluster.served()
+    # Round-robin with no stickiness: every replica served part of the one session.
+    assert all(count > 0 for count in served.values()), served
+    assert all(r.alive() for r in cluster.replicas)
+
+
+async def _whole_session(cluster) -> None:
+    logs: list[types.LoggingMessageNotificationParams] = []
+    updates: list[str] = []
+    updated = anyio.Event()
+    progress: list[float] = []
+
+    async def on_log(params) -> None:
+        logs.append(params)
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+            updated.set()
+
+    async def on_elicit(context, params):
+        return types.ElicitResult(action="accept", content={"username": "ada", "email": "ada@example.com"})
+
+    async with Client(cluster.url, mode="legacy", read_timeout_seconds=REQUEST_TIMEOUT,
+                      logging_callback=on_log, message_handler=on_message,
+                      elicitation_callback=on_elicit) as client:
+        assert client.protocol_version == VERSION
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert "test_elicitation" in tools
+        for _ in range(3):
+            assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+
+        # Logging: the level set through one replica holds on the others.
+        await client.set_logging_level("debug")
+        for _ in range(3):
+            result = await client.call_tool("test_tool_with_logging")
+            assert not result.is_error
+        assert len(logs) >= 3 and all(log.level for log in logs)
+
+        # Progress reaches the caller whichever replica runs the tool.
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        result = await client.call_tool("test_tool_with_progress", progress_callback=on_progress)
+        assert text_of(result) == "Tool with progress executed successfully"
+        assert progress == sorted(progress) and len(progress) >= 2
+
+        # Elicitation: the tool waits on one replica, the answer is POSTed to the next.
+        for _ in range(3):
+            result = await client.call_tool("test_elicitation", {"message": "who are you?"})
+            assert not result.is_error, result
+            assert "ada" in text_of(result)
+
+        # A subscription made through one replica; the update caused through another.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.subscribe_resource(WATCHED)
+        for _ in range(2):
+            result = await client.call_tool("test_trigger_resource_update")
+            assert not result.is_error
+        with anyio.fail_after(NOTIFICATION_TIMEOUT):
+            await updated.wait()
+            while len(updates) < 2:
+                await anyio.sleep(0.05)
+        assert updates == [WATCHED, WATCHED]
+
+
+def test_a_change_on_one_replica_reaches_a_listen_stream_on_another(cluster) -> None:
+    run(_listen_across, cluster)
+
+
+async def _listen_across(cluster) -> None:
+    a, b = cluster.replicas[0], cluster.replicas[1]
+    async with Client(a.url, mode="auto", read_timeout_seconds=REQUEST_TIMEOUT) as listener:
+        async with listener.listen(resource_subscriptions=[WATCHED]) as sub:
+            assert sub.honored.resource_subscriptions == [WATCHED]
+            async with Client(b.url, mode="legacy", read_timeout_seconds=REQUEST_TIMEOUT) as other:
+                result = await other.call_tool("test_trigger_resource_update")
+                assert not result.is_error
+            with anyio.fail_after(NOTIFICATION_TIMEOUT):
+                async for event in sub:
+                    assert event == ResourceUpdated(uri=WATCHED)
+                    break
+
+
+# -- raw HTTP: resuming the standalone stream on another replica -------------------------------
+
+
+class Raw:
+    """A handshake-era session spoken by hand, so the test chooses the replica of each request."""
+
+    def __init__(self, port: int):
+        self.session: str | None = None
+        self.next_id = 1
+        self.initialize(port)
+
+    def post(self, port: int, message: dict, timeout: float = REQUEST_TIMEOUT):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        if self.session:
+            headers["mcp-session-id"] = self.session
+            headers["mcp-protocol-version"] = VERSION
+        conn.request("POST", "/mcp", body=json.dumps(message), headers=headers)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        return response, body
+
+    def request(self, port: int, method: str, params: dict | None = None):
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
+        self.next_id += 1
+        response, body = self.post(port, message)
+        return response.status, _json_or_sse(body)
+
+    def initialize(self, port: int) -> None:
+        response, body = self.post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        assert response.status == 200, body
+        self.session = response.getheader("mcp-session-id")
+        assert self.session
+        response, _ = self.post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert response.status == 202
+
+    def open_stream(self, port: int, last_event_id: str | None = None):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT)
+        headers = {"accept": "text/event-stream", "mcp-session-id": self.session, "mcp-protocol-version": VERSION}
+        if last_event_id:
+            headers["last-event-id"] = last_event_id
+        conn.request("GET", "/mcp", headers=headers)
+        response = conn.getresponse()
+        assert response.status == 200, response.read()
+        return conn, response
+
+
+def _json_or_sse(body: bytes):
+    text = body.decode()
+    if text.lstrip().startswith("{"):
+        return json.loads(text)
+    datas = [line[6:] for line in text.splitlines() if line.startswith("data: ") and line[6:].strip()]
+    return json.loads(datas[-1])
+
+
+def read_events(response, count: int) -> list[tuple[str, dict]]:
+    """The next `count` events of an SSE response: (id, message)."""
+    events, event_id, data = [], None, None
+    while len(events) < count:
+        line = response.fp.readline()
+        assert line, "the stream ended early"
+        line = line.decode().rstrip("\r\n")
+        if line.startswith("id: "):
+            event_id = line[4:]
+        elif line.startswith("data: "):
+            data = line[6:]
+        elif line == "" and data:
+            events.append((event_id, json.loads(data)))
+            event_id, data = None, None
+    return events
+
+
+def test_a_killed_replicas_stream_resumes_on_another_with_nothing_lost_or_repeated(cluster) -> None:
+    a, b, c = cluster.replicas
+    raw = Raw(b.port)
+    status, reply = raw.request(c.port, "resources/subscribe", {"uri": WATCHED})
+    assert status == 200 and "result" in reply, reply
+    conn, stream = raw.open_stream(a.port)
+    time.sleep(0.3)  # the stream listens before the first change
+
+    def trigger(port: int) -> None:
+        status, reply = raw.request(port, "tools/call", {"name": "test_trigger_resource_update", "arguments": {}})
+        assert status == 200 and not reply["result"].get("isError"), reply
+
+    # Each trigger sends resources/updated and resources/list_changed.
+    trigger(b.port)
+    trigger(c.port)
+    before = read_events(stream, 4)
+    cluster.kill(a)
+    conn.close()
+    # Changes while the client is away are kept for it.
+    trigger(b.port)
+    trigger(c.port)
+    conn, resumed = raw.open_stream(c.port, last_event_id=before[-1][0])
+    trigger(b.port)
+    after = read_events(resumed, 6)
+    conn.close()
+    ids = [event_id for event_id, _ in before + after]
+    assert len(set(ids)) == len(ids) == 10, ids
+    sequences = [int(i.split("_")[1]) for i in ids]
+    assert sequences == list(range(sequences[0], sequences[0] + 10)), ids
+    methods = [m["method"] for _, m in before + after]
+    assert methods.count("notifications/resources/updated") == 5, methods
+    assert methods.count("notifications/resources/list_changed") == 5, methods
+    assert b.alive() and c.alive()
+
+
+def test_an_elicitation_answer_posted_to_another_replica_reaches_the_waiting_tool(cluster) -> None:
+    a, b, _ = cluster.replicas
+    raw = Raw.__new__(Raw)
+    raw.session, raw.next_id = None, 1
+    raw_caps = {"elicitation": {}}
+    # A session that declares elicitation, opened on one replica and initialized on another.
+    response, body = raw.post(a.port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": raw_caps, "clientInfo": {"name": "raw", "version": "1"}}})
+    raw.session = response.getheader("mcp-session-id")
+    raw.post(b.port, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=REQUEST_TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "test_elicitation", "arguments": {"message": "name?"}}}), headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-session-id": raw.session, "mcp-protocol-version": VERSION})
+    call = conn.getresponse()
+    assert call.getheader("content-type").startswith("text/event-stream")
+    ((_, ask),) = read_events(call, 1)
+    assert ask["method"] == "elicitation/create", ask
+    answer = {"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {
+        "username": "grace", "email": "grace@example.com"}}}
+    response, _ = raw.post(b.port, answer)
+    assert response.status == 202
+    ((_, result),) = read_events(call, 1)
+    conn.close()
+    assert result["id"] == 7 and "grace" in json.dumps(result["result"]), result
+
+
+# -- Redis failing ----------------------------------------------------------------------------
+
+
+def test_redis_down_mid_run_is_a_clean_error_and_service_resumes(cluster) -> None:
+    raw = Raw(cluster.balancer_port)
+    status, reply = raw.request(cluster.balancer_port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+    assert status == 200 and "result" in reply
+    cluster.redis.stop()
+    started = time.monotonic()
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert reply["error"]["code"] == -32603, reply
+        message = reply["error"]["message"].lower()
+        assert "redis" not in message and "connection" not in message and "refused" not in message, message
+    # No request hangs past the store's timeouts.
+    assert time.monotonic() - started < 3 * 10
+    assert all(r.alive() for r in cluster.replicas)
+    cluster.redis.start()
+    # Service resumes: a new session through the balancer works on every replica.
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            raw = Raw(cluster.balancer_port)
+            break
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 200 and "result" in reply, reply
+    assert all(r.alive() for r in cluster.replicas)
+
+
+def test_redis_down_at_startup_is_a_clear_startup_error(cluster) -> None:
+    binary = cluster.replicas[0].proc.args[0]
+    cluster.redis.stop()
+    started = time.monotonic()
+    done = subprocess.run([binary, "--redis", cluster.redis.url, "--port", "0"], capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode != 0
+    assert "cannot use Redis at" in done.stderr, done.stderr
+    assert time.monotonic() - started < 20
+
+
+def test_a_hung_redis_times_out_cleanly_and_service_resumes(cluster) -> None:
+    raw = Raw(cluster.balancer_port)
+    cluster.redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        status, reply = raw.request(cluster.replicas[0].port, "tools/call",
+                                    {"name": "test_simple_text", "arguments": {}})
+        # Bounded by the store's command timeout, not by the client's patience.
+        assert time.monotonic() - started < 10, time.monotonic() - started
+        assert reply["error"]["code"] == -32603, reply
+    finally:
+        cluster.redis.proc.send_signal(signal.SIGCONT)
+    assert all(r.alive() for r in cluster.replicas)
+    deadline = time.monotonic() + 20
+    while True:
+        status, reply = raw.request(cluster.replicas[0].port, "tools/call",
+                                    {"name": "test_simple_text", "arguments": {}})
+        if "result" in reply or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert status == 200 and "result" in reply, reply
+
+
+def read_until_end(response) -> list[tuple[str, str]]:
+    """Every (id, data) of an SSE response until the server ends it, priming events included."""
+    events, event_id, data = [], None, None
+    while True:
+        line = response.readline()  # chunked decoding: b"" at the end of the body
+        if not line:
+            return events
+        line = line.decode().rstrip("\r\n")
+        if line.startswith("id: "):
+            event_id = line[4:]
+        elif line.startswith("data: ") or line == "data:":
+            data = line[6:]
+        elif line == "" and event_id is not None:
+            events.append((event_id, data or ""))
+            event_id, data = None, None
+
+
+def test_a_posts_stream_closed_mid_call_resumes_on_another_replica(cluster) -> None:
+    """SEP-1699 polling behind a balancer: the tool ends its SSE response on one replica and the
+    client resumes with `Last-Event-ID` on another, which gets the result from the store."""
+    a, b, _ = cluster.replicas
+    raw = Raw(a.port)
+    conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=REQUEST_TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "test_reconnection", "arguments": {}}}), headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-session-id": raw.session, "mcp-protocol-version": VERSION})
+    call = conn.getresponse()
+    assert call.getheader("content-type").startswith("text/event-stream")
+    first = read_until_end(call)
+    conn.close()
+    assert first and all('"result"' not in data for _, data in first), first
+    conn, resumed = raw.open_stream(b.port, last_event_id=first[-1][0])
+    rest = read_until_end(resumed)
+    conn.close()
+    results = [json.loads(data) for _, data in rest if data]
+    assert [r["id"] for r in results] == [9], rest
+    assert "Reconnection test completed successfully" in json.dumps(results[0]["result"])
+    ids = [i for i, _ in first + rest]
+    assert len(ids) == len(set(ids)), ids
+
+
+def test_an_input_required_retry_lands_on_another_replica(cluster) -> None:
+    """2026-07-28: the signed `requestState` of an input-required result is accepted by whichever
+    replica gets the retry (the key is shared through Redis)."""
+    run(_input_required_across, cluster)
+
+
+async def _input_required_across(cluster) -> None:
+    async def on_elicit(context, params):
+        return types.ElicitResult(action="accept", content={"ok": True})
+
+    async with Client(cluster.url, mode="auto", read_timeout_seconds=REQUEST_TIMEOUT,
+                      elicitation_callback=on_elicit) as client:
+        assert client.protocol_version == "2026-07-28"
+        before = cluster.served()
+        for _ in range(3):
+            result = await client.call_tool("test_input_required_result_request_state")
+            assert text_of(result) == "state-ok: confirmed=true", result
+        after = cluster.served()
+    # Every call was a request and its retry: six requests, so every replica took some.
+    assert all(after[name] > before[name] for name in after), (before, after)
