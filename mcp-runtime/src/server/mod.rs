@@ -60,7 +60,7 @@ use self::dynamic::OptIn;
 pub(crate) use self::http::{HostPolicy, HttpOptions};
 #[cfg(feature = "http")]
 pub(crate) use self::outbox::channel_within;
-pub(crate) use self::outbox::{Outbox, Overflow, Sink, channel};
+pub(crate) use self::outbox::{Outbox, Overflow, Sink, Weigh, channel};
 use self::registry::{Catalogue, Registry, Served, Settings};
 pub(crate) use self::session::Session;
 use self::stateless::request_state::RequestStateKey;

@@ -162,7 +162,13 @@ impl HttpSession {
         }
         streams.insert(id, Arc::clone(&stream));
         if let Some((store, keep, ttl)) = &self.mirror {
-            shared::mirror(Arc::clone(store), self.id.clone(), &stream, *keep, *ttl);
+            shared::mirror(
+                Arc::clone(store),
+                self.id.clone(),
+                &stream,
+                &self.bounds,
+                (*keep, *ttl),
+            );
         }
         stream
     }

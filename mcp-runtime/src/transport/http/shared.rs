@@ -243,10 +243,17 @@ pub(super) fn mirror(
     store: Arc<dyn SharedStore>,
     session: String,
     stream: &super::EventStream,
-    keep: usize,
-    ttl: std::time::Duration,
+    bounds: &super::stream::Bounds,
+    (keep, ttl): (usize, std::time::Duration),
 ) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<super::stream::Mirrored>();
+    // Bounded like a live stream: if the store falls behind by more than a stream's buffer
+    // (or the server's total), the copy is cut off, logged, and a resume elsewhere misses the
+    // rest, while this replica's own stream goes on.
+    let (tx, mut rx) = channel_within::<super::stream::Mirrored>(
+        bounds.live_bytes,
+        Overflow::Close,
+        Some(Arc::clone(&bounds.unread)),
+    );
     stream.mirror_to(tx);
     let id = stream.id();
     tokio::spawn(async move {

@@ -58,13 +58,21 @@ struct Inner {
 /// event), and whether it is the stream's last.
 pub(crate) type Mirrored = (u64, Option<Vec<u8>>, bool);
 
+/// A copied event weighs its bytes, like a live one: the copies wait within the stream's
+/// buffer and the server's total of unread bytes.
+impl crate::server::Weigh for Mirrored {
+    fn weight(&self) -> usize {
+        self.1.as_ref().map_or(0, Vec::len) + crate::server::ENTRY_OVERHEAD
+    }
+}
+
 pub(crate) struct EventStream {
     id: u64,
     bounds: Bounds,
     inner: Mutex<Inner>,
     /// With a shared store: where every event is copied, in order, so another replica can
     /// resume the stream.
-    mirror: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<Mirrored>>,
+    mirror: std::sync::OnceLock<crate::server::Sink<Mirrored>>,
 }
 
 impl EventStream {
@@ -86,7 +94,7 @@ impl EventStream {
     }
 
     /// Copies every event from now on to `mirror`.
-    pub(crate) fn mirror_to(&self, mirror: tokio::sync::mpsc::UnboundedSender<Mirrored>) {
+    pub(crate) fn mirror_to(&self, mirror: crate::server::Sink<Mirrored>) {
         let _ = self.mirror.set(mirror);
     }
 
