@@ -3,6 +3,8 @@
 //! `bench-ours stdio` serves stdio; `bench-ours http 127.0.0.1:PORT` serves Streamable HTTP.
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::tasks::TaskSupport;
+use mcp_runtime::tool::ToolBuilder;
 
 /// Add two integers.
 #[tool(read_only, idempotent)]
@@ -227,6 +229,21 @@ async fn main() -> mcp_runtime::Result<()> {
                 .oauth(oauth)
                 .build()?
                 .serve_http(addr)
+                .await
+        }
+        // The same server with one more tool, `add_task`, which may run as a task (issue 17's
+        // rows: a task's round trip, and the memory of a live task). A separate mode, so the
+        // other rows' `tools/list` stays the 21 tools the three servers share.
+        Some("stdio-tasks") => {
+            let mut task = ToolBuilder::new("add_task", |_call| {
+                Box::pin(async { CallToolResult::success(["3"]) })
+            });
+            task.description("Add two integers, as a task when asked.")
+                .task_support(TaskSupport::Optional);
+            Server::new("bench", "0.0.0")
+                .tool_def(task.build())
+                .build()?
+                .serve_stdio()
                 .await
         }
         Some("http") => {

@@ -50,6 +50,8 @@ pub struct Config {
     pub http_connections: usize,
     pub startup_spawns: usize,
     pub sessions: usize,
+    pub task_calls: usize,
+    pub live_tasks: usize,
     pub cap_seconds: u64,
 }
 
@@ -121,6 +123,8 @@ impl Config {
             http_connections: 32,
             startup_spawns: if quick { 10 } else { 50 },
             sessions: 1_000,
+            task_calls: 10_000 / scale,
+            live_tasks: 5_000,
             cap_seconds: if quick { 5 } else { 15 },
         })
     }
@@ -205,6 +209,39 @@ async fn stdio_scenarios(
     put_run(metrics, "stdio_list", run, pid, cpu);
     tokio::time::sleep(Duration::from_millis(200)).await;
     metrics.insert("rss_after_load_kib".into(), rss_kib(server.pid()));
+    server.close().await;
+    Ok(())
+}
+
+/// Ours only, in a server with a task tool (`bench-ours stdio-tasks`): a task's round trip one
+/// at a time, then the RSS of `live_tasks` tasks left alive (their results kept), per task.
+async fn task_scenarios(
+    binary: &Path,
+    config: &Config,
+    metrics: &mut Metrics,
+) -> std::io::Result<()> {
+    let mut server = stdio::StdioServer::spawn_mode(binary, "stdio-tasks")?;
+    server.initialize().await?;
+    server.task_round_trips(200, config.cap()).await?; // warm-up
+    let pid = server.pid();
+    let cpu = cpu_us(pid);
+    let run = server
+        .task_round_trips(config.task_calls, config.cap())
+        .await?;
+    put_run(metrics, "stdio_task", run, pid, cpu);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = rss_kib(pid);
+    let started = std::time::Instant::now();
+    let mut created = 0usize;
+    while created < config.live_tasks && started.elapsed() < config.cap() * 2 {
+        server.create_task(1_000_000 + created).await?;
+        created += 1;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    metrics.insert(
+        "task_live_kib".into(),
+        (rss_kib(pid) - before) / created.max(1) as f64,
+    );
     server.close().await;
     Ok(())
 }
@@ -312,6 +349,11 @@ async fn main() {
             }
             if let Err(error) = http_scenarios(binary, &config, &mut metrics).await {
                 eprintln!("  {name} http failed: {error}");
+            }
+            if name == "ours"
+                && let Err(error) = task_scenarios(binary, &config, &mut metrics).await
+            {
+                eprintln!("  {name} tasks failed: {error}");
             }
             results.push(name, rep, metrics);
         }

@@ -80,6 +80,21 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
         "µs",
         false,
     ),
+    (
+        "stdio_task_per_s",
+        "stdio task round trip (tools/call as a task, then tasks/result), 1 at a time",
+        "tasks/s",
+        true,
+    ),
+    ("stdio_task_p50_us", "  p50 latency", "µs", false),
+    ("stdio_task_p99_us", "  p99 latency", "µs", false),
+    ("stdio_task_cpu_us", "  server CPU per task", "µs", false),
+    (
+        "task_live_kib",
+        "RSS per live task (5,000 kept, results included)",
+        "KiB",
+        false,
+    ),
     ("startup_ms", "spawn to initialize reply", "ms", false),
     (
         "rss_idle_kib",

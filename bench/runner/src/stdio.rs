@@ -43,8 +43,13 @@ pub struct StdioServer {
 
 impl StdioServer {
     pub fn spawn(binary: &Path) -> std::io::Result<Self> {
+        Self::spawn_mode(binary, "stdio")
+    }
+
+    /// The server started with `mode` as its argument (`stdio`, or ours' `stdio-tasks`).
+    pub fn spawn_mode(binary: &Path, mode: &str) -> std::io::Result<Self> {
         let mut child = Command::new(binary)
-            .arg("stdio")
+            .arg(mode)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -115,6 +120,46 @@ impl StdioServer {
         }
         run.elapsed = start.elapsed();
         Ok(run)
+    }
+
+    /// `calls` tasks one at a time: `tools/call add_task` with `task` (2025-11-25's form), then
+    /// `tasks/result` for the id it returns; one call is both round trips, at most `cap` long.
+    pub async fn task_round_trips(&mut self, calls: usize, cap: Duration) -> std::io::Result<Run> {
+        let mut run = Run::new(calls);
+        let start = Instant::now();
+        for id in 1..=calls {
+            if start.elapsed() > cap {
+                break;
+            }
+            let sent = Instant::now();
+            let task = self.create_task(2 * id).await?;
+            let result = format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tasks/result","params":{{"taskId":"{task}"}}}}"#,
+                2 * id + 1
+            );
+            self.send(&result).await?;
+            let reply = self.receive().await?;
+            run.record(sent, reply);
+        }
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+
+    /// Creates a task of `add_task` with request id `id` and returns its id.
+    pub async fn create_task(&mut self, id: usize) -> std::io::Result<String> {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_task","arguments":{{"a":{id},"b":1}},"task":{{"ttl":600000}}}}}}"#
+        );
+        self.send(&call).await?;
+        let reply = self.receive().await?;
+        let value: serde_json::Value = serde_json::from_slice(reply)
+            .map_err(|e| std::io::Error::other(format!("a task reply that is not JSON: {e}")))?;
+        value["result"]["task"]["taskId"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                std::io::Error::other(format!("no task in {}", String::from_utf8_lossy(reply)))
+            })
     }
 
     /// `calls` `tools/call add` requests with up to `window` in flight; the whole run must
