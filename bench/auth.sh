@@ -17,7 +17,7 @@ calls1="${3:-10000}"
 py="${INTEROP_VENV:-$PWD/../.cache/py}/bin/python"
 [ -x "$py" ] || { echo "bench/auth.sh: needs the venv of scripts/interop.sh ($py)" >&2; exit 1; }
 
-cargo build --release -p bench-ours -p bench-runner --quiet
+cargo build --release -p bench-ours -p bench-runner --features bench-ours/oauth --quiet
 ours=target/release/bench-ours
 runner=target/release/bench-runner
 

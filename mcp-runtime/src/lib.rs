@@ -178,7 +178,9 @@
 //!
 //! # Deploying behind OAuth
 //!
-//! Over HTTP, [`Server::oauth`] makes the server an OAuth 2.1 resource server: every request of
+//! With the `oauth` feature (not default: it brings a TLS stack and the JWT algorithms;
+//! `mcp-runtime = { version = "…", features = ["oauth"] }`), `Server::oauth` makes an HTTP
+//! server an OAuth 2.1 resource server: every request of
 //! every HTTP route needs a bearer token issued by a trusted authorization server for this
 //! server's resource (JWT against the issuer's JWKS, or introspection; the audience check is
 //! always on); the protected resource metadata is served at
@@ -190,6 +192,8 @@
 //! http://127.0.0.1:8000/mcp`.
 //!
 //! ```no_run
+//! # #[cfg(feature = "oauth")]
+//! # mod example {
 //! use mcp_runtime::prelude::*;
 //! use mcp_runtime::OAuth;
 //!
@@ -209,6 +213,8 @@
 //!     .serve_http("0.0.0.0:8000")
 //!     .await
 //! # }
+//! # }
+//! # fn main() {}
 //! ```
 //!
 //! # Resources and templates
@@ -746,7 +752,7 @@
 //! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
 //! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
 //! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL |
-//! | OAuth caches ([`OAuth::verified_token_cache`], [`OAuth::introspection_cache`]) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
+//! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -880,7 +886,7 @@ pub use crate::protocol::{
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
-#[cfg(feature = "http")]
+#[cfg(feature = "oauth")]
 pub use crate::server::{OAuth, TokenValidation};
 pub use crate::skill::{Skill, Skills};
 

@@ -118,7 +118,7 @@ macro_rules! item_setters {
             }
 
             #[doc = concat!("The OAuth scopes a caller's token must grant to use the ", $what, " \
-                (over HTTP with [`Server::oauth`](crate::Server::oauth)); checked before the \
+                (over HTTP with `Server::oauth`, the `oauth` feature); checked before the \
                 handler runs, a token without them gets 403 `insufficient_scope`.")]
             pub fn scopes<S: Into<Cow<'static, str>>>(
                 &mut self,

@@ -216,6 +216,7 @@ async fn main() -> mcp_runtime::Result<()> {
         // The same server as an OAuth resource server: every request's JWT is validated
         // against ISSUER's JWKS (fetched once, then cached) for the resource RESOURCE.
         // `http-auth-every`: the signature checked on every request (no verified-token cache).
+        #[cfg(feature = "oauth")]
         Some(mode @ ("http-auth" | "http-auth-every")) => {
             let every = mode == "http-auth-every";
             let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());

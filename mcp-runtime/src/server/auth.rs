@@ -1,18 +1,23 @@
-//! OAuth 2.1 resource-server settings (HTTP only): what [`Server::oauth`](crate::Server::oauth)
+//! OAuth 2.1 resource-server settings (HTTP, the `oauth` feature): what `Server::oauth`
 //! collects, and the scopes an operation needs. The transport (`transport/http/auth`) validates
 //! tokens and answers the challenges; dispatch checks the scopes again before a handler runs.
 
+#[cfg(feature = "oauth")]
 use std::borrow::Cow;
+#[cfg(feature = "oauth")]
 use std::time::Duration;
 
+#[cfg(feature = "oauth")]
 use serde_json::{Map, Value};
 
+#[cfg(feature = "oauth")]
 use super::registry::Registry;
 use crate::context::Principal;
 use crate::protocol::ErrorObject;
 
 /// How access tokens are checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg(feature = "oauth")]
 pub enum TokenValidation {
     /// JWT access tokens (RFC 9068) verified against the issuer's JWKS, found through its
     /// metadata (RFC 8414 or OpenID discovery). The default.
@@ -43,6 +48,7 @@ pub enum TokenValidation {
 /// # let _ = server;
 /// ```
 #[derive(Debug, Clone)]
+#[cfg(feature = "oauth")]
 pub struct OAuth {
     pub(crate) resource: String,
     pub(crate) authorization_servers: Vec<String>,
@@ -58,6 +64,7 @@ pub struct OAuth {
     pub(crate) challenge_scopes: Option<Vec<String>>,
 }
 
+#[cfg(feature = "oauth")]
 impl OAuth {
     /// A resource server for `resource`, this server's canonical URI (RFC 8707: scheme, host,
     /// port and path of the MCP endpoint, no fragment), e.g. `https://mcp.example.com/mcp`.
@@ -216,6 +223,7 @@ impl OAuth {
 /// usual).
 ///
 /// [`Server::required_scopes`]: crate::Server::required_scopes
+#[cfg(feature = "oauth")]
 pub(crate) fn operation_scopes(
     registry: &Registry,
     server_scopes: &[String],

@@ -576,7 +576,7 @@ fn hiding<'c>(
     call: &'c Call<'_>,
 ) -> Option<impl Fn(&[std::borrow::Cow<'static, str>]) -> bool + Sync + use<'c>> {
     let principal = call.sink.principal()?;
-    #[cfg(feature = "http")]
+    #[cfg(feature = "oauth")]
     let hide = call
         .core
         .options
@@ -584,7 +584,7 @@ fn hiding<'c>(
         .auth
         .as_ref()
         .is_some_and(|auth| auth.hide_unauthorized);
-    #[cfg(not(feature = "http"))]
+    #[cfg(not(feature = "oauth"))]
     let hide = false;
     if !hide {
         return None;

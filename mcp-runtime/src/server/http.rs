@@ -49,6 +49,7 @@ pub(crate) struct HttpOptions {
     /// Its messages path (POST).
     pub(crate) legacy_messages_path: String,
     /// The OAuth resource-server settings, when tokens are required.
+    #[cfg(feature = "oauth")]
     pub(crate) auth: Option<std::sync::Arc<super::auth::OAuth>>,
 }
 
@@ -74,6 +75,7 @@ impl Default for HttpOptions {
             legacy_sse: false,
             legacy_sse_path: "/sse".to_owned(),
             legacy_messages_path: "/messages".to_owned(),
+            #[cfg(feature = "oauth")]
             auth: None,
         }
     }

@@ -49,7 +49,7 @@ use crate::tool::ToolDef;
 /// seeded hasher serves where SipHash's flooding resistance would cost on every request.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
-#[cfg(feature = "http")]
+#[cfg(feature = "oauth")]
 pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 #[cfg(feature = "http")]
@@ -59,8 +59,10 @@ use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
 #[cfg(feature = "http")]
+pub(crate) use self::outbox::Weigh;
+#[cfg(feature = "http")]
 pub(crate) use self::outbox::channel_within;
-pub(crate) use self::outbox::{Outbox, Overflow, Sink, Weigh, channel};
+pub(crate) use self::outbox::{Outbox, Overflow, Sink, channel};
 use self::registry::{Catalogue, Registry, Served, Settings};
 pub(crate) use self::session::Session;
 use self::stateless::request_state::RequestStateKey;
@@ -634,7 +636,7 @@ impl Server {
         self
     }
 
-    #[cfg(feature = "http")]
+    #[cfg(feature = "oauth")]
     /// Makes the HTTP server an OAuth 2.1 resource server: every request on every HTTP route
     /// (both protocol eras, `subscriptions/listen`, the legacy HTTP+SSE transport) must carry a
     /// bearer access token in its `Authorization` header, issued by a trusted authorization
@@ -817,7 +819,7 @@ impl Server {
                 out
             }
         };
-        #[cfg(feature = "http")]
+        #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.options.http.auth {
             for problem in oauth.problems() {
                 errors.push(DefinitionError::Invalid {

@@ -316,6 +316,7 @@ pub(super) async fn handle_message(
         Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
     };
     drop(body);
+    #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
         && let Err(response) = auth.check_scopes(&state.core, principal.as_deref(), &incoming)
     {

@@ -37,6 +37,7 @@
 // the cold one, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+#[cfg(feature = "oauth")]
 mod auth;
 mod legacy;
 mod modern;
@@ -196,14 +197,17 @@ pub(crate) struct HttpState {
     /// Sessions by client address, for `max_sessions_per_peer`.
     peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
     /// The OAuth resource server, when tokens are required.
+    #[cfg(feature = "oauth")]
     auth: Option<Arc<auth::Auth>>,
 }
 
 impl HttpState {
     fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
+        #[cfg(feature = "oauth")]
         let auth = options.auth.clone().map(auth::Auth::new);
         Arc::new(Self {
             core,
+            #[cfg(feature = "oauth")]
             auth,
             event_logs: Budget::new(options.total_log_bytes),
             unread: Budget::new(options.unread_total),
@@ -826,6 +830,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         runs_user_code,
     } = post;
     // Scopes are checked before anything runs: a 403 drives the client's step-up.
+    #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
         && let Err(response) = auth.check_scopes(&state.core, principal.as_deref(), &incoming)
     {
@@ -1503,8 +1508,11 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
                 post(legacy::handle_message),
             );
     }
+    #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
+    #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
     let mut router = router.with_state(state);
+    #[cfg(feature = "oauth")]
     if let Some(auth) = auth {
         // Every MCP route needs a token; the metadata routes, added after, do not.
         router = router.route_layer(axum::middleware::from_fn_with_state(
