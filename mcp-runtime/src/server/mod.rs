@@ -942,7 +942,7 @@ impl Server {
             let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
             capabilities.tasks = tasks.as_object().cloned();
         }
-        let tasks = self::tasks::Tasks::new(&self.options.tasks);
+        let tasks = self::tasks::Tasks::new(&self.options.tasks, self.options.redis.is_some());
         let request_state = match &self.options.request_state_secret {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
@@ -1096,6 +1096,9 @@ impl Core {
                 .write()
                 .unwrap_or_else(|e| e.into_inner()) =
                 RequestStateKey::from_secret(&key, self.options.request_state_ttl);
+        }
+        if let Some(tasks) = &self.tasks.redis {
+            tasks.bind(Arc::clone(&store));
         }
         let store: Arc<dyn shared::SharedStore> = store;
         if self.shared.set(Arc::clone(&store)).is_ok() {

@@ -86,6 +86,8 @@ pub(crate) enum Fanout {
     },
     /// A resource changed: for `subscriptions/listen` streams.
     Updated { origin: u64, uri: String },
+    /// A task changed (its new version): wakes the waiters of `TaskStore::changed`.
+    Task { id: String, version: u64 },
     /// A list changed: for `subscriptions/listen` streams.
     ListChanged {
         origin: u64,
