@@ -693,8 +693,10 @@ impl Server {
     /// the Redis at `url` (`redis://127.0.0.1:6379/0`), so a load balancer with no sticky
     /// sessions can send any request to any replica: session records, the standalone stream's
     /// event log (`Last-Event-ID` resumes on any replica), answers to elicitation, sampling and
-    /// roots requests, `list_changed` and `resources/updated`, and the `requestState` key (when
-    /// no [`request_state_secret`](Self::request_state_secret) is set). Keys start with
+    /// roots requests, `list_changed` and `resources/updated`, the `requestState` key (when
+    /// no [`request_state_secret`](Self::request_state_secret) is set), and tasks (when no
+    /// [`task_store`](Self::task_store) is set: polled, answered and cancelled through any
+    /// replica; one whose replica dies reads `failed` once its lease expires). Keys start with
     /// `mcp` unless [`redis_prefix`](Self::redis_prefix) says otherwise.
     ///
     /// The connection is made when serving starts: a Redis that cannot be reached then is a
