@@ -533,3 +533,55 @@ def test_a_task_whose_replica_is_killed_ends_failed_on_the_others(cluster) -> No
     assert "error" in result and result["error"]["code"] == -32603, result
     assert "replica running the task stopped" in result["error"]["message"], result
     assert "redis" not in json.dumps(result).lower(), result
+
+
+def _modern(port: int, method: str, params: dict) -> dict:
+    """One 2026-07-28 request (stateless: the envelope in `_meta`, the headers mirroring it)."""
+    caps = {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                  "io.modelcontextprotocol/clientCapabilities": caps,
+                                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": method}
+    if method == "tools/call":
+        headers["mcp-name"] = params["name"]
+    elif method.startswith("tasks/"):
+        headers["mcp-name"] = params["taskId"]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": method,
+                                                  "params": params}), headers=headers)
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    reply = _json_or_sse(body)
+    assert "result" in reply, (response.status, reply)
+    return reply["result"]
+
+
+def test_a_2026_task_is_updated_and_read_through_other_replicas(cluster) -> None:
+    a, b, c = cluster.replicas
+    created = _modern(a.port, "tools/call", {"name": "confirm_delete", "arguments": {"filename": "x.txt"}})
+    assert created["resultType"] == "task", created
+    task_id = created["taskId"]
+    deadline = time.monotonic() + 10
+    while True:
+        task = _modern(b.port, "tasks/get", {"taskId": task_id})
+        if task["status"] == "input_required":
+            break
+        assert time.monotonic() < deadline, task
+        time.sleep(0.2)
+    ((key, request),) = task["inputRequests"].items()
+    assert request["method"] == "elicitation/create" and "x.txt" in json.dumps(request), request
+    acknowledged = _modern(c.port, "tasks/update", {"taskId": task_id, "inputResponses": {
+        key: {"action": "accept", "content": {"confirm": True}}}})
+    assert set(acknowledged) <= {"resultType", "_meta"}, acknowledged
+    deadline = time.monotonic() + 10
+    while True:
+        task = _modern(b.port, "tasks/get", {"taskId": task_id})
+        if task["status"] == "completed":
+            break
+        assert time.monotonic() < deadline, task
+        time.sleep(0.2)
+    assert "Deleted x.txt" in json.dumps(task["result"]), task
+    # The replica that ran it reads the same.
+    assert _modern(a.port, "tasks/get", {"taskId": task_id})["status"] == "completed"
