@@ -536,6 +536,13 @@ def test_a_task_whose_replica_is_killed_ends_failed_on_the_others(cluster) -> No
 
 
 def _modern(port: int, method: str, params: dict) -> dict:
+    """One 2026-07-28 request's result (it must succeed)."""
+    reply = _modern_reply(port, method, params)
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+def _modern_reply(port: int, method: str, params: dict) -> dict:
     """One 2026-07-28 request (stateless: the envelope in `_meta`, the headers mirroring it)."""
     caps = {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
     params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -553,9 +560,7 @@ def _modern(port: int, method: str, params: dict) -> dict:
     response = conn.getresponse()
     body = response.read()
     conn.close()
-    reply = _json_or_sse(body)
-    assert "result" in reply, (response.status, reply)
-    return reply["result"]
+    return _json_or_sse(body)
 
 
 def test_a_2026_task_is_updated_and_read_through_other_replicas(cluster) -> None:
@@ -585,3 +590,52 @@ def test_a_2026_task_is_updated_and_read_through_other_replicas(cluster) -> None
     assert "Deleted x.txt" in json.dumps(task["result"]), task
     # The replica that ran it reads the same.
     assert _modern(a.port, "tasks/get", {"taskId": task_id})["status"] == "completed"
+
+
+def test_the_bound_on_live_tasks_holds_across_replicas(cluster) -> None:
+    """At most 10,000 live tasks (the default) in the whole cluster: with 9,999 held elsewhere
+    (entries of the shared set, as other replicas' tasks would be), one more task is accepted
+    on one replica and the next is refused on another with the memory store's error."""
+    a, b, _ = cluster.replicas
+    far = int(time.time() * 1000) + 3_600_000
+    members = [x for n in range(9_999) for x in (str(far), f"elsewhere-{n}")]
+    assert _redis(cluster, "ZADD", "mcp:tasks", *members) == 9_999
+    raw = _task_session(a.port)
+    _start_task(raw, a.port, "slow_compute", {"seconds": 1})
+    status, refused = raw.request(b.port, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 1},
+                                                         "task": {"ttl": 60000}})
+    assert "error" in refused, refused
+    assert refused["error"]["code"] == -32603 and "too many live tasks" in refused["error"]["message"], refused
+    # One ends (expires, is removed): there is room again.
+    assert _redis(cluster, "ZREM", "mcp:tasks", "elsewhere-0") == 1
+    _start_task(raw, b.port, "slow_compute", {"seconds": 1})
+
+
+def test_redis_down_while_a_task_runs_is_a_clean_error_and_the_task_lives_on(cluster) -> None:
+    """Redis stopped for a moment (well within the lease) while a 2026-07-28 task runs: reads
+    get -32603 with no detail, no replica dies, and once Redis is back the task completes."""
+    a, b, c = cluster.replicas
+    created = _modern(a.port, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 4}})
+    task_id = created["taskId"]
+    # A pause (SIGSTOP) rather than a restart: Redis keeps its data, as a blip would.
+    cluster.redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        for replica in (b, c):
+            reply = _modern_reply(replica.port, "tasks/get", {"taskId": task_id})
+            assert reply["error"]["code"] == -32603, reply
+            message = reply["error"]["message"].lower()
+            assert "redis" not in message and "timed out" not in message and "connection" not in message, message
+        assert time.monotonic() - started < 15
+    finally:
+        cluster.redis.proc.send_signal(signal.SIGCONT)
+    assert all(r.alive() for r in cluster.replicas)
+    deadline = time.monotonic() + 20
+    while True:
+        reply = _modern_reply(b.port, "tasks/get", {"taskId": task_id})
+        if "result" in reply and reply["result"]["status"] == "completed":
+            break
+        assert "result" not in reply or reply["result"]["status"] == "working", reply
+        assert time.monotonic() < deadline, reply
+        time.sleep(0.3)
+    assert "computed for 4" in json.dumps(reply["result"]["result"]), reply

@@ -519,8 +519,14 @@ pub(crate) fn watch(
     tokio::spawn(async move {
         let mut seen = None;
         loop {
-            let Some(record) = store.get(&id, &owner).await else {
-                return;
+            let record = match store.try_get(&id, &owner).await {
+                Ok(Some(record)) => record,
+                Ok(None) => return,
+                // The store failed: the listen follows the task again once it is back.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
             };
             if seen != Some(record.version) {
                 seen = Some(record.version);
@@ -557,8 +563,14 @@ pub(crate) fn watch(
 /// Resolves once the task was cancelled or is gone.
 async fn stopped(store: &dyn TaskStore, id: &str, owner: &str) {
     loop {
-        let Some(record) = store.get(id, owner).await else {
-            return;
+        let record = match store.try_get(id, owner).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return,
+            // The store failed (a shared one is unreachable): the handler runs on meanwhile.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
         };
         if record.status == TaskStatus::Cancelled {
             return;
