@@ -559,3 +559,53 @@ impl TaskStore for RedisTaskStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_survives_its_json() {
+        let mut record = TaskRecord::new(
+            "id".into(),
+            "session:s".into(),
+            Duration::from_secs(60),
+            Duration::from_millis(250),
+        );
+        record.status = TaskStatus::InputRequired;
+        record.status_message = Some("half way".into());
+        record
+            .input_requests
+            .insert("k2".into(), json!({"method": "elicitation/create"}));
+        record
+            .answers
+            .insert("k1".into(), json!({"action": "accept"}));
+        record.used_keys.extend(["k1".to_owned(), "k2".to_owned()]);
+        record.version = 7;
+        let back = decode(&encode(&record)).expect("decodes");
+        assert_eq!(back.id, record.id);
+        assert_eq!(back.owner, record.owner);
+        assert_eq!(back.status, TaskStatus::InputRequired);
+        assert_eq!(back.status_message, record.status_message);
+        assert_eq!(ms(back.created_at), ms(record.created_at));
+        assert_eq!(back.ttl, record.ttl);
+        assert_eq!(back.poll_interval, record.poll_interval);
+        assert_eq!(back.input_requests, record.input_requests);
+        assert_eq!(back.answers, record.answers);
+        assert_eq!(back.used_keys, record.used_keys);
+        assert_eq!(back.version, 7);
+        assert!(back.outcome.is_none());
+
+        for outcome in [TaskOutcome::Result(json!({"content": []})), lost()] {
+            record.outcome = Some(outcome.clone());
+            record.status = match outcome {
+                TaskOutcome::Result(_) => TaskStatus::Completed,
+                TaskOutcome::Error(_) => TaskStatus::Failed,
+            };
+            let back = decode(&encode(&record)).unwrap();
+            assert_eq!(back.outcome, Some(outcome));
+            assert_eq!(back.status, record.status);
+        }
+        assert!(decode("not json").is_none());
+    }
+}
