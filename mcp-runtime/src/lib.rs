@@ -687,7 +687,9 @@
 //!   event logs of the standalone stream and of POST streams (`Last-Event-ID` resumes on any
 //!   replica), answers to
 //!   elicitation, sampling and roots requests that reach another replica, `list_changed` and
-//!   `resources/updated`, and the `requestState` key. `serve_http` connects at startup (a Redis
+//!   `resources/updated`, the `requestState` key, and tasks (unless [`Server::task_store`] sets
+//!   another store; the replica running a task's handler holds a lease, so a task whose replica
+//!   dies reads `failed` on the others). `serve_http` connects at startup (a Redis
 //!   that cannot be reached is a startup error); with `into_router`, call
 //!   `McpService::connect_redis` first. While Redis is down, requests that need it get -32603
 //!   and the process stays up. The README's *Deployment* section has a one-machine recipe.

@@ -409,3 +409,233 @@ async def _input_required_across(cluster) -> None:
         after = cluster.served()
     # Every call was a request and its retry: six requests, so every replica took some.
     assert all(after[name] > before[name] for name in after), (before, after)
+
+
+# -- tasks shared through Redis (2025-11-25's core tasks, raw HTTP to chosen replicas) ---------
+
+
+def _task_session(port: int) -> Raw:
+    """A session that declares elicitation and tasks, opened on the replica at `port`."""
+    raw = Raw.__new__(Raw)
+    raw.session, raw.next_id = None, 1
+    response, body = raw.post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {"elicitation": {}, "tasks": {}},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+    assert response.status == 200, body
+    raw.session = response.getheader("mcp-session-id")
+    response, _ = raw.post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert response.status == 202
+    return raw
+
+
+def _start_task(raw: Raw, port: int, name: str, arguments: dict) -> str:
+    status, created = raw.request(port, "tools/call", {"name": name, "arguments": arguments,
+                                                      "task": {"ttl": 60000}})
+    assert status == 200 and "result" in created, created
+    assert created["result"]["task"]["status"] == "working", created
+    return created["result"]["task"]["taskId"]
+
+
+def _task(raw: Raw, port: int, task_id: str) -> dict:
+    status, reply = raw.request(port, "tasks/get", {"taskId": task_id})
+    assert status == 200 and "result" in reply, reply
+    assert reply["result"]["taskId"] == task_id
+    return reply["result"]
+
+
+def _wait_status(raw: Raw, port: int, task_id: str, wanted: str, within: float) -> tuple[dict, float]:
+    start = time.monotonic()
+    while True:
+        task = _task(raw, port, task_id)
+        if task["status"] == wanted:
+            return task, time.monotonic() - start
+        assert time.monotonic() - start < within, f"still {task['status']} after {within}s: {task}"
+        time.sleep(0.2)
+
+
+def _redis(cluster, *command: str):
+    """One command to the test's Redis (RESP by hand; integers and nil only)."""
+    import socket
+    with socket.create_connection(("127.0.0.1", cluster.redis.port), timeout=5) as s:
+        s.sendall(("*%d\r\n" % len(command) + "".join(f"${len(c)}\r\n{c}\r\n" for c in command)).encode())
+        line = s.makefile("rb").readline().decode().rstrip("\r\n")
+    assert line[0] == ":", line
+    return int(line[1:])
+
+
+def test_a_task_is_polled_and_answered_through_other_replicas(cluster) -> None:
+    a, b, c = cluster.replicas
+    raw = _task_session(a.port)
+    task_id = _start_task(raw, a.port, "confirm_delete", {"filename": "notes.txt"})
+    # The handler runs on A; B sees its question.
+    task, _ = _wait_status(raw, b.port, task_id, "input_required", 10)
+    # tasks/result on C relays the question; the answer goes to B; C's stream gets the result.
+    conn = http.client.HTTPConnection("127.0.0.1", c.port, timeout=REQUEST_TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 50, "method": "tasks/result",
+                                                  "params": {"taskId": task_id}}), headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-session-id": raw.session, "mcp-protocol-version": VERSION})
+    result = conn.getresponse()
+    assert result.getheader("content-type").startswith("text/event-stream")
+    ((_, ask),) = read_events(result, 1)
+    assert ask["method"] == "elicitation/create" and "notes.txt" in json.dumps(ask["params"]), ask
+    response, _ = raw.post(b.port, {"jsonrpc": "2.0", "id": ask["id"],
+                                    "result": {"action": "accept", "content": {"confirm": True}}})
+    assert response.status == 202
+    ((_, final),) = read_events(result, 1)
+    conn.close()
+    assert final["id"] == 50 and "Deleted notes.txt" in json.dumps(final["result"]), final
+    # Every replica now reads it completed, A included.
+    for replica in (a, b, c):
+        assert _task(raw, replica.port, task_id)["status"] == "completed"
+    # And lists it.
+    status, listed = raw.request(c.port, "tasks/list")
+    assert [t["taskId"] for t in listed["result"]["tasks"]] == [task_id], listed
+
+
+def test_a_task_cancelled_through_another_replica_stops_its_handler(cluster) -> None:
+    a, b, c = cluster.replicas
+    raw = _task_session(a.port)
+    task_id = _start_task(raw, a.port, "slow_compute", {"seconds": 60, "label": "long"})
+    _wait_status(raw, b.port, task_id, "working", 5)
+    status, cancelled = raw.request(c.port, "tasks/cancel", {"taskId": task_id})
+    assert status == 200 and cancelled["result"]["status"] == "cancelled", cancelled
+    lease = f"mcp:task-lease:{task_id}"
+    # The handler on A stops: it no longer renews its lease (every 2 s while it runs).
+    time.sleep(0.5)
+    before = _redis(cluster, "PTTL", lease)
+    time.sleep(3)
+    after = _redis(cluster, "PTTL", lease)
+    assert after == -2 or after <= before - 2500, (before, after)
+    # Its progress no longer changes the task either.
+    task = _task(raw, b.port, task_id)
+    assert task["status"] == "cancelled", task
+    message = task.get("statusMessage")
+    time.sleep(1)
+    assert _task(raw, a.port, task_id).get("statusMessage") == message
+    # Cancelling again through another replica: it already ended.
+    status, again = raw.request(b.port, "tasks/cancel", {"taskId": task_id})
+    assert "error" in again and again["error"]["code"] == -32602, again
+
+
+def test_a_task_whose_replica_is_killed_ends_failed_on_the_others(cluster) -> None:
+    a, b, c = cluster.replicas
+    raw = _task_session(a.port)
+    task_id = _start_task(raw, a.port, "slow_compute", {"seconds": 120, "label": "doomed"})
+    _wait_status(raw, b.port, task_id, "working", 5)
+    killed = time.monotonic()
+    cluster.kill(a)
+    # The lease expires 6 s after its last renewal (every 2 s): failed within the expiry.
+    task, _ = _wait_status(raw, b.port, task_id, "failed", 10)
+    assert time.monotonic() - killed <= 8.5, time.monotonic() - killed
+    assert _task(raw, c.port, task_id)["status"] == "failed"
+    status, result = raw.request(c.port, "tasks/result", {"taskId": task_id})
+    assert "error" in result and result["error"]["code"] == -32603, result
+    assert "replica running the task stopped" in result["error"]["message"], result
+    assert "redis" not in json.dumps(result).lower(), result
+
+
+def _modern(port: int, method: str, params: dict) -> dict:
+    """One 2026-07-28 request's result (it must succeed)."""
+    reply = _modern_reply(port, method, params)
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+def _modern_reply(port: int, method: str, params: dict) -> dict:
+    """One 2026-07-28 request (stateless: the envelope in `_meta`, the headers mirroring it)."""
+    caps = {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                  "io.modelcontextprotocol/clientCapabilities": caps,
+                                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": method}
+    if method == "tools/call":
+        headers["mcp-name"] = params["name"]
+    elif method.startswith("tasks/"):
+        headers["mcp-name"] = params["taskId"]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": method,
+                                                  "params": params}), headers=headers)
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return _json_or_sse(body)
+
+
+def test_a_2026_task_is_updated_and_read_through_other_replicas(cluster) -> None:
+    a, b, c = cluster.replicas
+    created = _modern(a.port, "tools/call", {"name": "confirm_delete", "arguments": {"filename": "x.txt"}})
+    assert created["resultType"] == "task", created
+    task_id = created["taskId"]
+    deadline = time.monotonic() + 10
+    while True:
+        task = _modern(b.port, "tasks/get", {"taskId": task_id})
+        if task["status"] == "input_required":
+            break
+        assert time.monotonic() < deadline, task
+        time.sleep(0.2)
+    ((key, request),) = task["inputRequests"].items()
+    assert request["method"] == "elicitation/create" and "x.txt" in json.dumps(request), request
+    acknowledged = _modern(c.port, "tasks/update", {"taskId": task_id, "inputResponses": {
+        key: {"action": "accept", "content": {"confirm": True}}}})
+    assert set(acknowledged) <= {"resultType", "_meta"}, acknowledged
+    deadline = time.monotonic() + 10
+    while True:
+        task = _modern(b.port, "tasks/get", {"taskId": task_id})
+        if task["status"] == "completed":
+            break
+        assert time.monotonic() < deadline, task
+        time.sleep(0.2)
+    assert "Deleted x.txt" in json.dumps(task["result"]), task
+    # The replica that ran it reads the same.
+    assert _modern(a.port, "tasks/get", {"taskId": task_id})["status"] == "completed"
+
+
+def test_the_bound_on_live_tasks_holds_across_replicas(cluster) -> None:
+    """At most 10,000 live tasks (the default) in the whole cluster: with 9,999 held elsewhere
+    (entries of the shared set, as other replicas' tasks would be), one more task is accepted
+    on one replica and the next is refused on another with the memory store's error."""
+    a, b, _ = cluster.replicas
+    far = int(time.time() * 1000) + 3_600_000
+    members = [x for n in range(9_999) for x in (str(far), f"elsewhere-{n}")]
+    assert _redis(cluster, "ZADD", "mcp:tasks", *members) == 9_999
+    raw = _task_session(a.port)
+    _start_task(raw, a.port, "slow_compute", {"seconds": 1})
+    status, refused = raw.request(b.port, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 1},
+                                                         "task": {"ttl": 60000}})
+    assert "error" in refused, refused
+    assert refused["error"]["code"] == -32603 and "too many live tasks" in refused["error"]["message"], refused
+    # One ends (expires, is removed): there is room again.
+    assert _redis(cluster, "ZREM", "mcp:tasks", "elsewhere-0") == 1
+    _start_task(raw, b.port, "slow_compute", {"seconds": 1})
+
+
+def test_redis_down_while_a_task_runs_is_a_clean_error_and_the_task_lives_on(cluster) -> None:
+    """Redis stopped for a moment (well within the lease) while a 2026-07-28 task runs: reads
+    get -32603 with no detail, no replica dies, and once Redis is back the task completes."""
+    a, b, c = cluster.replicas
+    created = _modern(a.port, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 4}})
+    task_id = created["taskId"]
+    # A pause (SIGSTOP) rather than a restart: Redis keeps its data, as a blip would.
+    cluster.redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        for replica in (b, c):
+            reply = _modern_reply(replica.port, "tasks/get", {"taskId": task_id})
+            assert reply["error"]["code"] == -32603, reply
+            message = reply["error"]["message"].lower()
+            assert "redis" not in message and "timed out" not in message and "connection" not in message, message
+        assert time.monotonic() - started < 15
+    finally:
+        cluster.redis.proc.send_signal(signal.SIGCONT)
+    assert all(r.alive() for r in cluster.replicas)
+    deadline = time.monotonic() + 20
+    while True:
+        reply = _modern_reply(b.port, "tasks/get", {"taskId": task_id})
+        if "result" in reply and reply["result"]["status"] == "completed":
+            break
+        assert "result" not in reply or reply["result"]["status"] == "working", reply
+        assert time.monotonic() < deadline, reply
+        time.sleep(0.3)
+    assert "computed for 4" in json.dumps(reply["result"]["result"]), reply

@@ -1104,8 +1104,18 @@ async fn call_tool_task(
             },
             Err(panic) => Poll::Ready(Inline::Panic(panic)),
         }
-    })
-    .await;
+    });
+    // The lease is held from the start: questions inside `before_task` may take a while.
+    let leased = async {
+        loop {
+            store.lease(&task_id).await;
+            tokio::time::sleep(tasks::LEASE_REFRESH).await;
+        }
+    };
+    let inline = tokio::select! {
+        inline = inline => inline,
+        never = leased => never,
+    };
     let version = call.scope.version;
     match inline {
         Inline::Interrupt(interrupt) => {

@@ -695,8 +695,10 @@ impl Server {
     /// the Redis at `url` (`redis://127.0.0.1:6379/0`), so a load balancer with no sticky
     /// sessions can send any request to any replica: session records, the standalone stream's
     /// event log (`Last-Event-ID` resumes on any replica), answers to elicitation, sampling and
-    /// roots requests, `list_changed` and `resources/updated`, and the `requestState` key (when
-    /// no [`request_state_secret`](Self::request_state_secret) is set). Keys start with
+    /// roots requests, `list_changed` and `resources/updated`, the `requestState` key (when
+    /// no [`request_state_secret`](Self::request_state_secret) is set), and tasks (when no
+    /// [`task_store`](Self::task_store) is set: polled, answered and cancelled through any
+    /// replica; one whose replica dies reads `failed` once its lease expires). Keys start with
     /// `mcp` unless [`redis_prefix`](Self::redis_prefix) says otherwise.
     ///
     /// The connection is made when serving starts: a Redis that cannot be reached then is a
@@ -944,7 +946,7 @@ impl Server {
             let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
             capabilities.tasks = tasks.as_object().cloned();
         }
-        let tasks = self::tasks::Tasks::new(&self.options.tasks);
+        let tasks = self::tasks::Tasks::new(&self.options.tasks, self.options.redis.is_some());
         let request_state = match &self.options.request_state_secret {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
@@ -1098,6 +1100,9 @@ impl Core {
                 .write()
                 .unwrap_or_else(|e| e.into_inner()) =
                 RequestStateKey::from_secret(&key, self.options.request_state_ttl);
+        }
+        if let Some(tasks) = &self.tasks.redis {
+            tasks.bind(Arc::clone(&store));
         }
         let store: Arc<dyn shared::SharedStore> = store;
         if self.shared.set(Arc::clone(&store)).is_ok() {

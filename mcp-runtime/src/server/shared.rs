@@ -13,7 +13,8 @@
 //! - answers to server-to-client requests (elicitation, sampling, roots) that arrive at a
 //!   replica other than the one waiting for them;
 //! - notifications (`list_changed`, `resources/updated`): written to the event log of every
-//!   session concerned, and fanned out to every replica's `subscriptions/listen` streams.
+//!   session concerned, and fanned out to every replica's `subscriptions/listen` streams;
+//! - tasks, through the Redis `TaskStore` (`tasks::redis`), whose changes this fan-out announces.
 
 // Without the HTTP transport nothing connects a store.
 #![cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -86,6 +87,8 @@ pub(crate) enum Fanout {
     },
     /// A resource changed: for `subscriptions/listen` streams.
     Updated { origin: u64, uri: String },
+    /// A task changed (its new version): wakes the waiters of `TaskStore::changed`.
+    Task { id: String, version: u64 },
     /// A list changed: for `subscriptions/listen` streams.
     ListChanged {
         origin: u64,

@@ -92,7 +92,8 @@ impl RedisStore {
         Ok(store)
     }
 
-    fn key(&self, parts: &[&str]) -> String {
+    /// A key under the prefix.
+    pub(crate) fn key(&self, parts: &[&str]) -> String {
         let mut key = self.prefix.clone();
         for part in parts {
             key.push(':');
@@ -101,7 +102,13 @@ impl RedisStore {
         key
     }
 
-    fn channel(&self) -> String {
+    /// A connection for commands (it reconnects by itself).
+    pub(crate) fn commands(&self) -> ConnectionManager {
+        self.commands.clone()
+    }
+
+    /// The fan-out channel.
+    pub(crate) fn channel(&self) -> String {
         self.key(&["fanout"])
     }
 

@@ -10,6 +10,8 @@
 //! then on everything goes through the [`TaskStore`]: see [`store`].
 
 mod peer;
+#[cfg(feature = "redis")]
+pub(crate) mod redis;
 pub(crate) mod store;
 
 use std::any::Any;
@@ -36,6 +38,9 @@ pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The task settings and store a server runs with.
 pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
+    /// The Redis store, to connect when the server connects its Redis.
+    #[cfg(feature = "redis")]
+    pub(crate) redis: Option<Arc<redis::RedisTaskStore>>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
 }
@@ -72,12 +77,26 @@ impl Default for TaskOptions {
 }
 
 impl Tasks {
-    pub(crate) fn new(options: &TaskOptions) -> Self {
+    /// With `shared` (the server has a Redis) and no store of the caller's, the tasks live in
+    /// that Redis.
+    pub(crate) fn new(options: &TaskOptions, shared: bool) -> Self {
+        #[cfg(feature = "redis")]
+        let redis = (shared && options.store.is_none())
+            .then(|| Arc::new(redis::RedisTaskStore::new(options.max_live)));
+        #[cfg(not(feature = "redis"))]
+        let _ = shared;
+        #[cfg(feature = "redis")]
+        let fallback = redis.clone().map(|r| r as Arc<dyn TaskStore>);
+        #[cfg(not(feature = "redis"))]
+        let fallback: Option<Arc<dyn TaskStore>> = None;
         Self {
             store: options
                 .store
                 .clone()
+                .or(fallback)
                 .unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_live))),
+            #[cfg(feature = "redis")]
+            redis,
             ttl: options.ttl,
             poll_interval: options.poll_interval,
         }
@@ -116,6 +135,11 @@ pub(crate) fn required_error(what: &str) -> ErrorObject {
         format!("{what} needs the `{EXTENSION}` extension, which the request did not declare"),
     )
     .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } }))
+}
+
+/// What a client gets when the store failed: no detail (it was logged).
+fn unavailable(_: StoreError) -> ErrorObject {
+    ErrorObject::internal("the task store is unavailable")
 }
 
 fn unknown(id: &str) -> ErrorObject {
@@ -206,7 +230,7 @@ pub(crate) async fn legacy_get(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    match tasks.store.get(id, owner).await {
+    match tasks.store.try_get(id, owner).await.map_err(unavailable)? {
         Some(record) => Ok(legacy(&record)),
         None => Err(unknown(id)),
     }
@@ -214,7 +238,14 @@ pub(crate) async fn legacy_get(
 
 /// `tasks/list` (2025-11-25): the caller's live tasks, in one page.
 pub(crate) async fn legacy_list(tasks: &Tasks, owner: &str) -> Result<Value, ErrorObject> {
-    let list: Vec<Value> = tasks.store.list(owner).await.iter().map(legacy).collect();
+    let list: Vec<Value> = tasks
+        .store
+        .try_list(owner)
+        .await
+        .map_err(unavailable)?
+        .iter()
+        .map(legacy)
+        .collect();
     Ok(json!({ "tasks": list }))
 }
 
@@ -225,7 +256,7 @@ pub(crate) async fn legacy_cancel(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    let Some(record) = tasks.store.get(id, owner).await else {
+    let Some(record) = tasks.store.try_get(id, owner).await.map_err(unavailable)? else {
         return Err(unknown(id));
     };
     if record.status.is_terminal() {
@@ -234,8 +265,12 @@ pub(crate) async fn legacy_cancel(
             record.status.as_str()
         )));
     }
-    tasks.store.cancel(id, owner).await;
-    match tasks.store.get(id, owner).await {
+    tasks
+        .store
+        .try_cancel(id, owner)
+        .await
+        .map_err(unavailable)?;
+    match tasks.store.try_get(id, owner).await.map_err(unavailable)? {
         Some(record) => Ok(legacy(&record)),
         None => Err(unknown(id)),
     }
@@ -256,7 +291,7 @@ where
     let id = task_id(params)?;
     let store = &tasks.store;
     loop {
-        let Some(record) = store.get(id, owner).await else {
+        let Some(record) = store.try_get(id, owner).await.map_err(unavailable)? else {
             return Err(unknown(id));
         };
         match (&record.status, &record.outcome) {
@@ -308,7 +343,10 @@ where
             };
             let mut answers = Map::new();
             answers.insert(key.clone(), answer);
-            store.answer(id, owner, answers).await;
+            store
+                .try_answer(id, owner, answers)
+                .await
+                .map_err(unavailable)?;
             continue;
         }
         let _ =
@@ -356,7 +394,7 @@ pub(crate) async fn get(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    match tasks.store.get(id, owner).await {
+    match tasks.store.try_get(id, owner).await.map_err(unavailable)? {
         Some(record) => Ok(detailed(&record)),
         None => Err(unknown(id)),
     }
@@ -378,7 +416,12 @@ pub(crate) async fn update(
             ));
         }
     };
-    if tasks.store.answer(id, owner, answers).await {
+    if tasks
+        .store
+        .try_answer(id, owner, answers)
+        .await
+        .map_err(unavailable)?
+    {
         Ok(json!({}))
     } else {
         Err(unknown(id))
@@ -392,7 +435,12 @@ pub(crate) async fn cancel(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    if tasks.store.cancel(id, owner).await {
+    if tasks
+        .store
+        .try_cancel(id, owner)
+        .await
+        .map_err(unavailable)?
+    {
         Ok(json!({}))
     } else {
         Err(unknown(id))
@@ -431,9 +479,16 @@ pub(crate) fn spawn(
 ) {
     tokio::spawn(async move {
         let stopped = stopped(&*store, &id, &owner);
+        let leased = async {
+            loop {
+                store.lease(&id).await;
+                tokio::time::sleep(LEASE_REFRESH).await;
+            }
+        };
         let outcome = tokio::select! {
             outcome = catch_unwind(handler) => Some(outcome),
             () = stopped => None,
+            () = leased => None,
         };
         match outcome {
             None => cancel.cancel(),
@@ -445,6 +500,9 @@ pub(crate) fn spawn(
         }
     });
 }
+
+/// How often the replica running a task's handler renews its lease ([`TaskStore::lease`]).
+pub(crate) const LEASE_REFRESH: Duration = Duration::from_secs(2);
 
 /// Most task ids one `subscriptions/listen` may follow.
 pub(crate) const MAX_WATCHED: usize = 100;
@@ -461,8 +519,14 @@ pub(crate) fn watch(
     tokio::spawn(async move {
         let mut seen = None;
         loop {
-            let Some(record) = store.get(&id, &owner).await else {
-                return;
+            let record = match store.try_get(&id, &owner).await {
+                Ok(Some(record)) => record,
+                Ok(None) => return,
+                // The store failed: the listen follows the task again once it is back.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
             };
             if seen != Some(record.version) {
                 seen = Some(record.version);
@@ -499,8 +563,14 @@ pub(crate) fn watch(
 /// Resolves once the task was cancelled or is gone.
 async fn stopped(store: &dyn TaskStore, id: &str, owner: &str) {
     loop {
-        let Some(record) = store.get(id, owner).await else {
-            return;
+        let record = match store.try_get(id, owner).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return,
+            // The store failed (a shared one is unreachable): the handler runs on meanwhile.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
         };
         if record.status == TaskStatus::Cancelled {
             return;

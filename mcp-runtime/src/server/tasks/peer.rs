@@ -128,8 +128,14 @@ impl Peer for TaskPeer {
                 .ask(&id, &key, json!({"method": method, "params": params}))
                 .await;
             loop {
-                let Some(record) = store.get(&id, &owner).await else {
-                    return Err(ClientRequestError::Closed);
+                let record = match store.try_get(&id, &owner).await {
+                    Ok(Some(record)) => record,
+                    Ok(None) => return Err(ClientRequestError::Closed),
+                    // The store failed (a shared one is unreachable): wait for it.
+                    Err(_) => {
+                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                        continue;
+                    }
                 };
                 if record.answers.contains_key(&key) {
                     if let Some(answer) = store.take_answer(&id, &key).await {

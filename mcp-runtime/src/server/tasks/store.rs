@@ -162,6 +162,47 @@ pub trait TaskStore: Send + Sync + 'static {
     fn list<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, Vec<TaskRecord>>;
     /// Resolves once the task's version passes `seen`, or it is gone.
     fn changed<'a>(&'a self, id: &'a str, seen: u64) -> StoreFuture<'a, ()>;
+
+    /// [`get`](Self::get) for a client's request, saying when the backend failed (the client
+    /// gets -32603). By default `get`, which cannot fail.
+    fn try_get<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move { Ok(self.get(id, owner).await) })
+    }
+    /// [`answer`](Self::answer), saying when the backend failed.
+    fn try_answer<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        answers: Map<String, Value>,
+    ) -> StoreFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move { Ok(self.answer(id, owner, answers).await) })
+    }
+    /// [`cancel`](Self::cancel), saying when the backend failed.
+    fn try_cancel<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+    ) -> StoreFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move { Ok(self.cancel(id, owner).await) })
+    }
+    /// [`list`](Self::list), saying when the backend failed.
+    fn try_list<'a>(
+        &'a self,
+        owner: &'a str,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, StoreError>> {
+        Box::pin(async move { Ok(self.list(owner).await) })
+    }
+    /// The replica running the task's handler is alive: called every couple of seconds while
+    /// it runs. A shared store lets the lease expire when the calls stop and then reports the
+    /// task `failed`; a store in one process needs nothing (the default).
+    fn lease<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        let _ = id;
+        Box::pin(std::future::ready(()))
+    }
 }
 
 struct Entry {
