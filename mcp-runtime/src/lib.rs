@@ -837,6 +837,10 @@
 //!   [`McpService::into_router`]).
 //! - `client-log-layer` (default): [`trace::ClientLogLayer`], on the `Layer` trait of
 //!   `tracing-subscriber`.
+//! - `oauth`: `Server::oauth`, the OAuth 2.1 resource server (see *Deploying behind OAuth*);
+//!   it brings `jsonwebtoken` and `reqwest` over rustls.
+//! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
+//!   notifications and tasks through Redis (the `redis` crate).
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
