@@ -1182,7 +1182,7 @@ async fn run<'a, T>(
 }
 
 /// Runs a future, turning a panic inside it into an `Err` instead of a dead task.
-async fn catch_unwind<T>(
+pub(super) async fn catch_unwind<T>(
     mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + '_>>,
 ) -> Result<T, Box<dyn Any + Send>> {
     std::future::poll_fn(move |cx| {
@@ -1195,7 +1195,7 @@ async fn catch_unwind<T>(
     .await
 }
 
-fn panic_message(panic: &(dyn Any + Send)) -> &str {
+pub(super) fn panic_message(panic: &(dyn Any + Send)) -> &str {
     panic
         .downcast_ref::<&str>()
         .copied()

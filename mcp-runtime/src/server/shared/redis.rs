@@ -308,9 +308,10 @@ impl SharedStore for RedisStore {
             Ok(entries
                 .into_iter()
                 .filter_map(|entry| {
-                    let split = entry.iter().position(|b| *b == b'\n')?;
-                    let sequence: u64 = std::str::from_utf8(&entry[..split]).ok()?.parse().ok()?;
-                    (sequence > after).then(|| (sequence, entry[split + 1..].to_vec()))
+                    let mut parts = entry.splitn(2, |b| *b == b'\n');
+                    let sequence: u64 = std::str::from_utf8(parts.next()?).ok()?.parse().ok()?;
+                    let data = parts.next()?;
+                    (sequence > after).then(|| (sequence, data.to_vec()))
                 })
                 .collect::<std::collections::BTreeMap<_, _>>()
                 .into_iter()

@@ -14,11 +14,7 @@ mod peer;
 pub(crate) mod redis;
 pub(crate) mod store;
 
-use std::any::Any;
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -28,6 +24,7 @@ pub(crate) use self::peer::TaskPeer;
 pub use self::store::{
     MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
 };
+use super::dispatch::{catch_unwind, panic_message};
 use crate::context::{BoxFuture, CancelFlag, ClientInfo};
 use crate::protocol::{ErrorObject, ProtocolVersion, error_codes};
 use crate::tool::CallToolResult;
@@ -146,8 +143,9 @@ fn unknown(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("unknown or expired task `{id}`"))
 }
 
-/// The fields every form of a task carries.
-fn base(record: &TaskRecord) -> Map<String, Value> {
+/// The fields every form of a task carries; `ttl` and `poll` name the two durations (in
+/// milliseconds): `ttlMs`/`pollIntervalMs` in 2026-07-28, `ttl`/`pollInterval` in 2025-11-25.
+fn base(record: &TaskRecord, ttl: &str, poll: &str) -> Map<String, Value> {
     let mut task = Map::new();
     task.insert("taskId".into(), Value::from(&*record.id));
     task.insert("status".into(), Value::from(record.status.as_str()));
@@ -159,9 +157,9 @@ fn base(record: &TaskRecord) -> Map<String, Value> {
         "lastUpdatedAt".into(),
         Value::from(iso8601(record.last_updated_at)),
     );
-    task.insert("ttlMs".into(), Value::from(millis(record.ttl)));
+    task.insert(ttl.into(), Value::from(millis(record.ttl)));
     task.insert(
-        "pollIntervalMs".into(),
+        poll.into(),
         Value::from(millis(record.poll_interval).max(1)),
     );
     task
@@ -173,14 +171,14 @@ fn millis(duration: Duration) -> u64 {
 
 /// The flat `CreateTaskResult` (2026-07-28).
 pub(crate) fn created(record: &TaskRecord) -> Value {
-    let mut task = base(record);
+    let mut task = base(record, "ttlMs", "pollIntervalMs");
     task.insert("resultType".into(), Value::from("task"));
     Value::Object(task)
 }
 
 /// `tasks/get` (2026-07-28): the task with what its status inlines.
 pub(crate) fn detailed(record: &TaskRecord) -> Value {
-    let mut task = base(record);
+    let mut task = base(record, "ttlMs", "pollIntervalMs");
     match (&record.status, &record.outcome) {
         (TaskStatus::InputRequired, _) => {
             task.insert(
@@ -201,23 +199,7 @@ pub(crate) fn detailed(record: &TaskRecord) -> Value {
 
 /// The `Task` object of 2025-11-25's experimental core tasks (`ttl`, `pollInterval`).
 pub(crate) fn legacy(record: &TaskRecord) -> Value {
-    let mut task = Map::new();
-    task.insert("taskId".into(), Value::from(&*record.id));
-    task.insert("status".into(), Value::from(record.status.as_str()));
-    if let Some(message) = &record.status_message {
-        task.insert("statusMessage".into(), Value::from(&**message));
-    }
-    task.insert("createdAt".into(), Value::from(iso8601(record.created_at)));
-    task.insert(
-        "lastUpdatedAt".into(),
-        Value::from(iso8601(record.last_updated_at)),
-    );
-    task.insert("ttl".into(), Value::from(millis(record.ttl)));
-    task.insert(
-        "pollInterval".into(),
-        Value::from(millis(record.poll_interval).max(1)),
-    );
-    Value::Object(task)
+    Value::Object(base(record, "ttl", "pollInterval"))
 }
 
 /// `_meta` key tying a message to a task (2025-11-25).
@@ -578,27 +560,6 @@ async fn stopped(store: &dyn TaskStore, id: &str, owner: &str) {
         let _ =
             tokio::time::timeout(Duration::from_secs(1), store.changed(id, record.version)).await;
     }
-}
-
-pub(crate) async fn catch_unwind<T>(
-    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + '_>>,
-) -> Result<T, Box<dyn Any + Send>> {
-    std::future::poll_fn(move |cx| {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic)),
-        }
-    })
-    .await
-}
-
-fn panic_message(panic: &(dyn Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
 }
 
 #[cfg(test)]

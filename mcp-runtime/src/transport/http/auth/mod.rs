@@ -290,15 +290,21 @@ pub(crate) async fn require_token(
     }
 }
 
+/// `https://host:port` and the rest (`/path?query`, or empty) of a URL.
+pub(super) fn split_origin(url: &str) -> (&str, &str) {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let path = url
+        .get(after_scheme..)
+        .and_then(|rest| rest.find('/'))
+        .map_or(url.len(), |i| after_scheme + i);
+    url.split_at_checked(path).unwrap_or((url, ""))
+}
+
 /// `https://host:port` and `/path` of a resource URI.
 fn split_resource(resource: &str) -> (&str, &str) {
-    let after_scheme = resource.find("://").map_or(0, |i| i + 3);
-    match resource[after_scheme..].find('/') {
-        Some(i) => {
-            let (origin, path) = resource.split_at(after_scheme + i);
-            (origin, path.split(['?', '#']).next().unwrap_or(path))
-        }
-        None => (resource, "/"),
+    match split_origin(resource) {
+        (origin, "") => (origin, "/"),
+        (origin, path) => (origin, path.split(['?', '#']).next().unwrap_or(path)),
     }
 }
 

@@ -318,11 +318,7 @@ impl Validator {
         }
         fetched.last_attempt = Some(Instant::now());
         let id = issuer.id.trim_end_matches('/');
-        let after_scheme = id.find("://").map_or(0, |i| i + 3);
-        let (origin, path) = match id[after_scheme..].find('/') {
-            Some(i) => id.split_at(after_scheme + i),
-            None => (id, ""),
-        };
+        let (origin, path) = super::split_origin(id);
         let candidates = [
             format!("{origin}/.well-known/oauth-authorization-server{path}"),
             format!("{origin}/.well-known/openid-configuration{path}"),
