@@ -39,6 +39,7 @@
 
 #[cfg(feature = "oauth")]
 mod auth;
+mod deadline;
 mod legacy;
 mod modern;
 mod shared;
@@ -1564,16 +1565,19 @@ pub(crate) async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     limits: Limits,
 ) -> std::io::Result<()> {
-    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::rt::TokioIo;
     use hyper_util::service::TowerToHyperService;
 
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
-        .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
         // The connection's read buffer: request headers past it get 431.
         .max_buf_size(CONNECTION_BUFFER);
-    let builder = Arc::new(builder);
+    // The header-read deadlines: a slot per connection, swept every tick (not a timer-wheel
+    // registration per request).
+    let clock = deadline::Clock::new(limits.header_read_timeout, limits.max_connections);
+    let sweeper = tokio::spawn(Arc::clone(&clock).sweep());
+    let _sweeper = AbortOnDrop(sweeper.abort_handle());
     // Dropped when `serve` returns: the connection tasks still running are aborted with it.
     let mut connections = tokio::task::JoinSet::new();
     let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -1623,7 +1627,8 @@ pub(crate) async fn serve(
             router.clone()
         };
         let service = TowerToHyperService::new(router);
-        let builder = Arc::clone(&builder);
+        let mut builder = builder.clone();
+        builder.timer(clock.timer());
         let mut stopped = stopped.clone();
         connections.spawn(async move {
             let connection = builder.serve_connection(TokioIo::new(stream), service);
@@ -1647,6 +1652,15 @@ pub(crate) async fn serve(
         );
     }
     Ok(())
+}
+
+/// Aborts a task when dropped: the sweeper ends with the accept loop, however that ends.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Whether binding `addr` makes a local server, for the default DNS-rebinding policy.
