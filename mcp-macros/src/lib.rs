@@ -274,6 +274,7 @@ pub fn server(args: TokenStream, input: TokenStream) -> TokenStream {
 /// rebuilds the crate. A file *added* to the directory is seen at the next build of the crate;
 /// to make adding one trigger that build, give the crate a `build.rs` with
 /// `println!("cargo:rerun-if-changed=src/skills");` (the directory, relative to the crate).
+#[cfg(feature = "skills")]
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
     let file = proc_macro::Span::call_site().local_file();

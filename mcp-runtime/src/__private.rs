@@ -35,6 +35,7 @@ pub use crate::resource::{
     ResourceBuilder, ResourceCall, ResourceDef, ResourceError, ResourceInfo,
 };
 pub use crate::server::{Items, McpServer, ServerDefaults};
+#[cfg(feature = "skills")]
 pub use crate::skill::{EmbeddedFile, EmbeddedSkill};
 pub use crate::tool::{
     BoxFuture, CallToolResult, ParamMeta, TaskSupport, ToolAnnotations, ToolBuilder, ToolCall,

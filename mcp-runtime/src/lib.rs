@@ -837,6 +837,11 @@
 //!   [`McpService::into_router`]).
 //! - `client-log-layer` (default): [`trace::ClientLogLayer`], on the `Layer` trait of
 //!   `tracing-subscriber`.
+//! - `tasks` (default): tools run as tasks (`#[tool(task = ...)]`, see *Tasks*), the task
+//!   store ([`tasks`]) and the `tasks/*` methods. Without it a `task = "optional"` tool runs as
+//!   an ordinary call and a `task = "required"` one fails [`Server::build`].
+//! - `skills` (default): agent skills (SEP-2640): `Server::skills`, `skills!` and the skills
+//!   extension; without it no skill-format parser is built.
 //! - `oauth`: `Server::oauth`, the OAuth 2.1 resource server (see *Deploying behind OAuth*);
 //!   it brings `jsonwebtoken` and `reqwest` over rustls.
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
@@ -846,7 +851,8 @@
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
 //!   API.
 //!
-//! A server that speaks only stdio builds without an HTTP stack:
+//! A server that speaks only stdio builds without an HTTP stack (and without the tasks and
+//! skills extensions; add `"tasks"` or `"skills"` to the list for them):
 //!
 //! ```toml
 //! [dependencies]
@@ -874,6 +880,7 @@ mod registration;
 pub mod resource;
 pub mod schema;
 mod server;
+#[cfg(feature = "skills")]
 pub mod skill;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -894,11 +901,13 @@ pub use crate::schema::SchemaStyle;
 pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
 #[cfg(feature = "oauth")]
 pub use crate::server::{OAuth, TokenValidation};
+#[cfg(feature = "skills")]
 pub use crate::skill::{Skill, Skills};
 
 /// Tasks (`#[tool(task = "optional" | "required")]`): where they are kept, and how to keep them
 /// elsewhere. See "Tasks" in the crate documentation.
 pub mod tasks {
+    #[cfg(feature = "tasks")]
     pub use crate::server::tasks::{
         MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
     };
@@ -906,8 +915,10 @@ pub mod tasks {
 }
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
+#[cfg(all(feature = "macros", feature = "skills"))]
+pub use mcp_macros::skills;
 #[cfg(feature = "macros")]
-pub use mcp_macros::{Elicit, prompt, resource, server, skills, tool};
+pub use mcp_macros::{Elicit, prompt, resource, server, tool};
 
 /// The JSON-RPC framing the fuzz targets in `fuzz/` drive directly: reading bytes into messages
 /// and answering the ones that fail. Not public API: it exists only with the `fuzzing` feature

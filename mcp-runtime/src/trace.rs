@@ -73,7 +73,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use futures_util::future::Either;
 use serde_json::Value;
 
 use crate::context::Peer;
@@ -130,10 +129,12 @@ pub(crate) fn with_client_log<F>(
 where
     F: Future,
 {
-    if CLIENT_LOG_WANTED.load(Ordering::Relaxed) {
-        Either::Left(CLIENT_LOG.scope(peer(), future))
-    } else {
-        Either::Right(future)
+    let peer = CLIENT_LOG_WANTED.load(Ordering::Relaxed).then(peer);
+    async move {
+        match peer {
+            Some(peer) => CLIENT_LOG.scope(peer, future).await,
+            None => future.await,
+        }
     }
 }
 

@@ -5,6 +5,7 @@ pub(crate) mod elicit;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod server;
+#[cfg(feature = "skills")]
 pub(crate) mod skills;
 pub(crate) mod tool;
 

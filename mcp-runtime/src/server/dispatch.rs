@@ -22,6 +22,7 @@ use super::pagination;
 use super::registry::Registry;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
+#[cfg(feature = "tasks")]
 use super::tasks::{self, TaskPeer};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
@@ -31,7 +32,9 @@ use crate::protocol::{
     encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
-use crate::tool::{CallToolResult, TaskSupport, ToolDef};
+#[cfg(feature = "tasks")]
+use crate::tool::ToolDef;
+use crate::tool::{CallToolResult, TaskSupport};
 
 /// What dispatch needs of the connection a handshake-era request came on: what `initialize`
 /// settled, the handshake's own methods (answered by the connection, which owns that state),
@@ -259,6 +262,7 @@ async fn route_stateless(
             core.instructions.as_deref(),
         ))),
         Method::SubscriptionsListen => listen(&call, &request).await,
+        #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
             task_method(&call, kind, &request).await
         }
@@ -296,21 +300,28 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
         &call.core.subscription_bytes,
     )?;
     let listener = Arc::new(listener);
-    let mut honored = honored;
-    let task_ids = task_ids(call, request)?;
-    if let (Some(ids), Value::Object(honored)) = (&task_ids, &mut honored) {
-        honored.insert("taskIds".into(), json!(ids));
-    }
+    #[cfg(feature = "tasks")]
+    let (honored, task_ids) = {
+        let mut honored = honored;
+        let task_ids = task_ids(call, request)?;
+        if let (Some(ids), Value::Object(honored)) = (&task_ids, &mut honored) {
+            honored.insert("taskIds".into(), json!(ids));
+        }
+        (honored, task_ids)
+    };
     call.core.listeners.add(&listener, honored);
     // After the acknowledgement, which comes first.
+    #[cfg(feature = "tasks")]
     let _watching = watch_tasks(call, request, task_ids.unwrap_or_default());
     call.core.closed(call.link.map(|l| l.closing())).await;
     Ok(Reply::Value(listener.teardown()))
 }
 
+#[cfg(feature = "tasks")]
 /// Stops what a listen started when it ends, however it ends.
 struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
 
+#[cfg(feature = "tasks")]
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         for handle in &self.0 {
@@ -319,6 +330,7 @@ impl Drop for AbortOnDrop {
     }
 }
 
+#[cfg(feature = "tasks")]
 /// `notifications.taskIds` of a listen (tasks extension), honoured only for a request that
 /// declared the extension.
 fn task_ids(call: &Call<'_>, request: &Request) -> Result<Option<Vec<String>>, ErrorObject> {
@@ -343,6 +355,7 @@ fn task_ids(call: &Call<'_>, request: &Request) -> Result<Option<Vec<String>>, E
     Ok(tasks::declared(&call.scope.client).then_some(ids))
 }
 
+#[cfg(feature = "tasks")]
 /// `notifications/tasks` for each task in `ids` the caller may see, until the listen ends.
 fn watch_tasks(call: &Call<'_>, request: &Request, ids: Vec<String>) -> AbortOnDrop {
     let owner = task_owner(call);
@@ -409,6 +422,7 @@ async fn route(
             link.set_subscription(&request).map(Reply::Value)
         }
         Method::LoggingSetLevel => link.set_log_level(&request).map(Reply::Value),
+        #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksResult | Method::TasksList | Method::TasksCancel
             if version == ProtocolVersion::V2025_11_25 =>
         {
@@ -490,6 +504,7 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
         Method::CompletionComplete if core.capabilities.completions.is_some() => {
             complete(registry, &request).map(Reply::Value)
         }
+        #[cfg(feature = "skills")]
         Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead
             if !core.skills.is_empty() =>
         {
@@ -500,6 +515,7 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
 }
 
 /// `skills/list`, `skills/get` and `resources/directory/read` (SEP-2640).
+#[cfg(feature = "skills")]
 fn skill_request(core: &Core, method: Method, request: &Request) -> Result<Reply, ErrorObject> {
     let skills = &core.skills;
     let page_size = core.options.page_size;
@@ -549,6 +565,7 @@ enum Reply {
     Tool(CallToolResult),
     InputRequired(Value),
     /// A `CreateTaskResult`: no cache hints.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
     Task(Value),
 }
 
@@ -900,6 +917,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     };
     // 2025-11-25's `task` (ignored in 2026-07-28, where the server decides).
     let wants_task = matches!(params.remove("task"), Some(Value::Object(_)));
+    #[cfg(not(feature = "tasks"))]
+    let _ = wants_task;
     let binding = call.scope.stateless.is_some().then(|| {
         Binding::new("tools/call", &name, &arguments)
             .for_principal(call.sink.principal().map(|p| &**p))
@@ -915,6 +934,15 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     };
     let version = call.scope.version;
     authorize(call, &tool.metadata.scopes)?;
+    #[cfg(not(feature = "tasks"))]
+    if tool.task_support == TaskSupport::Required {
+        // Refused when the server was built (`Server::build`); a tool added while serving
+        // gets this.
+        return Err(ErrorObject::internal(format!(
+            "the tool `{name}` runs only as a task, and this server is built without the `tasks` feature"
+        )));
+    }
+    #[cfg(feature = "tasks")]
     if tool.task_support != TaskSupport::Forbidden {
         // 2026-07-28: a task for a request that declared the extension; 2025-11-25: for a call
         // that asked with `task`. Older revisions have no tasks: an ordinary call.
@@ -965,6 +993,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     Ok(Reply::Tool(result.for_version(version)))
 }
 
+#[cfg(feature = "tasks")]
 /// Who a task belongs to: the authenticated principal (OAuth) when there is one, else the
 /// session (or stdio connection) that created it. Unauthenticated stateless HTTP requests share
 /// one owner: their tasks are guarded by the 128-bit id alone.
@@ -980,6 +1009,7 @@ fn task_owner(call: &Call<'_>) -> String {
     }
 }
 
+#[cfg(feature = "tasks")]
 /// `tasks/get`, `tasks/update`, `tasks/cancel` (2026-07-28): only for a request that declared
 /// the extension.
 async fn task_method(
@@ -1001,6 +1031,7 @@ async fn task_method(
     Ok(Reply::Value(value))
 }
 
+#[cfg(feature = "tasks")]
 /// 2025-11-25's experimental `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`, for
 /// the session that created the task.
 async fn legacy_task_method(
@@ -1024,6 +1055,7 @@ async fn legacy_task_method(
     Ok(Reply::Value(value))
 }
 
+#[cfg(feature = "tasks")]
 /// A task-capable `tools/call` as it arrived.
 struct TaskInvocation {
     id: RequestId,
@@ -1033,6 +1065,7 @@ struct TaskInvocation {
     binding: Binding,
 }
 
+#[cfg(feature = "tasks")]
 /// How the handler's first run in the request ended.
 enum Inline {
     Done(CallToolResult),
@@ -1042,6 +1075,7 @@ enum Inline {
     Escalate,
 }
 
+#[cfg(feature = "tasks")]
 /// A task-capable `tools/call` from a client that declared the extension: the task is stored,
 /// the handler runs in the request until it waits outside `before_task` (questions inside it
 /// are input-required rounds; a tool that is done by then and only `optional` answers plainly),

@@ -20,6 +20,7 @@ mod registry;
 mod session;
 pub(crate) mod shared;
 mod stateless;
+#[cfg(feature = "tasks")]
 pub(crate) mod tasks;
 mod window;
 
@@ -40,6 +41,7 @@ use crate::protocol::{
 use crate::registration::{Entry, Item};
 use crate::resource::ResourceDef;
 use crate::schema::SchemaStyle;
+#[cfg(feature = "skills")]
 use crate::skill::{SkillCatalog, Skills};
 use crate::tool::ToolDef;
 
@@ -116,6 +118,7 @@ pub(crate) struct Options {
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
     /// The task store and its bounds.
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: self::tasks::TaskOptions,
 }
 
@@ -142,6 +145,7 @@ impl Default for Options {
             request_state_secret: None,
             redis: None,
             request_state_ttl: Duration::from_secs(600),
+            #[cfg(feature = "tasks")]
             tasks: self::tasks::TaskOptions::default(),
         }
     }
@@ -252,7 +256,9 @@ pub struct Server {
     dynamic: OptIn,
     options: Options,
     /// Agent skills (SEP-2640), and the problems of loading them.
+    #[cfg(feature = "skills")]
     skills: Skills,
+    #[cfg(feature = "skills")]
     skill_errors: Vec<DefinitionError>,
 }
 
@@ -285,7 +291,9 @@ impl Server {
             selection,
             extra: Items::default(),
             dynamic: OptIn::default(),
+            #[cfg(feature = "skills")]
             skills: Skills::default(),
+            #[cfg(feature = "skills")]
             skill_errors: Vec::new(),
             options: Options::default(),
         }
@@ -732,6 +740,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "tasks")]
     /// The most tasks alive at once in the default in-memory store (10,000 by default): a
     /// task-capable call past it is refused with -32603 saying so. Tasks are reclaimed after
     /// their TTL.
@@ -740,6 +749,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "tasks")]
     /// How long a task is kept after it was created (`ttlMs`; 1 hour by default). It is never
     /// dropped before, and reclaimed after, whatever its status; a task still running then is
     /// stopped.
@@ -748,12 +758,14 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "tasks")]
     /// How often clients are told to poll a task (`pollIntervalMs`; 500 ms by default).
     pub fn task_poll_interval(mut self, interval: Duration) -> Self {
         self.options.tasks.poll_interval = interval;
         self
     }
 
+    #[cfg(feature = "tasks")]
     /// Keeps tasks in `store` instead of the default [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)
     /// (whose bound [`Server::max_live_tasks`] sets), and advertises the tasks extension even
     /// when no tool is task-capable at build time.
@@ -768,6 +780,7 @@ impl Server {
         self.build()?.serve_http(addr).await
     }
 
+    #[cfg(feature = "skills")]
     /// Serves `skills` (SEP-2640): usually `mcp_runtime::skills!("dir")`, embedded and checked
     /// when the crate compiles, or skills built in code. Declares the
     /// `io.modelcontextprotocol/skills` extension (with `directoryRead`) and serves
@@ -778,6 +791,7 @@ impl Server {
         self
     }
 
+    #[cfg(feature = "skills")]
     /// Serves the skills in directory `root`, read now (for content that changes without a
     /// rebuild): the checks of `skills!` fail [`Server::build`]; a symbolic link leaving `root`
     /// is refused.
@@ -834,20 +848,23 @@ impl Server {
         }
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
-        errors.extend(self.skill_errors);
-        let mut skill_problems = Vec::new();
-        let (skills, skill_resources) = SkillCatalog::build(self.skills, &mut skill_problems);
-        errors.extend(
-            skill_problems
-                .into_iter()
-                .map(|(name, problem)| DefinitionError::Invalid {
-                    kind: "skill",
-                    location: format!("skill://{name}"),
-                    name,
-                    problem,
-                }),
-        );
-        items.resources.extend(skill_resources);
+        #[cfg(feature = "skills")]
+        let skills =
+            {
+                errors.extend(self.skill_errors);
+                let mut problems = Vec::new();
+                let (skills, resources) = SkillCatalog::build(self.skills, &mut problems);
+                errors.extend(problems.into_iter().map(|(name, problem)| {
+                    DefinitionError::Invalid {
+                        kind: "skill",
+                        location: format!("skill://{name}"),
+                        name,
+                        problem,
+                    }
+                }));
+                items.resources.extend(resources);
+                skills
+            };
         let tools = selected.iter().filter(|e| matches!(e.item, Item::Tool(_)));
         items.tools.reserve(tools.count());
         for entry in &selected {
@@ -895,10 +912,27 @@ impl Server {
             page_size: self.options.page_size,
             served,
         };
+        #[cfg(feature = "tasks")]
         let task_capable = items
             .tools
             .iter()
             .any(|t| t.task_support() != crate::tool::TaskSupport::Forbidden);
+        // Without tasks a tool that runs only as one could never be called.
+        #[cfg(not(feature = "tasks"))]
+        errors.extend(
+            items
+                .tools
+                .iter()
+                .filter(|t| t.task_support() == crate::tool::TaskSupport::Required)
+                .map(|tool| DefinitionError::Invalid {
+                    kind: "tool",
+                    name: tool.name().to_owned(),
+                    location: tool
+                        .location()
+                        .map_or_else(|| "(built in code)".to_owned(), |l| l.to_string()),
+                    problem: "it runs only as a task (`task = \"required\"`), and mcp-runtime is built without its `tasks` feature".to_owned(),
+                }),
+        );
         let catalogue = Catalogue {
             items,
             disabled: Default::default(),
@@ -926,6 +960,7 @@ impl Server {
             prompts: served.prompts.then_some(listed),
             completions: served.completions.then(serde_json::Map::new),
             logging: Some(serde_json::Map::new()),
+            #[cfg(feature = "skills")]
             extensions: (!skills.is_empty()).then(|| {
                 let mut extensions = serde_json::Map::new();
                 extensions.insert(
@@ -936,7 +971,9 @@ impl Server {
             }),
             ..ServerCapabilities::default()
         };
+        #[cfg(feature = "tasks")]
         let mut capabilities = capabilities;
+        #[cfg(feature = "tasks")]
         if task_capable || self.options.tasks.store.is_some() {
             // Beside any other extension (skills).
             capabilities
@@ -946,6 +983,7 @@ impl Server {
             let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
             capabilities.tasks = tasks.as_object().cloned();
         }
+        #[cfg(feature = "tasks")]
         let tasks = self::tasks::Tasks::new(&self.options.tasks, self.options.redis.is_some());
         let request_state = match &self.options.request_state_secret {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
@@ -966,10 +1004,12 @@ impl Server {
                 listeners: Listeners::default(),
                 request_state: RwLock::new(request_state),
                 shared: OnceLock::new(),
+                #[cfg(feature = "tasks")]
                 tasks,
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
+                #[cfg(feature = "skills")]
                 skills,
             }),
         })
@@ -1017,6 +1057,7 @@ pub(crate) struct Core {
     /// The store shared with other replicas, once connected (`Server::redis`); none by default.
     pub(crate) shared: OnceLock<Arc<dyn shared::SharedStore>>,
     /// The task store and settings.
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: self::tasks::Tasks,
     /// Set when the server shuts down: open listens end with their final result.
     closing: tokio::sync::watch::Sender<bool>,
@@ -1025,6 +1066,7 @@ pub(crate) struct Core {
     /// The bytes of requests being read, parsed or run.
     pub(crate) request_bytes: Arc<Budget>,
     /// The skills served (fixed for the server's life).
+    #[cfg(feature = "skills")]
     pub(crate) skills: SkillCatalog,
 }
 
@@ -1101,6 +1143,7 @@ impl Core {
                 .unwrap_or_else(|e| e.into_inner()) =
                 RequestStateKey::from_secret(&key, self.options.request_state_ttl);
         }
+        #[cfg(feature = "tasks")]
         if let Some(tasks) = &self.tasks.redis {
             tasks.bind(Arc::clone(&store));
         }

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
@@ -399,8 +398,12 @@ impl Session {
             drop(in_flight);
             let id = request.id.clone();
             let cancel = Arc::new(CancelFlag::default());
-            let reply =
-                super::dispatch::handle_request(&self.link(), request, sink, cancel).now_or_never();
+            let reply = now_or_never(super::dispatch::handle_request(
+                &self.link(),
+                request,
+                sink,
+                cancel,
+            ));
             let reply = reply.unwrap_or_else(|| {
                 tracing::error!(request_id = %id, "an inline request did not finish at once");
                 Some(Outgoing::error(
@@ -756,5 +759,14 @@ impl Link for Session {
 
     fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
         self.closing.subscribe()
+    }
+}
+
+/// The output of `future` if it is ready on its first poll (an inline request's answer).
+fn now_or_never<F: std::future::Future>(future: F) -> Option<F::Output> {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::pin::pin!(future).poll(&mut context) {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => None,
     }
 }

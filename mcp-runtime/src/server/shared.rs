@@ -22,12 +22,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Core;
 use crate::protocol::RequestId;
+
+/// A boxed future that borrows for `'a` (`futures_util`'s `BoxFuture`, which stdio-only builds
+/// do without).
+pub(crate) type BoxFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
