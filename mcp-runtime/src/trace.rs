@@ -125,15 +125,41 @@ pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing:
 pub(crate) fn with_client_log<F>(
     peer: impl FnOnce() -> Arc<dyn Peer>,
     future: F,
-) -> impl Future<Output = F::Output>
+) -> WithClientLog<F>
 where
     F: Future,
 {
-    let peer = CLIENT_LOG_WANTED.load(Ordering::Relaxed).then(peer);
-    async move {
-        match peer {
-            Some(peer) => CLIENT_LOG.scope(peer, future).await,
-            None => future.await,
+    if CLIENT_LOG_WANTED.load(Ordering::Relaxed) {
+        WithClientLog::Scoped {
+            future: CLIENT_LOG.scope(peer(), future),
+        }
+    } else {
+        WithClientLog::Plain { future }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's future, run in the [`ClientLogLayer`] scope or as it is: no bigger than the
+    /// larger of the two (an `async` block around both would hold both, and be copied with it).
+    #[project = WithClientLogProjection]
+    pub(crate) enum WithClientLog<F: Future> {
+        /// A layer exists: its events reach this request's client.
+        Scoped { #[pin] future: tokio::task::futures::TaskLocalFuture<Arc<dyn Peer>, F> },
+        /// No layer: nothing to scope.
+        Plain { #[pin] future: F },
+    }
+}
+
+impl<F: Future> Future for WithClientLog<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        match self.project() {
+            WithClientLogProjection::Scoped { future } => future.poll(cx),
+            WithClientLogProjection::Plain { future } => future.poll(cx),
         }
     }
 }
