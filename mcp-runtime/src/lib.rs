@@ -737,7 +737,7 @@
 //! | limit | default | past it |
 //! |---|---|---|
 //! | [`Server::max_connections`] | 512 open connections | a new connection gets 503 with `Retry-After` and is closed; one warning per burst |
-//! | [`Server::header_read_timeout`] | 10 s | a connection whose request headers are not all in (or an idle keep-alive connection) is closed |
+//! | [`Server::header_read_timeout`] | 10 s | a connection whose request headers are not all in (or an idle keep-alive connection) is closed, within a tenth of the timeout (at most 1 s) past it |
 //! | [`Server::body_read_timeout`] | 30 s | 408, and the connection is closed |
 //! | connection read buffer | 64 KiB | request headers past it get 431 |
 //! | [`Server::max_message_size`] | 16 MiB a body or line | 413 (from `Content-Length` before reading, else as soon as it is passed); on stdio an error naming the line's id |

@@ -594,6 +594,8 @@ impl Server {
     #[cfg(feature = "http")]
     /// How long `serve_http` gives a client to send a request's headers (10 seconds by
     /// default): past it the connection is closed, so half-sent headers hold nothing for long.
+    /// The deadline is checked on a coarse clock that ticks every tenth of the timeout (at
+    /// most every second), so the close comes up to one tick late.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.options.http.header_read_timeout = timeout;
         self
