@@ -45,8 +45,8 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-# run NAME SUITE ARGS...: one suite run against its own server (started here, in the run's own
-# background subshell, and stopped when it ends), its output in $out/NAME.txt.
+# run NAME SUITE ARGS...: one suite run against its own server (started here, stopped when the
+# suite ends, or by the EXIT trap of the run's subshell), its output in $out/NAME.txt.
 run() {
     local run=$1 suite=$2 port pid
     shift 2
@@ -62,6 +62,8 @@ run() {
     done
     PATH="$(dirname "$node"):$PATH" timeout 600 "$node" "$suite" server \
         --url "http://127.0.0.1:$port/mcp" "$@" -o "$out/$run" >"$out/$run.txt" 2>&1 || true
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
 }
 
 echo "== three runs in parallel (0.1.16 --suite all; 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28), then the skills scenarios"
@@ -75,8 +77,9 @@ wait "$run1" "$run2" "$run3"
 # The skills scenarios (extensions, in no --requirements set), one server each, both eras.
 for era in 2026-07-28 2025-11-25; do
     for scenario in enumeration manifest directory; do
-        run "skills-$era-$scenario" "$suite02" --scenario "sep-2640-skills-$scenario" \
-            --spec-version "$era" --force
+        # In a subshell, as the runs above: each run's EXIT trap stops its own server.
+        (run "skills-$era-$scenario" "$suite02" --scenario "sep-2640-skills-$scenario" \
+            --spec-version "$era" --force)
     done
 done
 

@@ -17,6 +17,7 @@
 #   MCP_EVERYTHING_BIN=path/to/everything scripts/interop-legacy.sh   # use that binary, build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/everything-server.sh
 
 node_version=22.23.3
 sdk_version=1.32.2
@@ -53,29 +54,12 @@ if [ ! -f "$inspector" ]; then
 fi
 echo "== node $("$node" --version), @modelcontextprotocol/sdk $sdk_version, @modelcontextprotocol/inspector $inspector_version"
 
-if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
-    echo "== building the everything example"
-    cargo build -p mcp-examples --example everything --locked --quiet
-    target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-    MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
-fi
-export MCP_EVERYTHING_BIN
+everything_binary
 
 echo "== Python SDK sse_client (tests/python/test_legacy_sse.py)"
 scripts/interop.sh -k test_legacy_sse
 
-work=$(mktemp -d)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-"$MCP_EVERYTHING_BIN" --port "$port" >"$work/server.out" 2>"$work/server.log" &
-server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
-# Wait (at most 30 s) for the port to accept connections.
-for _ in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-    if ! kill -0 "$server" 2>/dev/null; then echo "the server exited:"; cat "$work/server.log"; exit 1; fi
-    sleep 0.1
-done
-url="http://127.0.0.1:$port/sse"
+start_everything /sse
 
 echo "== TypeScript SDK SSEClientTransport (tests/node/legacy_sse.cjs) against $url"
 timeout 120 "$node" tests/node/legacy_sse.cjs "$modules" "$url"
