@@ -10,6 +10,23 @@ use serde_json::{Map, Value, json};
 use crate::context::BoxFuture;
 use crate::context::{ClientRequestError, Peer, Root};
 use crate::protocol::{ErrorObject, LoggingLevel, Outgoing, error_codes};
+
+/// The key of a question to the client (`inputRequests` of the stateless era, a task's input
+/// requests): the handler's own, or the method's kind numbered by `next` (`elicit-1`).
+pub(crate) fn input_key(key: Option<&str>, method: &str, next: &AtomicU32) -> String {
+    match key {
+        Some(key) => key.to_owned(),
+        None => {
+            let kind = match method {
+                "elicitation/create" => "elicit",
+                "sampling/createMessage" => "sample",
+                _ => "roots",
+            };
+            let n = next.fetch_add(1, Ordering::Relaxed) + 1;
+            format!("{kind}-{n}")
+        }
+    }
+}
 use crate::server::Sink;
 
 /// The input a stateless request's handler asked for, and the answers it already has.
@@ -77,18 +94,7 @@ impl Inputs {
     }
 
     fn ask(&self, key: Option<&str>, method: &'static str, params: Value) -> Option<Value> {
-        let key = match key {
-            Some(key) => key.to_owned(),
-            None => {
-                let kind = match method {
-                    "elicitation/create" => "elicit",
-                    "sampling/createMessage" => "sample",
-                    _ => "roots",
-                };
-                let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-                format!("{kind}-{n}")
-            }
-        };
+        let key = input_key(key, method, &self.next);
         {
             let mut answers = Self::lock(&self.answers);
             match answers.get(&key) {

@@ -30,7 +30,7 @@ pub use self::cache::{CacheHint, CacheScope, Cacheable};
 pub(crate) use self::cache::{CacheHints, Stamps};
 pub(crate) use self::envelope::{Envelope, discover, read_envelope, unsupported_version};
 pub(crate) use self::input::{
-    Inputs, Interrupt, StatelessPeer, input_required, missing_capability,
+    Inputs, Interrupt, StatelessPeer, input_key, input_required, missing_capability,
 };
 pub(crate) use self::listen::{Listener, Listeners};
 

@@ -143,6 +143,34 @@ fn unknown(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("unknown or expired task `{id}`"))
 }
 
+/// The caller's task `id`, or the error a client sees for one it may not see or that is gone.
+async fn find(store: &dyn TaskStore, id: &str, owner: &str) -> Result<TaskRecord, ErrorObject> {
+    store
+        .try_get(id, owner)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(|| unknown(id))
+}
+
+/// An empty acknowledgement if the store found the task (`tasks/update`, `tasks/cancel`).
+fn acknowledged(found: Result<bool, StoreError>, id: &str) -> Result<Value, ErrorObject> {
+    if found.map_err(unavailable)? {
+        Ok(json!({}))
+    } else {
+        Err(unknown(id))
+    }
+}
+
+/// Ties `message` (a result or a request's params) to task `id` in its `_meta` (2025-11-25).
+fn relate_to_task(message: &mut Value, id: &str) {
+    if let Value::Object(map) = message {
+        let meta = map.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(meta) = meta {
+            meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
+        }
+    }
+}
+
 /// The fields every form of a task carries; `ttl` and `poll` name the two durations (in
 /// milliseconds): `ttlMs`/`pollIntervalMs` in 2026-07-28, `ttl`/`pollInterval` in 2025-11-25.
 fn base(record: &TaskRecord, ttl: &str, poll: &str) -> Map<String, Value> {
@@ -212,10 +240,7 @@ pub(crate) async fn legacy_get(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    match tasks.store.try_get(id, owner).await.map_err(unavailable)? {
-        Some(record) => Ok(legacy(&record)),
-        None => Err(unknown(id)),
-    }
+    Ok(legacy(&find(&*tasks.store, id, owner).await?))
 }
 
 /// `tasks/list` (2025-11-25): the caller's live tasks, in one page.
@@ -238,9 +263,7 @@ pub(crate) async fn legacy_cancel(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    let Some(record) = tasks.store.try_get(id, owner).await.map_err(unavailable)? else {
-        return Err(unknown(id));
-    };
+    let record = find(&*tasks.store, id, owner).await?;
     if record.status.is_terminal() {
         return Err(ErrorObject::invalid_params(format!(
             "task `{id}` already ended ({})",
@@ -252,10 +275,7 @@ pub(crate) async fn legacy_cancel(
         .try_cancel(id, owner)
         .await
         .map_err(unavailable)?;
-    match tasks.store.try_get(id, owner).await.map_err(unavailable)? {
-        Some(record) => Ok(legacy(&record)),
-        None => Err(unknown(id)),
-    }
+    Ok(legacy(&find(&*tasks.store, id, owner).await?))
 }
 
 /// `tasks/result` (2025-11-25): waits for the task to end, asking the client (on this
@@ -273,18 +293,11 @@ where
     let id = task_id(params)?;
     let store = &tasks.store;
     loop {
-        let Some(record) = store.try_get(id, owner).await.map_err(unavailable)? else {
-            return Err(unknown(id));
-        };
+        let record = find(&**store, id, owner).await?;
         match (&record.status, &record.outcome) {
             (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
                 let mut result = result.clone();
-                if let Value::Object(map) = &mut result {
-                    let meta = map.entry("_meta").or_insert_with(|| json!({}));
-                    if let Value::Object(meta) = meta {
-                        meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
-                    }
-                }
+                relate_to_task(&mut result, id);
                 return Ok(result);
             }
             (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
@@ -309,12 +322,7 @@ where
                 _ => "elicitation/create",
             };
             let mut params = request["params"].clone();
-            if let Value::Object(map) = &mut params {
-                let meta = map.entry("_meta").or_insert_with(|| json!({}));
-                if let Value::Object(meta) = meta {
-                    meta.insert(RELATED_TASK_KEY.into(), json!({ "taskId": id }));
-                }
-            }
+            relate_to_task(&mut params, id);
             let answer = match ask(method, params).await {
                 Ok(answer) => answer,
                 // The client could not answer: the question is declined, not left hanging.
@@ -376,10 +384,7 @@ pub(crate) async fn get(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    match tasks.store.try_get(id, owner).await.map_err(unavailable)? {
-        Some(record) => Ok(detailed(&record)),
-        None => Err(unknown(id)),
-    }
+    Ok(detailed(&find(&*tasks.store, id, owner).await?))
 }
 
 /// `tasks/update`: answers to the task's input requests; an empty acknowledgement.
@@ -398,16 +403,7 @@ pub(crate) async fn update(
             ));
         }
     };
-    if tasks
-        .store
-        .try_answer(id, owner, answers)
-        .await
-        .map_err(unavailable)?
-    {
-        Ok(json!({}))
-    } else {
-        Err(unknown(id))
-    }
+    acknowledged(tasks.store.try_answer(id, owner, answers).await, id)
 }
 
 /// `tasks/cancel`: an empty acknowledgement, the same for a task that already ended.
@@ -417,16 +413,7 @@ pub(crate) async fn cancel(
     params: &Map<String, Value>,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
-    if tasks
-        .store
-        .try_cancel(id, owner)
-        .await
-        .map_err(unavailable)?
-    {
-        Ok(json!({}))
-    } else {
-        Err(unknown(id))
-    }
+    acknowledged(tasks.store.try_cancel(id, owner).await, id)
 }
 
 /// The tool result as a task stores it.

@@ -106,18 +106,7 @@ impl Peer for TaskPeer {
                 method,
             ))));
         }
-        let key = match key {
-            Some(key) => key.to_owned(),
-            None => {
-                let kind = match method {
-                    "elicitation/create" => "elicit",
-                    "sampling/createMessage" => "sample",
-                    _ => "roots",
-                };
-                let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-                format!("{kind}-{n}")
-            }
-        };
+        let key = crate::server::stateless::input_key(key, method, &self.next);
         let (store, id, owner) = (
             Arc::clone(&self.store),
             Arc::clone(&self.id),

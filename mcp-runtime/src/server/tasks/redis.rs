@@ -259,17 +259,9 @@ impl RedisTaskStore {
         if leased {
             return Ok(record);
         }
-        self.update(&record.id, None, |r| {
-            if r.status.is_terminal() {
-                return ((), false);
-            }
-            r.status = TaskStatus::Failed;
-            r.input_requests.clear();
-            r.answers.clear();
-            r.outcome = Some(lost());
-            ((), true)
-        })
-        .await?;
+        let lost = lost();
+        self.update(&record.id, None, |r| ((), r.finish(&lost)))
+            .await?;
         Ok(self.load(&record.id).await?.map_or(record, |(_, r)| r))
     }
 
@@ -373,17 +365,7 @@ impl TaskStore for RedisTaskStore {
 
     fn ask<'a>(&'a self, id: &'a str, key: &'a str, request: Value) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let _ = self
-                .update(id, None, |r| {
-                    if r.status.is_terminal() {
-                        return ((), false);
-                    }
-                    r.used_keys.insert(key.to_owned());
-                    r.input_requests.insert(key.to_owned(), request.clone());
-                    r.status = TaskStatus::InputRequired;
-                    ((), true)
-                })
-                .await;
+            let _ = self.update(id, None, |r| ((), r.ask(key, &request))).await;
         })
     }
 
@@ -409,22 +391,7 @@ impl TaskStore for RedisTaskStore {
     ) -> StoreFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let found = self
-                .update(id, Some(owner), |r| {
-                    let mut changed = false;
-                    for (key, answer) in &answers {
-                        if r.input_requests.remove(key).is_some() {
-                            r.answers.insert(key.clone(), answer.clone());
-                            changed = true;
-                        }
-                    }
-                    if changed
-                        && r.input_requests.is_empty()
-                        && r.status == TaskStatus::InputRequired
-                    {
-                        r.status = TaskStatus::Working;
-                    }
-                    ((), changed)
-                })
+                .update(id, Some(owner), |r| ((), r.answer(&answers)))
                 .await?;
             Ok(found.is_some())
         })
@@ -447,21 +414,7 @@ impl TaskStore for RedisTaskStore {
 
     fn finish<'a>(&'a self, id: &'a str, outcome: TaskOutcome) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let _ = self
-                .update(id, None, |r| {
-                    if r.status.is_terminal() {
-                        return ((), false);
-                    }
-                    r.status = match outcome {
-                        TaskOutcome::Result(_) => TaskStatus::Completed,
-                        TaskOutcome::Error(_) => TaskStatus::Failed,
-                    };
-                    r.input_requests.clear();
-                    r.answers.clear();
-                    r.outcome = Some(outcome.clone());
-                    ((), true)
-                })
-                .await;
+            let _ = self.update(id, None, |r| ((), r.finish(&outcome))).await;
         })
     }
 
@@ -475,17 +428,7 @@ impl TaskStore for RedisTaskStore {
         owner: &'a str,
     ) -> StoreFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let found = self
-                .update(id, Some(owner), |r| {
-                    if r.status.is_terminal() {
-                        return ((), false);
-                    }
-                    r.status = TaskStatus::Cancelled;
-                    r.input_requests.clear();
-                    r.answers.clear();
-                    ((), true)
-                })
-                .await?;
+            let found = self.update(id, Some(owner), |r| ((), r.cancel())).await?;
             Ok(found.is_some())
         })
     }
@@ -493,13 +436,7 @@ impl TaskStore for RedisTaskStore {
     fn set_message<'a>(&'a self, id: &'a str, message: String) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let _ = self
-                .update(id, None, |r| {
-                    if r.status.is_terminal() {
-                        return ((), false);
-                    }
-                    r.status_message = Some(message.clone());
-                    ((), true)
-                })
+                .update(id, None, |r| ((), r.set_message(&message)))
                 .await;
         })
     }

@@ -110,6 +110,72 @@ impl TaskRecord {
             version: 0,
         }
     }
+
+    // The changes every store makes, each returning whether the record changed (a task that
+    // ended changes no more). Arguments are borrowed: a shared store may apply a change again
+    // when another replica wrote the record first.
+
+    /// A question for the client under `key`: the task waits for input.
+    pub(crate) fn ask(&mut self, key: &str, request: &Value) -> bool {
+        if self.status.is_terminal() {
+            return false;
+        }
+        self.used_keys.insert(key.to_owned());
+        self.input_requests.insert(key.to_owned(), request.clone());
+        self.status = TaskStatus::InputRequired;
+        true
+    }
+
+    /// The client's answers to open questions (others are ignored); working again once none
+    /// is open.
+    pub(crate) fn answer(&mut self, answers: &Map<String, Value>) -> bool {
+        let mut changed = false;
+        for (key, answer) in answers {
+            if self.input_requests.remove(key).is_some() {
+                self.answers.insert(key.clone(), answer.clone());
+                changed = true;
+            }
+        }
+        if changed && self.input_requests.is_empty() && self.status == TaskStatus::InputRequired {
+            self.status = TaskStatus::Working;
+        }
+        changed
+    }
+
+    /// Ends the task with its tool's `outcome`: completed or failed.
+    pub(crate) fn finish(&mut self, outcome: &TaskOutcome) -> bool {
+        if self.status.is_terminal() {
+            return false;
+        }
+        self.status = match outcome {
+            TaskOutcome::Result(_) => TaskStatus::Completed,
+            TaskOutcome::Error(_) => TaskStatus::Failed,
+        };
+        self.input_requests.clear();
+        self.answers.clear();
+        self.outcome = Some(outcome.clone());
+        true
+    }
+
+    /// Ends the task as cancelled.
+    pub(crate) fn cancel(&mut self) -> bool {
+        if self.status.is_terminal() {
+            return false;
+        }
+        self.status = TaskStatus::Cancelled;
+        self.input_requests.clear();
+        self.answers.clear();
+        true
+    }
+
+    /// The task's `statusMessage`.
+    pub(crate) fn set_message(&mut self, message: &str) -> bool {
+        if self.status.is_terminal() {
+            return false;
+        }
+        self.status_message = Some(message.to_owned());
+        true
+    }
 }
 
 /// Why a store refused a new task.
@@ -335,15 +401,7 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn ask<'a>(&'a self, id: &'a str, key: &'a str, request: Value) -> StoreFuture<'a, ()> {
-        self.with(id, None, |r| {
-            if r.status.is_terminal() {
-                return ((), false);
-            }
-            r.used_keys.insert(key.to_owned());
-            r.input_requests.insert(key.to_owned(), request);
-            r.status = TaskStatus::InputRequired;
-            ((), true)
-        });
+        self.with(id, None, |r| ((), r.ask(key, &request)));
         Box::pin(std::future::ready(()))
     }
 
@@ -353,19 +411,7 @@ impl TaskStore for MemoryTaskStore {
         owner: &'a str,
         answers: Map<String, Value>,
     ) -> StoreFuture<'a, bool> {
-        let found = self.with(id, Some(owner), |r| {
-            let mut changed = false;
-            for (key, answer) in answers {
-                if r.input_requests.remove(&key).is_some() {
-                    r.answers.insert(key, answer);
-                    changed = true;
-                }
-            }
-            if changed && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
-                r.status = TaskStatus::Working;
-            }
-            ((), changed)
-        });
+        let found = self.with(id, Some(owner), |r| ((), r.answer(&answers)));
         Box::pin(std::future::ready(found.is_some()))
     }
 
@@ -377,43 +423,17 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn finish<'a>(&'a self, id: &'a str, outcome: TaskOutcome) -> StoreFuture<'a, ()> {
-        self.with(id, None, |r| {
-            if r.status.is_terminal() {
-                return ((), false);
-            }
-            r.status = match outcome {
-                TaskOutcome::Result(_) => TaskStatus::Completed,
-                TaskOutcome::Error(_) => TaskStatus::Failed,
-            };
-            r.input_requests.clear();
-            r.answers.clear();
-            r.outcome = Some(outcome);
-            ((), true)
-        });
+        self.with(id, None, |r| ((), r.finish(&outcome)));
         Box::pin(std::future::ready(()))
     }
 
     fn cancel<'a>(&'a self, id: &'a str, owner: &'a str) -> StoreFuture<'a, bool> {
-        let found = self.with(id, Some(owner), |r| {
-            if r.status.is_terminal() {
-                return ((), false);
-            }
-            r.status = TaskStatus::Cancelled;
-            r.input_requests.clear();
-            r.answers.clear();
-            ((), true)
-        });
+        let found = self.with(id, Some(owner), |r| ((), r.cancel()));
         Box::pin(std::future::ready(found.is_some()))
     }
 
     fn set_message<'a>(&'a self, id: &'a str, message: String) -> StoreFuture<'a, ()> {
-        self.with(id, None, |r| {
-            if r.status.is_terminal() {
-                return ((), false);
-            }
-            r.status_message = Some(message);
-            ((), true)
-        });
+        self.with(id, None, |r| ((), r.set_message(&message)));
         Box::pin(std::future::ready(()))
     }
 
