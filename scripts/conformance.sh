@@ -20,6 +20,7 @@
 # conformance-0.2; nothing is installed globally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/everything-server.sh
 
 cache="${CONFORMANCE_CACHE:-$PWD/.cache/conformance}"
 mkdir -p "$cache"
@@ -54,12 +55,7 @@ run() {
     "$server" --port "$port" >"$out/$run.server.out" 2>"$out/$run.server.log" &
     pid=$!
     trap "kill $pid 2>/dev/null || true" EXIT
-    # Wait (at most 30 s) for the port to accept connections.
-    for _ in $(seq 1 300); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-        if ! kill -0 "$pid" 2>/dev/null; then echo "the $run server exited:"; cat "$out/$run.server.log"; return 1; fi
-        sleep 0.1
-    done
+    await_port "$port" "$pid" "$out/$run.server.log" || { echo "(the $run server)"; return 1; }
     PATH="$(dirname "$node"):$PATH" timeout 600 "$node" "$suite" server \
         --url "http://127.0.0.1:$port/mcp" "$@" -o "$out/$run" >"$out/$run.txt" 2>&1 || true
     kill "$pid" 2>/dev/null || true

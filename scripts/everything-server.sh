@@ -3,6 +3,7 @@
 #   everything_binary            # $MCP_EVERYTHING_BIN, or the debug example built now (exported)
 #   start_everything /mcp        # starts it with --port, waits for the port; sets $url, $work,
 #                                # $server; the server is stopped and $work removed at exit
+#   await_port PORT PID LOG      # waits (at most 30 s) for PORT; fails, showing LOG, if PID exits
 
 everything_binary() {
     if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
@@ -22,11 +23,14 @@ start_everything() {
     "$MCP_EVERYTHING_BIN" --port "$port" >"$work/server.out" 2>"$work/server.log" &
     server=$!
     trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
-    # Wait (at most 30 s) for the port to accept connections.
+    await_port "$port" "$server" "$work/server.log" || exit 1
+    url="http://127.0.0.1:$port$1"
+}
+
+await_port() {
     for _ in $(seq 1 300); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-        if ! kill -0 "$server" 2>/dev/null; then echo "the server exited:"; cat "$work/server.log"; exit 1; fi
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+        if ! kill -0 "$2" 2>/dev/null; then echo "the server exited:"; cat "$3"; return 1; fi
         sleep 0.1
     done
-    url="http://127.0.0.1:$port$1"
 }
