@@ -96,14 +96,15 @@ fn code(error: ClientError) -> i64 {
     error.rpc().expect("a JSON-RPC error").code
 }
 
-/// Polls `tasks/get` until the task's status is `want` or terminal.
-async fn settle(client: &Client, id: &str, want: &str) -> Value {
+/// Polls `get` (the task's `tasks/get` object) until its status is `want` or terminal.
+async fn settle_with<F, Fut>(id: &str, want: &str, mut get: F) -> Value
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
     let deadline = Instant::now() + WAIT;
     loop {
-        let task = client
-            .request("tasks/get", json!({"taskId": id}))
-            .await
-            .unwrap();
+        let task = get().await;
         let status = task["status"].as_str().unwrap().to_owned();
         if status == want || ["completed", "failed", "cancelled"].contains(&status.as_str()) {
             return task;
@@ -111,6 +112,17 @@ async fn settle(client: &Client, id: &str, want: &str) -> Value {
         assert!(Instant::now() < deadline, "task {id} stuck in {status}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Polls `tasks/get` until the task's status is `want` or terminal.
+async fn settle(client: &Client, id: &str, want: &str) -> Value {
+    settle_with(id, want, move || async move {
+        client
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .unwrap()
+    })
+    .await
 }
 
 #[tokio::test]
@@ -361,35 +373,14 @@ fn post(addr: &str, method: &str, mut params: Value) -> Request<String> {
 
 /// The JSON-RPC response of a POST, whether it came as JSON or on an SSE stream.
 async fn rpc(addr: &str, method: &str, params: Value) -> Value {
-    use http_body_util::BodyExt as _;
-    let response = send(addr, post(addr, method, params)).await;
-    let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
-        .await
-        .unwrap()
-        .unwrap()
-        .to_bytes();
-    let text = String::from_utf8(bytes.to_vec()).unwrap();
-    if let Ok(value) = serde_json::from_str::<Value>(&text) {
-        return value;
-    }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find(|m| m.get("id").is_some())
-        .unwrap_or_else(|| panic!("no response in {text}"))
+    response_of(addr, post(addr, method, params)).await
 }
 
 async fn http_settle(addr: &str, id: &str, want: &str) -> Value {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let task = rpc(addr, "tasks/get", json!({"taskId": id})).await["result"].clone();
-        let status = task["status"].as_str().unwrap().to_owned();
-        if status == want || ["completed", "failed", "cancelled"].contains(&status.as_str()) {
-            return task;
-        }
-        assert!(Instant::now() < deadline, "task {id} stuck in {status}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    settle_with(id, want, move || async move {
+        rpc(addr, "tasks/get", json!({"taskId": id})).await["result"].clone()
+    })
+    .await
 }
 
 #[tokio::test]
