@@ -209,6 +209,12 @@ async fn start(
         .tool(whoami)
         .resource(secret)
         .prompt(draft)
+        // An app page left out of `resources/list`: no list may show it, hidden or not.
+        .resource_def(
+            mcp_runtime::app::UiResource::new("ui://notes/view", "notes-view", "<p>notes</p>")
+                .unlisted()
+                .build(),
+        )
         .with(Vault)
         .http_path(path)
         .legacy_sse(true)
@@ -914,6 +920,8 @@ async fn lists_can_hide_what_the_caller_may_not_use() {
         names(&tools, "tools", "name"),
         ["purge", "whoami", "write_note"]
     );
+    let resources = body_json(send(&shown, list(&shown, &other, "resources/list")).await).await;
+    assert_eq!(names(&resources, "resources", "uri"), ["notes://secret"]);
 }
 
 #[tokio::test]

@@ -393,15 +393,7 @@ impl ResourceRegistry {
             return pagination::page("resources", statics, from, page_size, generation);
         }
         let mut items = statics.clone();
-        for list in listers {
-            let instances: Vec<ResourceInfo> = list().await;
-            items.extend(
-                instances
-                    .iter()
-                    .filter_map(|i| i.for_version(version))
-                    .map(|i| i.to_string()),
-            );
-        }
+        append_instances(&mut items, listers, version).await;
         pagination::page("resources", &items, from, page_size, generation)
     }
 
@@ -415,7 +407,9 @@ impl ResourceRegistry {
         let mut items: Vec<String> = self
             .statics
             .iter()
-            .filter(|d| !self.disabled.contains(&*d.uri) && keep(&d.metadata.metadata.scopes))
+            .filter(|d| {
+                d.listed && !self.disabled.contains(&*d.uri) && keep(&d.metadata.metadata.scopes)
+            })
             .map(|d| d.resource_to_wire(version).to_string())
             .collect();
         let listers: Vec<_> = self
@@ -423,15 +417,7 @@ impl ResourceRegistry {
             .filter(|t| keep(&t.metadata.metadata.scopes))
             .filter_map(|t| t.list.clone())
             .collect();
-        for list in listers {
-            let instances: Vec<ResourceInfo> = list().await;
-            items.extend(
-                instances
-                    .iter()
-                    .filter_map(|i| i.for_version(version))
-                    .map(|i| i.to_string()),
-            );
-        }
+        append_instances(&mut items, listers, version).await;
         pagination::page("resources", &items, from, self.page_size, self.generation)
     }
 
@@ -600,5 +586,22 @@ impl Registry {
                 prompts: self.prompts.disabled.clone(),
             },
         }
+    }
+}
+
+/// Appends the instances each template's `list` returns, as this revision shows them.
+async fn append_instances(
+    items: &mut Vec<String>,
+    listers: Vec<crate::resource::ListHandler>,
+    version: ProtocolVersion,
+) {
+    for list in listers {
+        let instances: Vec<ResourceInfo> = list().await;
+        items.extend(
+            instances
+                .iter()
+                .filter_map(|i| i.for_version(version))
+                .map(|i| i.to_string()),
+        );
     }
 }
