@@ -1342,14 +1342,13 @@ async fn handle_get(
                 Err(error) => return shared::store_failed(&error),
             },
         };
-        return shared::standalone_stream(&state, store, &session.id, after).await;
+        return shared::follow(&state, store, &session.id, 0, after).await;
     }
     if let Some((stream, sequence)) = last {
         let Some(stream) = session.stream(stream) else {
             // Shared: a POST's stream another replica serves resumes from the store's copy.
             if let Some(store) = state.core.shared() {
-                return shared::stream_from_store(&state, store, &session.id, stream, sequence)
-                    .await;
+                return shared::follow(&state, store, &session.id, stream, sequence).await;
             }
             return error_response(StatusCode::NOT_FOUND, "no stream for that `Last-Event-ID`");
         };

@@ -14,7 +14,7 @@ use bytes::Bytes;
 
 use super::{HttpSession, HttpState, error_response_code, sse_response};
 use crate::protocol::Outgoing;
-use crate::server::shared::{Fanout, SharedStore};
+use crate::server::shared::{Events, Fanout, SharedStore, StoreError};
 use crate::server::{Outbox, Overflow, channel_within};
 
 /// What a client sees when the shared store fails: no internal detail.
@@ -143,10 +143,6 @@ pub(super) fn to_standalone(http_session: &HttpSession, bytes: Vec<u8>) {
     }
 }
 
-fn sse_event(sequence: u64, data: &[u8]) -> Bytes {
-    stream_event(0, sequence, data)
-}
-
 fn stream_event(stream: u64, sequence: u64, data: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + 32);
     out.extend_from_slice(format!("id: {stream}_{sequence}\ndata: ").as_bytes());
@@ -155,18 +151,31 @@ fn stream_event(stream: u64, sequence: u64, data: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
-/// The standalone stream from the store: the logged events after `after`, then every new one,
-/// each once and in order, whichever replica wrote it.
-pub(super) async fn standalone_stream(
+/// A stream from the store's copy, on whichever replica the client resumes it: `stream` 0 is
+/// the session's standalone log, any other a POST's stream that another replica serves. The
+/// events after `after` come first, then every new one, each once and in order, whichever
+/// replica wrote it, until the stream's last event or the client goes.
+///
+/// A gap (a message this replica missed) is filled from the store. When this replica falls
+/// behind the fan-out, or the store fails while following, the stream ends and the client
+/// resumes it from its last id.
+pub(super) async fn follow(
     state: &HttpState,
     store: &Arc<dyn SharedStore>,
     session: &str,
+    stream: u64,
     after: u64,
 ) -> Response {
     // Listening first, so nothing written between the read of the log and now is missed.
     let mut live = store.receive();
-    let backlog = match store.events_after(session, after).await {
-        Ok(backlog) => backlog,
+    let (backlog, done) = match read_after(store, session, stream, after).await {
+        Ok(Some(read)) => read,
+        Ok(None) => {
+            return super::error_response(
+                StatusCode::NOT_FOUND,
+                "no stream for that `Last-Event-ID`",
+            );
+        }
         Err(error) => return store_failed(&error),
     };
     let (tx, rx): (_, Outbox<Bytes>) = channel_within(
@@ -176,8 +185,11 @@ pub(super) async fn standalone_stream(
     );
     let mut last = after;
     for (sequence, data) in backlog {
-        last = sequence;
-        tx.send_past_limit(sse_event(sequence, &data));
+        last = last.max(sequence);
+        tx.send_past_limit(stream_event(stream, sequence, &data));
+    }
+    if done {
+        return sse_response(rx);
     }
     let session = session.to_owned();
     let store = Arc::clone(store);
@@ -187,47 +199,87 @@ pub(super) async fn standalone_stream(
                 message = live.recv() => message,
                 () = tx.closed() => return,
             };
-            match message {
-                Ok(Fanout::Event {
-                    session: of,
-                    sequence,
-                    data,
-                }) if of == session && sequence > last => {
-                    // A gap (a message this replica missed) is filled from the log.
-                    if sequence > last + 1 {
-                        match store.events_after(&session, last).await {
-                            Ok(events) => {
-                                for (sequence, data) in events {
-                                    if sequence > last
-                                        && tx.send(sse_event(sequence, &data)).is_err()
-                                    {
-                                        return;
-                                    }
-                                    last = last.max(sequence);
-                                }
-                                continue;
-                            }
-                            Err(error) => {
-                                tracing::error!(%error, "the shared store failed: the stream ends, the client resumes it");
-                                return;
-                            }
-                        }
-                    }
-                    last = sequence;
-                    if tx.send(sse_event(sequence, data.as_bytes())).is_err() {
+            // `Lagged`: the client resumes from its last id and gets what was missed.
+            let Ok(message) = message else { return };
+            let Some((sequence, data, end)) = event_of(&message, &session, stream) else {
+                continue;
+            };
+            if sequence <= last {
+                continue;
+            }
+            if sequence > last + 1 {
+                let (events, done) = match read_after(&store, &session, stream, last).await {
+                    Ok(Some(read)) => read,
+                    Ok(None) => return,
+                    Err(error) => {
+                        tracing::error!(%error, "the shared store failed: the stream ends, the client resumes it");
                         return;
                     }
+                };
+                for (sequence, data) in events {
+                    if sequence > last && tx.send(stream_event(stream, sequence, &data)).is_err() {
+                        return;
+                    }
+                    last = last.max(sequence);
                 }
-                Ok(_) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    // Missed messages: the client resumes from its last id and gets them.
+                if done {
                     return;
                 }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                continue;
+            }
+            last = sequence;
+            if let Some(data) = data
+                && tx.send(stream_event(stream, sequence, data)).is_err()
+            {
+                return;
+            }
+            if end {
+                return;
             }
         }
     });
     sse_response(rx)
+}
+
+/// The store's events of `stream` (0: the standalone log) after `after`, and whether its last
+/// is among them; `None` when the store knows no such POST stream.
+async fn read_after(
+    store: &Arc<dyn SharedStore>,
+    session: &str,
+    stream: u64,
+    after: u64,
+) -> Result<Option<(Events, bool)>, StoreError> {
+    if stream == 0 {
+        // A standalone log never ends.
+        return Ok(Some((store.events_after(session, after).await?, false)));
+    }
+    store.stream_after(session, stream, after).await
+}
+
+/// A fan-out message's event of `stream` in `session`, if it is one: its sequence, its data
+/// (`None` for a POST stream's priming event) and whether it is the stream's last.
+fn event_of<'a>(
+    message: &'a Fanout,
+    session: &str,
+    stream: u64,
+) -> Option<(u64, Option<&'a [u8]>, bool)> {
+    match message {
+        Fanout::Event {
+            session: of,
+            sequence,
+            data,
+        } if stream == 0 && of == session => Some((*sequence, Some(data.as_bytes()), false)),
+        Fanout::Stream {
+            session: of,
+            stream: id,
+            sequence,
+            data,
+            last,
+        } if *id == stream && of == session => {
+            Some((*sequence, data.as_deref().map(str::as_bytes), *last))
+        }
+        _ => None,
+    }
 }
 
 /// The first id of a session's POST streams on this replica: random, so two replicas serving
@@ -269,91 +321,4 @@ pub(super) fn mirror(
             }
         }
     });
-}
-
-/// A POST's stream that another replica serves, resumed here from the store's copy: the
-/// events after `after`, then the new ones until its last.
-pub(super) async fn stream_from_store(
-    state: &HttpState,
-    store: &Arc<dyn SharedStore>,
-    session: &str,
-    stream: u64,
-    after: u64,
-) -> Response {
-    let mut live = store.receive();
-    let (backlog, done) = match store.stream_after(session, stream, after).await {
-        Ok(Some(copied)) => copied,
-        Ok(None) => {
-            return super::error_response(
-                StatusCode::NOT_FOUND,
-                "no stream for that `Last-Event-ID`",
-            );
-        }
-        Err(error) => return store_failed(&error),
-    };
-    let (tx, rx): (_, Outbox<Bytes>) = channel_within(
-        state.core.options.stream_buffer,
-        Overflow::Close,
-        Some(Arc::clone(&state.unread)),
-    );
-    let mut last = after;
-    for (sequence, data) in backlog {
-        last = last.max(sequence);
-        tx.send_past_limit(stream_event(stream, sequence, &data));
-    }
-    if done {
-        return sse_response(rx);
-    }
-    let session = session.to_owned();
-    let store = Arc::clone(store);
-    tokio::spawn(async move {
-        loop {
-            let message = tokio::select! {
-                message = live.recv() => message,
-                () = tx.closed() => return,
-            };
-            match message {
-                Ok(Fanout::Stream {
-                    session: of,
-                    stream: id,
-                    sequence,
-                    data,
-                    last: end,
-                }) if of == session && id == stream && sequence > last => {
-                    if sequence > last + 1 {
-                        // Missed copies are read back from the store.
-                        let Ok(Some((events, done))) =
-                            store.stream_after(&session, stream, last).await
-                        else {
-                            return;
-                        };
-                        for (sequence, data) in events {
-                            last = last.max(sequence);
-                            if tx.send(stream_event(stream, sequence, &data)).is_err() {
-                                return;
-                            }
-                        }
-                        if done {
-                            return;
-                        }
-                        continue;
-                    }
-                    last = sequence;
-                    if let Some(data) = data
-                        && tx
-                            .send(stream_event(stream, sequence, data.as_bytes()))
-                            .is_err()
-                    {
-                        return;
-                    }
-                    if end {
-                        return;
-                    }
-                }
-                Ok(_) => {}
-                Err(_) => return,
-            }
-        }
-    });
-    sse_response(rx)
 }
