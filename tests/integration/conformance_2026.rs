@@ -330,21 +330,11 @@ async fn the_input_required_prompt_asks_user_context() {
     );
 }
 
-/// A stateless request to the `everything` example over HTTP, with the headers a 2026-07-28
-/// client sends.
+/// A stateless request to the `everything` example over HTTP, as a 2026-07-28 client without
+/// capabilities sends it.
 fn stateless_post(addr: &str, id: u32, method: &str, mut params: Value) -> Request<String> {
     params["_meta"] = json!({VERSION_KEY: "2026-07-28", CAPS_KEY: {}});
-    let mut builder = Request::post("/mcp")
-        .header("host", addr)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
-        builder = builder.header("mcp-name", name);
-    }
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    builder.body(body.to_string()).unwrap()
+    crate::http::stateless_post(addr, id, method, params)
 }
 
 /// The names `method` lists under `key`, over stateless HTTP.

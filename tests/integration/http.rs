@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use hyper::{Request, StatusCode};
 use mcp_runtime::Server;
-pub(crate) use mcp_tests::http::{WAIT, body_json, events, initialize, post, send, start};
+pub(crate) use mcp_tests::http::{
+    WAIT, body_json, events, initialize, post, send, start, stateless_post,
+};
 use serde_json::json;
 
 use crate::fixtures::*;

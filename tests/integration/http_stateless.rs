@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use crate::fixtures::*;
-use crate::http::{WAIT, body_json, events, send, start};
+use crate::http::{WAIT, body_json, events, send, start, stateless_post};
 
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -31,27 +31,6 @@ fn envelope(capabilities: Value) -> Value {
     json!({VERSION_KEY: "2026-07-28", CAPS_KEY: capabilities})
 }
 
-/// A stateless request with the headers a 2026-07-28 client sends for it.
-fn request(addr: &str, id: u32, method: &str, params: Value) -> Request<String> {
-    let mut builder = Request::post("/mcp")
-        .header("host", addr)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    let name = params
-        .get("name")
-        .or_else(|| params.get("uri"))
-        .and_then(Value::as_str);
-    if matches!(method, "tools/call" | "prompts/get" | "resources/read")
-        && let Some(name) = name
-    {
-        builder = builder.header("mcp-name", name);
-    }
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    builder.body(body.to_string()).unwrap()
-}
-
 /// A change that makes a request's headers disagree with its body.
 type Spoil = Box<dyn Fn(&mut Request<String>)>;
 
@@ -65,7 +44,7 @@ async fn a_stateless_post_is_answered_with_json_and_no_session() {
     let addr = start(server()).await;
     let response = send(
         &addr,
-        request(&addr, 1, "server/discover", with_envelope(json!({}))),
+        stateless_post(&addr, 1, "server/discover", with_envelope(json!({}))),
     )
     .await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -88,7 +67,7 @@ async fn a_stateless_post_is_answered_with_json_and_no_session() {
     );
 
     let params = with_envelope(json!({"name": "add", "arguments": {"a": 20, "b": 22}}));
-    let mut call = request(&addr, 2, "tools/call", params);
+    let mut call = stateless_post(&addr, 2, "tools/call", params);
     // An old session id is ignored, never echoed.
     call.headers_mut()
         .insert("mcp-session-id", "stale".parse().unwrap());
@@ -145,7 +124,7 @@ async fn standard_headers_must_agree_with_the_body() {
         ),
     ];
     for (case, spoil) in cases {
-        let mut bad = request(&addr, 1, "tools/call", call());
+        let mut bad = stateless_post(&addr, 1, "tools/call", call());
         spoil(&mut bad);
         let response = send(&addr, bad).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{case}");
@@ -154,7 +133,7 @@ async fn standard_headers_must_agree_with_the_body() {
         assert_eq!(body["id"], 1, "{case}");
     }
     // The base64 form of a header value is decoded before comparing.
-    let mut encoded = request(&addr, 2, "tools/call", call());
+    let mut encoded = stateless_post(&addr, 2, "tools/call", call());
     let sentinel = format!(
         "=?base64?{}?=",
         base64::engine::general_purpose::STANDARD.encode("add")
@@ -165,7 +144,7 @@ async fn standard_headers_must_agree_with_the_body() {
     let response = send(&addr, encoded).await;
     assert_eq!(response.status(), StatusCode::OK);
     // The server keeps serving.
-    let response = send(&addr, request(&addr, 3, "tools/call", call())).await;
+    let response = send(&addr, stateless_post(&addr, 3, "tools/call", call())).await;
     assert_eq!(
         body_json(response).await["result"]["content"][0]["text"],
         "3"
@@ -177,11 +156,11 @@ async fn statuses_follow_the_checklist() {
     let addr = start(server()).await;
     // A missing envelope key: 400 + -32602.
     let partial = json!({"_meta": {VERSION_KEY: "2026-07-28"}});
-    let response = send(&addr, request(&addr, 1, "tools/list", partial)).await;
+    let response = send(&addr, stateless_post(&addr, 1, "tools/list", partial)).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     assert_eq!(body_json(response).await["error"]["code"], -32602);
     // An unsupported version: 400 + -32022.
-    let mut old = request(
+    let mut old = stateless_post(
         &addr,
         2,
         "tools/list",
@@ -196,14 +175,18 @@ async fn statuses_follow_the_checklist() {
     assert_eq!(body["error"]["data"]["requested"], "1900-01-01");
     // An unknown or removed method: 404 + -32601.
     for method in ["ping", "nothing/here"] {
-        let response = send(&addr, request(&addr, 3, method, with_envelope(json!({})))).await;
+        let response = send(
+            &addr,
+            stateless_post(&addr, 3, method, with_envelope(json!({}))),
+        )
+        .await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{method}");
         assert_eq!(body_json(response).await["error"]["code"], -32601);
     }
     // A missing resource: 400 + -32602 with the URI.
     let response = send(
         &addr,
-        request(
+        stateless_post(
             &addr,
             4,
             "resources/read",
@@ -216,7 +199,7 @@ async fn statuses_follow_the_checklist() {
     assert_eq!(body["error"]["code"], -32602);
     assert_eq!(body["error"]["data"]["uri"], "notes://500");
     // The 2026-07-28 header without an envelope: 400 + -32602, not the handshake path.
-    let response = send(&addr, request(&addr, 5, "tools/list", json!({}))).await;
+    let response = send(&addr, stateless_post(&addr, 5, "tools/list", json!({}))).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     assert_eq!(body_json(response).await["error"]["code"], -32602);
     // GET and DELETE do not exist on the stateless path.
@@ -257,7 +240,7 @@ async fn progress_streams_on_the_request_then_the_result_ends_it() {
     let addr = start(server()).await;
     let mut params = with_envelope(json!({"name": "three_steps", "arguments": {}}));
     params["_meta"]["progressToken"] = json!(7);
-    let response = send(&addr, request(&addr, 1, "tools/call", params)).await;
+    let response = send(&addr, stateless_post(&addr, 1, "tools/call", params)).await;
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let received = events(response, |_| false).await;
     let (ids, messages): (Vec<String>, Vec<Value>) = received.into_iter().unzip();
@@ -294,7 +277,11 @@ async fn elicitation_round_trips_through_input_required_over_http() {
     ];
     for (round, answer) in answers.iter().enumerate() {
         let id = u32::try_from(round).unwrap() + 1;
-        let response = send(&addr, request(&addr, id, "tools/call", params.clone())).await;
+        let response = send(
+            &addr,
+            stateless_post(&addr, id, "tools/call", params.clone()),
+        )
+        .await;
         assert_eq!(response.status(), StatusCode::OK);
         let body = body_json(response).await;
         let result = &body["result"];
@@ -309,7 +296,11 @@ async fn elicitation_round_trips_through_input_required_over_http() {
         params["inputResponses"] = json!({ key: answer });
         params["requestState"] = result["requestState"].clone();
     }
-    let response = send(&addr, request(&addr, 9, "tools/call", params.clone())).await;
+    let response = send(
+        &addr,
+        stateless_post(&addr, 9, "tools/call", params.clone()),
+    )
+    .await;
     let body = body_json(response).await;
     assert_eq!(body["result"]["resultType"], "complete");
     assert_eq!(body["result"]["content"][0]["text"], "Hey Lin (1 roots)");
@@ -317,7 +308,7 @@ async fn elicitation_round_trips_through_input_required_over_http() {
     // A tampered state is refused with 400 + -32602.
     let state = params["requestState"].as_str().unwrap();
     params["requestState"] = json!(format!("{state}x"));
-    let response = send(&addr, request(&addr, 10, "tools/call", params)).await;
+    let response = send(&addr, stateless_post(&addr, 10, "tools/call", params)).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body = body_json(response).await;
     assert_eq!(body["error"]["data"]["reason"], "invalid_request_state");
@@ -340,7 +331,11 @@ async fn listen_streams_tagged_notifications_and_ends_with_the_server() {
     let params = with_envelope(json!({"notifications": {
         "toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["notes://3"]
     }}));
-    let response = send(&addr, request(&addr, 5, "subscriptions/listen", params)).await;
+    let response = send(
+        &addr,
+        stateless_post(&addr, 5, "subscriptions/listen", params),
+    )
+    .await;
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let reader = tokio::spawn(events(response, |_| false));
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -399,7 +394,7 @@ async fn closing_the_stream_cancels_the_request() {
     let connection = tokio::spawn(connection);
     let pending = tokio::spawn(async move {
         sender
-            .send_request(request(&addr, 1, "tools/call", params))
+            .send_request(stateless_post(&addr, 1, "tools/call", params))
             .await
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -418,7 +413,7 @@ async fn arguments_marked_as_headers_must_be_mirrored_in_mcp_param_headers() {
     let addr = start(Server::builder().tool(forecast)).await;
     let list = send(
         &addr,
-        request(&addr, 1, "tools/list", with_envelope(json!({}))),
+        stateless_post(&addr, 1, "tools/list", with_envelope(json!({}))),
     )
     .await;
     let tools = body_json(list).await;
@@ -427,7 +422,7 @@ async fn arguments_marked_as_headers_must_be_mirrored_in_mcp_param_headers() {
     assert_eq!(properties["days"]["x-mcp-header"], "Days");
 
     let call = |id: u32, arguments: Value, params: &[(&'static str, &str)]| {
-        let mut request = request(
+        let mut request = stateless_post(
             &addr,
             id,
             "tools/call",

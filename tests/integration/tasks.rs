@@ -14,7 +14,7 @@ use mcp_runtime::tasks::MemoryTaskStore;
 use mcp_runtime::testing::{Client, ClientError};
 use serde_json::{Value, json};
 
-use mcp_tests::http::{WAIT, send, start};
+use mcp_tests::http::{WAIT, response_of, send, start, stateless_post};
 
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -350,25 +350,10 @@ async fn stdio_ten_thousand_live_tasks_stay_bounded_and_are_reclaimed_after_the_
     assert_eq!(again["resultType"], "task");
 }
 
-/// A stateless POST with the headers a 2026-07-28 client sends (`Mcp-Name` is the task id on
-/// `tasks/*`).
+/// A stateless POST at 2026-07-28, with the tasks extension among the client's capabilities.
 fn post(addr: &str, method: &str, mut params: Value) -> Request<String> {
     params["_meta"] = json!({VERSION_KEY: "2026-07-28", CAPS_KEY: caps()});
-    let mut builder = Request::post("/mcp")
-        .header("host", addr)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    let name = params
-        .get("name")
-        .or_else(|| params.get("taskId"))
-        .and_then(Value::as_str);
-    if let Some(name) = name {
-        builder = builder.header("mcp-name", name);
-    }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    builder.body(body.to_string()).unwrap()
+    stateless_post(addr, 1, method, params)
 }
 
 /// The JSON-RPC response of a POST, whether it came as JSON or on an SSE stream.
@@ -737,26 +722,6 @@ async fn stdio_a_listen_with_task_ids_gets_each_change_of_the_task() {
         assert!(Instant::now() < deadline, "statuses so far: {seen:?}");
     }
     assert!(seen.contains(&"input_required".to_owned()), "{seen:?}");
-}
-
-/// The JSON-RPC response to `request`, whether it came as JSON or on an SSE stream.
-async fn response_of(addr: &str, request: Request<String>) -> Value {
-    use http_body_util::BodyExt as _;
-    let response = send(addr, request).await;
-    let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
-        .await
-        .unwrap()
-        .unwrap()
-        .to_bytes();
-    let text = String::from_utf8(bytes.to_vec()).unwrap();
-    if let Ok(value) = serde_json::from_str::<Value>(&text) {
-        return value;
-    }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find(|m| m.get("result").is_some() || m.get("error").is_some())
-        .unwrap_or_else(|| panic!("no response in {text}"))
 }
 
 #[tokio::test]

@@ -74,6 +74,53 @@ pub fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
     builder.body(body.to_string()).unwrap()
 }
 
+/// A stateless POST at 2026-07-28 with the headers such a client sends (SEP-2243):
+/// `Mcp-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` with the request's target (the `name` of
+/// `tools/call` and `prompts/get`, the `uri` of `resources/read`, the `taskId` of `tasks/*`).
+/// `params` goes as given: the `_meta` envelope is the caller's.
+pub fn stateless_post(addr: &str, id: u32, method: &str, params: Value) -> Request<String> {
+    let mut builder = Request::post("/mcp")
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    let target = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    };
+    if let Some(name) = target
+        .and_then(|key| params.get(key))
+        .and_then(Value::as_str)
+    {
+        builder = builder.header("mcp-name", name);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    builder.body(body.to_string()).unwrap()
+}
+
+/// The JSON-RPC response to `request` (on a new connection), whether it came as JSON or on an
+/// SSE stream; on a stream, the first message that is a response, not a request of the server's.
+pub async fn response_of(addr: &str, request: Request<String>) -> Value {
+    let response = send(addr, request).await;
+    let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m.get("result").is_some() || m.get("error").is_some())
+        .unwrap_or_else(|| panic!("no response in {text}"))
+}
+
 /// Reads SSE events (their `id` and parsed `data`) until `stop` says so or the body ends.
 pub async fn events(
     response: Response<Incoming>,
