@@ -187,7 +187,9 @@
 //! `/.well-known/oauth-protected-resource`; a missing or bad token gets 401 with a
 //! `WWW-Authenticate` challenge naming the metadata, a malformed header 400, and a call whose
 //! token lacks a scope 403 `insufficient_scope`. Items declare their scopes; a handler takes the
-//! caller as a [`Principal`]. stdio is unaffected. The `auth` example serves a few scoped tools:
+//! caller as a [`Principal`]. With `OAuth::accept_dpop` (or `OAuth::require_dpop`) it also
+//! takes DPoP-bound tokens (RFC 9449), each request with its proof. stdio is unaffected. The
+//! `auth` example serves a few scoped tools:
 //! `cargo run -p mcp-examples --example auth -- --port 8000 --issuer ISSUER_URL --resource
 //! http://127.0.0.1:8000/mcp`.
 //!
@@ -755,6 +757,7 @@
 //! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
 //! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
+//! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -772,8 +775,9 @@
 //! | sessions: 10,000 × about 4 KiB (3.5 KiB measured, `bench/`) | 40 MiB |
 //! | task records: 10,000 × under 1 KiB (their results are yours, below) | 10 MiB |
 //! | OAuth caches: 2 × 10,000 tokens | 20 MiB |
+//! | DPoP proofs seen (only with DPoP on): 100,000 × under 100 bytes | 10 MiB |
 //! | the runtime itself | 10 MiB |
-//! | **total** | **1,001 MiB** |
+//! | **total** | **1,011 MiB** |
 //!
 //! Not counted, because they are yours: what your handlers allocate, the results they return
 //! while a response is written (at most one per connection), and the results of tasks, which

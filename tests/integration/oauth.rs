@@ -124,6 +124,17 @@ fn authority(url: &str) -> &str {
 
 /// A form POST to the provider, with HTTP Basic client credentials.
 async fn form(issuer: &str, path: &str, client: (&str, &str), fields: &[(&str, &str)]) -> Value {
+    form_with(issuer, path, client, fields, None).await
+}
+
+/// [`form`], with a DPoP proof when given.
+async fn form_with(
+    issuer: &str,
+    path: &str,
+    client: (&str, &str),
+    fields: &[(&str, &str)],
+    dpop: Option<&str>,
+) -> Value {
     let addr = authority(issuer);
     let basic =
         base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", client.0, client.1));
@@ -136,12 +147,14 @@ async fn form(issuer: &str, path: &str, client: (&str, &str), fields: &[(&str, &
             )
         })
         .collect();
-    let request = Request::post(path)
+    let mut request = Request::post(path)
         .header("host", addr)
         .header("content-type", "application/x-www-form-urlencoded")
-        .header("authorization", format!("Basic {basic}"))
-        .body(body.join("&"))
-        .unwrap();
+        .header("authorization", format!("Basic {basic}"));
+    if let Some(proof) = dpop {
+        request = request.header("dpop", proof);
+    }
+    let request = request.body(body.join("&")).unwrap();
     let response = send(addr, request).await;
     let status = response.status();
     let text = http_body_util::BodyExt::collect(response.into_body())
@@ -973,4 +986,242 @@ async fn a_rotated_key_is_fetched_on_its_first_token_at_most_once_per_interval()
     )
     .await;
     assert_eq!(response.status(), StatusCode::OK);
+}
+
+/// A P-256 key made for the DPoP tests (PKCS #8), and its public JWK's coordinates.
+const DPOP_KEY: &str = "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQga/yMU8XugLY4wnvHD1hPJB8EsRxrj8Yx86p68eDmmaGhRANCAAQNpZCl9UuRBAtZXT8jy3cGP0VI70+D90U98kZx6ZsaO8hcAkPoGsybYrn4Ut+aPf3NCnh1n0WVLJpBDgzbqsMu";
+const DPOP_X: &str = "DaWQpfVLkQQLWV0_I8t3Bj9FSO9Pg_dFPfJGcembGjs";
+const DPOP_Y: &str = "yFwCQ-gazJtiufhS35o9_c0KeHWfRZUsmkEODNuqwy4";
+
+/// A DPoP proof (RFC 9449) for `method` on `url`, with `ath` for `token` when given; each proof
+/// has its own `jti`.
+fn dpop_proof(method: &str, url: &str, token: Option<&str>) -> String {
+    use sha2::Digest as _;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let jti = format!(
+        "{}-{}",
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let mut claims = json!({"jti": jti, "htm": method, "htu": url, "iat": now()});
+    if let Some(token) = token {
+        claims["ath"] = json!(b64.encode(sha2::Sha256::digest(token.as_bytes())));
+    }
+    let header: jsonwebtoken::Header = serde_json::from_value(json!({
+        "typ": "dpop+jwt", "alg": "ES256",
+        "jwk": {"kty": "EC", "crv": "P-256", "x": DPOP_X, "y": DPOP_Y}}))
+    .unwrap();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(DPOP_KEY)
+        .unwrap();
+    jsonwebtoken::encode(
+        &header,
+        &claims,
+        &jsonwebtoken::EncodingKey::from_ec_der(&der),
+    )
+    .unwrap()
+}
+
+/// A DPoP-bound access token from the provider (its `cnf.jkt` is the test key's thumbprint).
+async fn dpop_token(issuer: &str, resource: &str, scope: &str) -> String {
+    let proof = dpop_proof("POST", &format!("{issuer}/token"), None);
+    let answer = form_with(
+        issuer,
+        "/token",
+        ("agent", "agent-secret"),
+        &[
+            ("grant_type", "client_credentials"),
+            ("scope", scope),
+            ("resource", resource),
+        ],
+        Some(&proof),
+    )
+    .await;
+    assert_eq!(answer["token_type"], "DPoP", "{answer}");
+    answer["access_token"].as_str().unwrap().to_owned()
+}
+
+/// `request` with `Authorization: DPoP <token>` and `proof` (when given) in `DPoP`.
+fn with_dpop(mut request: Request<String>, token: &str, proof: Option<&str>) -> Request<String> {
+    let headers = request.headers_mut();
+    headers.insert("authorization", format!("DPoP {token}").parse().unwrap());
+    if let Some(proof) = proof {
+        headers.insert("dpop", proof.parse().unwrap());
+    }
+    request
+}
+
+fn challenges(response: &hyper::Response<hyper::body::Incoming>) -> Vec<String> {
+    response
+        .headers()
+        .get_all("www-authenticate")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn dpop_bound_tokens_are_served_with_their_proof_only() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", OAuth::accept_dpop).await;
+    let bound = dpop_token(issuer, &resource, "notes:read notes:write").await;
+    let call = || stateless_call(&addr, "/mcp", Carry::None, "whoami");
+    let proof = |token: &str| dpop_proof("POST", &resource, Some(token));
+
+    // The bound token with a fresh proof, in both eras.
+    let response = send(&addr, with_dpop(call(), &bound, Some(&proof(&bound)))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply = body_json(response).await;
+    assert_eq!(reply["result"]["content"][0]["text"], "agent", "{reply}");
+    let init = with_dpop(
+        handshake(&addr, "/mcp", Carry::None),
+        &bound,
+        Some(&proof(&bound)),
+    );
+    let response = send(&addr, init).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers().contains_key("mcp-session-id"));
+
+    // Each proof fault: 401 with `invalid_dpop_proof` in the DPoP challenge.
+    let replayed = proof(&bound);
+    assert_eq!(
+        send(&addr, with_dpop(call(), &bound, Some(&replayed)))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let elsewhere = dpop_proof("POST", &format!("http://{addr}/other"), Some(&bound));
+    let as_get = dpop_proof("GET", &resource, Some(&bound));
+    let other_token = dpop_proof("POST", &resource, Some("another-token"));
+    for (case, proof) in [
+        ("replayed", Some(replayed.as_str())),
+        ("another URL", Some(elsewhere.as_str())),
+        ("another method", Some(as_get.as_str())),
+        ("another token's hash", Some(other_token.as_str())),
+        ("no proof", None),
+    ] {
+        let response = send(&addr, with_dpop(call(), &bound, proof)).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{case}");
+        let challenges = challenges(&response);
+        assert_eq!(challenges.len(), 2, "{case}: {challenges:?}");
+        assert!(
+            challenges[0].starts_with("Bearer ") && !challenges[0].contains("error="),
+            "{case}: {challenges:?}"
+        );
+        assert!(
+            challenges[1].starts_with("DPoP algs=\"RS256 ")
+                && challenges[1].contains("error=\"invalid_dpop_proof\"")
+                && challenges[1].contains("resource_metadata="),
+            "{case}: {challenges:?}"
+        );
+    }
+
+    // A bound token sent as a bearer token, and an unbound one with a valid proof: refused.
+    let response = send(
+        &addr,
+        stateless_call(
+            &addr,
+            "/mcp",
+            Carry::Header(&format!("Bearer {bound}")),
+            "whoami",
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&response).contains("error=\"invalid_token\""));
+    let unbound = token(issuer, &resource, "notes:read notes:write").await;
+    let response = send(&addr, with_dpop(call(), &unbound, Some(&proof(&unbound)))).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenges(&response)[1].contains("error=\"invalid_token\""));
+    // The unbound token is still good as a bearer token here.
+    let response = send(
+        &addr,
+        stateless_call(
+            &addr,
+            "/mcp",
+            Carry::Header(&format!("Bearer {unbound}")),
+            "whoami",
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    // No token: both challenges, so a client knows DPoP is taken.
+    let response = send(&addr, call()).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let challenges = challenges(&response);
+    assert!(
+        challenges[0].starts_with("Bearer resource_metadata="),
+        "{challenges:?}"
+    );
+    assert!(challenges[1].starts_with("DPoP algs="), "{challenges:?}");
+    let metadata = body_json(
+        send(
+            &addr,
+            Request::get("/.well-known/oauth-protected-resource/mcp")
+                .header("host", &addr)
+                .body(String::new())
+                .unwrap(),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        metadata["dpop_signing_alg_values_supported"],
+        json!([
+            "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"
+        ])
+    );
+    assert!(metadata.get("dpop_bound_access_tokens_required").is_none());
+
+    // Still serving after every refusal.
+    let response = send(&addr, with_dpop(call(), &bound, Some(&proof(&bound)))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_server_that_requires_dpop_refuses_bearer_tokens() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start(issuer, "/mcp", OAuth::require_dpop).await;
+    let unbound = token(issuer, &resource, "notes:read notes:write").await;
+    let response = send(
+        &addr,
+        stateless_call(
+            &addr,
+            "/mcp",
+            Carry::Header(&format!("Bearer {unbound}")),
+            "whoami",
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let only = challenges(&response);
+    assert_eq!(only.len(), 1, "{only:?}");
+    assert!(
+        only[0].starts_with("DPoP algs=") && only[0].contains("error=\"invalid_token\""),
+        "{only:?}"
+    );
+    let bound = dpop_token(issuer, &resource, "notes:read").await;
+    let call = stateless_call(&addr, "/mcp", Carry::None, "whoami");
+    let proof = dpop_proof("POST", &resource, Some(&bound));
+    let response = send(&addr, with_dpop(call, &bound, Some(&proof))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let metadata = body_json(
+        send(
+            &addr,
+            Request::get("/.well-known/oauth-protected-resource/mcp")
+                .header("host", &addr)
+                .body(String::new())
+                .unwrap(),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(metadata["dpop_bound_access_tokens_required"], true);
 }

@@ -62,6 +62,19 @@ pub struct OAuth {
     pub(crate) resource_name: Option<String>,
     pub(crate) hide_unauthorized: bool,
     pub(crate) challenge_scopes: Option<Vec<String>>,
+    pub(crate) dpop: Dpop,
+}
+
+/// Whether DPoP-bound tokens (RFC 9449) are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg(feature = "oauth")]
+pub(crate) enum Dpop {
+    /// Bearer tokens only; a `DPoP` credential is no token at all.
+    Off,
+    /// Both: a DPoP-bound token with its proof, an unbound one as `Bearer`.
+    Accepted,
+    /// DPoP-bound tokens with their proofs only.
+    Required,
 }
 
 #[cfg(feature = "oauth")]
@@ -82,6 +95,7 @@ impl OAuth {
             resource_name: None,
             hide_unauthorized: false,
             challenge_scopes: None,
+            dpop: Dpop::Off,
         }
     }
 
@@ -173,6 +187,24 @@ impl OAuth {
     /// built per request, not served from the list cache.
     pub fn hide_unauthorized(mut self, hide: bool) -> Self {
         self.hide_unauthorized = hide;
+        self
+    }
+
+    /// Takes DPoP-bound access tokens (RFC 9449, SEP-1932) beside bearer tokens: a request with
+    /// `Authorization: DPoP <token>` and a `DPoP` proof is served when the proof is valid for it
+    /// (signed by the key in its header, for this method and URL, `iat` within 5 minutes, the
+    /// token's hash in `ath`, never seen before on this replica) and the token's `cnf.jkt` is
+    /// that key's thumbprint. A DPoP-bound token sent as `Bearer` is refused. The metadata lists
+    /// `dpop_signing_alg_values_supported`, and 401s add a `DPoP` challenge. Off by default.
+    pub fn accept_dpop(mut self) -> Self {
+        self.dpop = Dpop::Accepted;
+        self
+    }
+
+    /// As [`accept_dpop`](Self::accept_dpop), and refuses bearer tokens: every request needs a
+    /// DPoP-bound token and its proof. The metadata says `dpop_bound_access_tokens_required`.
+    pub fn require_dpop(mut self) -> Self {
+        self.dpop = Dpop::Required;
         self
     }
 

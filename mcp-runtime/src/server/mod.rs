@@ -52,6 +52,8 @@ use crate::tool::ToolDef;
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 #[cfg(feature = "oauth")]
+pub(crate) use self::auth::Dpop;
+#[cfg(feature = "oauth")]
 pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 #[cfg(feature = "http")]

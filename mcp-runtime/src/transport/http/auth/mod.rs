@@ -9,10 +9,16 @@
 //!   `invalid_request`;
 //! - a token that fails validation ([`validate`]): 401 `invalid_token`;
 //! - a call whose token lacks a scope the item needs: 403 `insufficient_scope` naming every scope
-//!   the operation needs.
+//!   the operation needs;
+//! - with DPoP on ([`OAuth::accept_dpop`], [`dpop`]): `Authorization: DPoP <token>` and its
+//!   proof; a proof that fails gets 401 `invalid_dpop_proof` in a `DPoP` challenge, a bound token
+//!   sent as `Bearer` (or any bearer token when DPoP is required) 401 `invalid_token`.
+//!
+//! [`OAuth::accept_dpop`]: crate::OAuth::accept_dpop
 //!
 //! The validated caller travels to handlers as a [`Principal`]; the token itself goes nowhere.
 
+mod dpop;
 mod validate;
 
 use std::sync::Arc;
@@ -27,7 +33,7 @@ use serde_json::{Value, json};
 pub(crate) use self::validate::Validator;
 use crate::context::Principal;
 use crate::protocol::{Incoming, Message};
-use crate::server::{Core, OAuth};
+use crate::server::{Core, Dpop, OAuth};
 
 /// The resource server: its settings, its metadata, and the validator.
 pub(crate) struct Auth {
@@ -38,6 +44,16 @@ pub(crate) struct Auth {
     pub(crate) metadata_path: String,
     metadata: Value,
     validator: Validator,
+    /// The resource's `scheme://host:port`, for a proof's `htu`.
+    origin: String,
+    proofs: dpop::Proofs,
+}
+
+/// The credential of `Authorization`.
+#[derive(Debug, PartialEq, Eq)]
+enum Credential<'h> {
+    Bearer(&'h str),
+    Dpop(&'h str),
 }
 
 /// Why a request was refused.
@@ -51,6 +67,8 @@ pub(crate) enum Reject {
     Invalid(String),
     /// The authorization server could not be reached to check it: 503.
     Unavailable(String),
+    /// The DPoP proof is missing or not valid for the request: 401 `invalid_dpop_proof`.
+    Proof(String),
 }
 
 /// The well-known path of protected resource metadata (RFC 9728 §3).
@@ -72,17 +90,30 @@ impl Auth {
         if let Some(name) = &config.resource_name {
             metadata["resource_name"] = json!(name);
         }
+        if config.dpop != Dpop::Off {
+            metadata["dpop_signing_alg_values_supported"] = json!(dpop_algs().collect::<Vec<_>>());
+        }
+        if config.dpop == Dpop::Required {
+            metadata["dpop_bound_access_tokens_required"] = json!(true);
+        }
         Arc::new(Self {
             metadata_url,
             metadata_path: format!("{WELL_KNOWN}{suffix}"),
             metadata,
             validator: Validator::new(Arc::clone(&config)),
+            origin: origin.to_owned(),
+            proofs: dpop::Proofs::default(),
             config,
         })
     }
 
-    /// The bearer token of `headers` (and the query string, which must not carry one too).
-    fn token<'h>(headers: &'h HeaderMap, query: Option<&str>) -> Result<&'h str, Reject> {
+    /// The token of `headers` (and the query string, which must not carry one too), `Bearer`,
+    /// or `DPoP` when that is on.
+    fn token<'h>(
+        headers: &'h HeaderMap,
+        query: Option<&str>,
+        dpop: Dpop,
+    ) -> Result<Credential<'h>, Reject> {
         let in_query = query.is_some_and(|q| {
             q.split('&')
                 .any(|pair| pair.split('=').next() == Some("access_token"))
@@ -98,13 +129,14 @@ impl Auth {
             .to_str()
             .map_err(|_| Reject::Malformed("the `Authorization` header is not ASCII"))?;
         let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            // Another scheme is no bearer token at all: the challenge says which one to use.
+        let dpop = scheme.eq_ignore_ascii_case("dpop") && dpop != Dpop::Off;
+        if !scheme.eq_ignore_ascii_case("bearer") && !dpop {
+            // Another scheme is no token at all: the challenge says which one to use.
             return Err(Reject::Missing);
         }
         let token = token.trim_matches(' ');
         if token.is_empty() {
-            return Err(Reject::Malformed("`Bearer` without a token"));
+            return Err(Reject::Malformed("a scheme without a token"));
         }
         if !is_token68(token) {
             return Err(Reject::Malformed(
@@ -116,23 +148,96 @@ impl Auth {
                 "a token in both the `Authorization` header and the query string",
             ));
         }
-        Ok(token)
+        Ok(if dpop {
+            Credential::Dpop(token)
+        } else {
+            Credential::Bearer(token)
+        })
     }
 
-    /// The caller of `request`, or why there is none.
+    /// The caller of a request (its method and path), or why there is none.
     pub(crate) async fn authenticate(
         &self,
         headers: &HeaderMap,
         query: Option<&str>,
+        (method, path): (&str, &str),
     ) -> Result<Arc<Principal>, Reject> {
-        let token = Self::token(headers, query)?;
-        self.validator.validate(token).await
+        match Self::token(headers, query, self.config.dpop)? {
+            Credential::Bearer(_) if self.config.dpop == Dpop::Required => Err(Reject::Invalid(
+                "this server takes DPoP-bound tokens only".to_owned(),
+            )),
+            Credential::Bearer(token) => {
+                let principal = self.validator.validate(token).await?;
+                if dpop::bound_key(principal.claims()).is_some() {
+                    return Err(Reject::Invalid(
+                        "a DPoP-bound token comes with the `DPoP` scheme and a proof".to_owned(),
+                    ));
+                }
+                Ok(principal)
+            }
+            Credential::Dpop(token) => {
+                let mut proofs = headers.get_all("dpop").iter();
+                let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+                    return Err(Reject::Proof("one `DPoP` header is needed".to_owned()));
+                };
+                let proof = proof
+                    .to_str()
+                    .map_err(|_| Reject::Proof("the `DPoP` header is not ASCII".to_owned()))?;
+                let url = format!("{}{path}", self.origin);
+                let target = dpop::Target {
+                    method,
+                    url: &url,
+                    token,
+                };
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                let key = self
+                    .proofs
+                    .check(proof, &target, now)
+                    .map_err(Reject::Proof)?;
+                let principal = self.validator.validate(token).await?;
+                match dpop::bound_key(principal.claims()) {
+                    Some(bound) if bound == key => Ok(principal),
+                    Some(_) => Err(Reject::Invalid(
+                        "the token is bound to another key than the proof's".to_owned(),
+                    )),
+                    None => Err(Reject::Invalid("the token is not DPoP-bound".to_owned())),
+                }
+            }
+        }
     }
 
-    /// The `WWW-Authenticate` value of a challenge.
-    fn challenge(&self, error: Option<(&str, &str)>, scope: Option<&str>) -> HeaderValue {
-        let mut value = String::from("Bearer");
+    /// The `WWW-Authenticate` values of a challenge: `Bearer` (unless DPoP is required) and
+    /// `DPoP` (when it is on); an `invalid_dpop_proof` error goes in the `DPoP` one only.
+    fn challenges(&self, error: Option<(&str, &str)>, scope: Option<&str>) -> Vec<HeaderValue> {
+        let proof_error = error.is_some_and(|(error, _)| error == "invalid_dpop_proof");
+        let mut challenges = Vec::new();
+        if self.config.dpop != Dpop::Required {
+            let error = if proof_error { None } else { error };
+            challenges.push(self.challenge("Bearer", error, scope));
+        }
+        if self.config.dpop != Dpop::Off {
+            challenges.push(self.challenge("DPoP", error, scope));
+        }
+        challenges
+    }
+
+    /// The `WWW-Authenticate` value of one challenge.
+    fn challenge(
+        &self,
+        scheme: &str,
+        error: Option<(&str, &str)>,
+        scope: Option<&str>,
+    ) -> HeaderValue {
+        let mut value = String::from(scheme);
         let mut params = Vec::new();
+        if scheme == "DPoP" {
+            params.push(format!(
+                "algs=\"{}\"",
+                dpop_algs().collect::<Vec<_>>().join(" ")
+            ));
+        }
         if let Some((error, description)) = error {
             params.push(format!("error=\"{error}\""));
             params.push(format!("error_description=\"{}\"", quote_safe(description)));
@@ -167,7 +272,9 @@ impl Auth {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        headers.insert(header::WWW_AUTHENTICATE, self.challenge(error, scope));
+        for challenge in self.challenges(error, scope) {
+            headers.append(header::WWW_AUTHENTICATE, challenge);
+        }
         response
     }
 
@@ -191,6 +298,14 @@ impl Auth {
                 self.respond(
                     StatusCode::UNAUTHORIZED,
                     Some(("invalid_token", why)),
+                    Some(&supported),
+                )
+            }
+            Reject::Proof(why) => {
+                tracing::debug!(reason = %why, "a DPoP proof was refused");
+                self.respond(
+                    StatusCode::UNAUTHORIZED,
+                    Some(("invalid_dpop_proof", why)),
                     Some(&supported),
                 )
             }
@@ -280,14 +395,21 @@ pub(crate) async fn require_token(
     mut request: Request<Body>,
     next: Next,
 ) -> Response {
-    let query = request.uri().query().map(str::to_owned);
-    match auth.authenticate(request.headers(), query.as_deref()).await {
+    let uri = request.uri();
+    let query = uri.query();
+    let target = (request.method().as_str(), uri.path());
+    match auth.authenticate(request.headers(), query, target).await {
         Ok(principal) => {
             request.extensions_mut().insert(principal);
             next.run(request).await
         }
         Err(reject) => auth.reject(&reject),
     }
+}
+
+/// The names of the algorithms a DPoP proof may be signed with.
+fn dpop_algs() -> impl Iterator<Item = String> {
+    validate::ALLOWED.iter().map(|alg| format!("{alg:?}"))
 }
 
 /// `https://host:port` and the rest (`/path?query`, or empty) of a URL.
@@ -357,36 +479,53 @@ mod tests {
             map
         };
         assert!(matches!(
-            Auth::token(&headers(&[]), None),
+            Auth::token(&headers(&[]), None, Dpop::Off),
             Err(Reject::Missing)
         ));
         assert!(matches!(
-            Auth::token(&headers(&[]), Some("access_token=abc")),
+            Auth::token(&headers(&[]), Some("access_token=abc"), Dpop::Off),
             Err(Reject::Missing)
         ));
         assert!(matches!(
-            Auth::token(&headers(&["Basic abc"]), None),
+            Auth::token(&headers(&["Basic abc"]), None, Dpop::Off),
             Err(Reject::Missing)
         ));
         assert!(matches!(
-            Auth::token(&headers(&["Bearer"]), None),
+            Auth::token(&headers(&["Bearer"]), None, Dpop::Off),
             Err(Reject::Malformed(_))
         ));
         assert!(matches!(
-            Auth::token(&headers(&["Bearer a b"]), None),
+            Auth::token(&headers(&["Bearer a b"]), None, Dpop::Off),
             Err(Reject::Malformed(_))
         ));
         assert!(matches!(
-            Auth::token(&headers(&["Bearer abc", "Bearer abc"]), None),
+            Auth::token(&headers(&["Bearer abc", "Bearer abc"]), None, Dpop::Off),
             Err(Reject::Malformed(_))
         ));
         assert!(matches!(
-            Auth::token(&headers(&["Bearer abc"]), Some("x=1&access_token=abc")),
+            Auth::token(
+                &headers(&["Bearer abc"]),
+                Some("x=1&access_token=abc"),
+                Dpop::Off
+            ),
             Err(Reject::Malformed(_))
         ));
         assert_eq!(
-            Auth::token(&headers(&["bearer a.b-c_d~"]), None).ok(),
-            Some("a.b-c_d~")
+            Auth::token(&headers(&["bearer a.b-c_d~"]), None, Dpop::Off).ok(),
+            Some(Credential::Bearer("a.b-c_d~"))
         );
+        // `DPoP` is a scheme only when DPoP is on.
+        assert!(matches!(
+            Auth::token(&headers(&["DPoP abc"]), None, Dpop::Off),
+            Err(Reject::Missing)
+        ));
+        assert_eq!(
+            Auth::token(&headers(&["dpop abc"]), None, Dpop::Accepted).ok(),
+            Some(Credential::Dpop("abc"))
+        );
+        assert!(matches!(
+            Auth::token(&headers(&["DPoP"]), None, Dpop::Required),
+            Err(Reject::Malformed(_))
+        ));
     }
 }

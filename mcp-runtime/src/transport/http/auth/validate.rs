@@ -28,7 +28,7 @@ use crate::context::Principal;
 use crate::server::{OAuth, TokenValidation};
 
 /// The algorithms a token may be signed with: asymmetric ones only.
-const ALLOWED: &[Algorithm] = &[
+pub(super) const ALLOWED: &[Algorithm] = &[
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
