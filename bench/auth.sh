@@ -4,7 +4,9 @@
 # with one RSA key, served by python3's http.server); the token is an RS256 JWT for the server's
 # resource, minted once with that key (PyJWT from .cache/py). The JWKS is fetched on the first
 # request and cached, so what the row measures is the per-call validation: header and claims
-# parsing, the RS256 signature check, `iss`, `aud`, `exp`.
+# parsing, the RS256 signature check, `iss`, `aud`, `exp`. The DPoP row sends a DPoP-bound token
+# (`cnf.jkt`) with a fresh ES256 proof on every request (made beforehand, a file of them per drive,
+# PyJWT), so each call checks a proof's signature and claims and records its `jti`.
 #
 #   bench/auth.sh [REPS] [CALLS_32] [CALLS_1]      # 3, 50000, 10000 by default
 #
@@ -36,14 +38,17 @@ issuer_port=$(free_port)
 plain_port=$(free_port)
 auth_port=$(free_port)
 every_port=$(free_port)
+dpop_port=$(free_port)
 issuer="http://127.0.0.1:$issuer_port"
 resource="http://127.0.0.1:$auth_port/mcp"
 every_resource="http://127.0.0.1:$every_port/mcp"
-tokens=$("$py" - "$tmp/www" "$issuer" "$resource" "$every_resource" <<'PY'
-import json, os, sys, time, jwt
-from cryptography.hazmat.primitives.asymmetric import rsa
-from jwt.algorithms import RSAAlgorithm
-www, issuer, resource, every_resource = sys.argv[1:]
+dpop_resource="http://127.0.0.1:$dpop_port/mcp"
+tokens=$("$py" - "$tmp/www" "$issuer" "$resource" "$every_resource" "$dpop_resource" "$tmp" <<'PY'
+import base64, hashlib, json, os, sys, time, jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+www, issuer, resource, every_resource, dpop_resource, tmp = sys.argv[1:]
 key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 public = json.loads(RSAAlgorithm.to_jwk(key.public_key()))
 public.update({"kid": "bench", "alg": "RS256", "use": "sig"})
@@ -57,10 +62,42 @@ for aud in (resource, every_resource):
     claims = {"iss": issuer, "aud": aud, "sub": "bench", "client_id": "bench",
               "scope": "tools", "iat": now, "exp": now + 7200}
     print(jwt.encode(claims, key, algorithm="RS256", headers={"kid": "bench", "typ": "at+jwt"}))
+# The client's DPoP key, and a token bound to it (cnf.jkt: its RFC 7638 thumbprint).
+dpop_key = ec.generate_private_key(ec.SECP256R1())
+with open(f"{tmp}/dpop.pem", "wb") as f:
+    f.write(dpop_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                   serialization.NoEncryption()))
+dpop_jwk = json.loads(ECAlgorithm.to_jwk(dpop_key.public_key()))
+with open(f"{tmp}/dpop.jwk", "w") as f:
+    json.dump(dpop_jwk, f)
+canonical = json.dumps({k: dpop_jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"),
+                       sort_keys=True)
+jkt = base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode()
+claims = {"iss": issuer, "aud": dpop_resource, "sub": "bench", "client_id": "bench",
+          "scope": "tools", "iat": now, "exp": now + 7200, "cnf": {"jkt": jkt}}
+print(jwt.encode(claims, key, algorithm="RS256", headers={"kid": "bench", "typ": "at+jwt"}))
 PY
 )
 token=$(sed -n 1p <<<"$tokens")
 every_token=$(sed -n 2p <<<"$tokens")
+dpop_token=$(sed -n 3p <<<"$tokens")
+
+# COUNT fresh proofs for POST $dpop_resource with $dpop_token, one per line, into $tmp/proofs.
+make_proofs() {
+    "$py" - "$1" "$dpop_resource" "$dpop_token" "$tmp" <<'PY'
+import base64, hashlib, json, sys, time, uuid, jwt
+from cryptography.hazmat.primitives import serialization
+count, url, token, tmp = sys.argv[1:]
+key = serialization.load_pem_private_key(open(f"{tmp}/dpop.pem", "rb").read(), None)
+header = {"typ": "dpop+jwt", "jwk": json.load(open(f"{tmp}/dpop.jwk"))}
+ath = base64.urlsafe_b64encode(hashlib.sha256(token.encode()).digest()).rstrip(b"=").decode()
+now, prefix = int(time.time()), uuid.uuid4().hex
+with open(f"{tmp}/proofs", "w") as f:
+    for i in range(int(count)):
+        claims = {"jti": f"{prefix}-{i}", "htm": "POST", "htu": url, "iat": now, "ath": ath}
+        f.write(jwt.encode(claims, key, algorithm="ES256", headers=header) + "\n")
+PY
+}
 python3 -m http.server "$issuer_port" --bind 127.0.0.1 --directory "$tmp/www" >/dev/null 2>&1 &
 pids+=($!)
 "$ours" http "127.0.0.1:$plain_port" &
@@ -70,7 +107,9 @@ pids+=($!)
 # The same, checking the signature on every request (no verified-token cache).
 "$ours" http-auth-every "127.0.0.1:$every_port" "$issuer" "$every_resource" &
 pids+=($!)
-for port in "$issuer_port" "$plain_port" "$auth_port" "$every_port"; do
+"$ours" http-auth-dpop "127.0.0.1:$dpop_port" "$issuer" "$dpop_resource" &
+pids+=($!)
+for port in "$issuer_port" "$plain_port" "$auth_port" "$every_port" "$dpop_port"; do
     for _ in $(seq 100); do
         (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
         sleep 0.05
@@ -78,8 +117,8 @@ for port in "$issuer_port" "$plain_port" "$auth_port" "$every_port"; do
 done
 
 # One drive: "calls/s p50_us p99_us" from the runner's output.
-drive() { # ADDR CONNECTIONS CALLS [TOKEN]
-    BENCH_BEARER="${4:-}" "$runner" --drive-http "$1" "$2" "$3" 2>&1 |
+drive() { # ADDR CONNECTIONS CALLS [TOKEN [PROOFS]]
+    env BENCH_BEARER="${4:-}" ${5:+BENCH_DPOP_PROOFS="$5"} "$runner" --drive-http "$1" "$2" "$3" 2>&1 |
         python3 -c '
 import re, sys
 text = sys.stdin.read()
@@ -95,13 +134,18 @@ declare -A samples
 for rep in $(seq "$reps"); do
     for conns in 1 32; do
         calls=$([ "$conns" = 1 ] && echo "$calls1" || echo "$calls32")
-        order=("plain" "auth" "every")
-        [ $((rep % 2)) = 0 ] && order=("every" "auth" "plain")
+        order=("plain" "auth" "every" "dpop")
+        [ $((rep % 2)) = 0 ] && order=("dpop" "every" "auth" "plain")
         for which in "${order[@]}"; do
             case "$which" in
                 plain) result=$(drive "127.0.0.1:$plain_port" "$conns" "$calls") ;;
                 auth) result=$(drive "127.0.0.1:$auth_port" "$conns" "$calls" "$token") ;;
                 every) result=$(drive "127.0.0.1:$every_port" "$conns" "$calls" "$every_token") ;;
+                dpop)
+                    # Each connection's initialize takes a proof too.
+                    make_proofs $((calls + conns + 100))
+                    result=$(drive "127.0.0.1:$dpop_port" "$conns" "$calls" "$dpop_token" "$tmp/proofs")
+                    ;;
             esac
             echo "rep $rep, $conns connection(s), $which: $result" >&2
             samples["$which-$conns"]+="$result;"
@@ -110,24 +154,29 @@ for rep in $(seq "$reps"); do
 done
 
 python3 - "$reps" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
-    "${samples[plain-1]}" "${samples[auth-1]}" "${samples[every-1]}" \
-    "${samples[plain-32]}" "${samples[auth-32]}" "${samples[every-32]}" <<'PY' | tee auth-results.md
+    "${samples[plain-1]}" "${samples[auth-1]}" "${samples[every-1]}" "${samples[dpop-1]}" \
+    "${samples[plain-32]}" "${samples[auth-32]}" "${samples[every-32]}" "${samples[dpop-32]}" <<'PY' | tee auth-results.md
 import statistics, sys
 reps, commit, *raw = sys.argv[1:]
 def med(s):
     rows = [tuple(map(float, r.split())) for r in s.strip(";").split(";")]
     return [statistics.median(c) for c in zip(*rows)]
-p1, a1, e1, p32, a32, e32 = map(med, raw)
+p1, a1, e1, d1, p32, a32, e32, d32 = map(med, raw)
 print(f"# OAuth rows (bench/auth.sh, {reps} reps, commit {commit})\n")
 print("HTTP `tools/call add` on the benchmark server, keep-alive connections, JSON replies. With")
 print("OAuth every request carries an RS256 JWT, validated against the issuer's JWKS (fetched once,")
 print("then cached): by default a token whose signature was checked is remembered by its SHA-256")
 print("for up to a minute (never past `exp`); `every request` turns that off")
-print("(`verified_token_cache(Duration::ZERO)`), so each call checks the RS256 signature.\n")
+print("(`verified_token_cache(Duration::ZERO)`), so each call checks the RS256 signature. `DPoP`")
+print("sends a DPoP-bound token (`OAuth::accept_dpop`) with a fresh ES256 proof on every call (made")
+print("before the drive): the token's check is cached as by default, the proof's signature, claims")
+print("and `jti` are checked on each call.\n")
 print("| row | calls/s | p50 µs | p99 µs | overhead per call vs no OAuth |")
 print("|---|---|---|---|---|")
-for name, plain, rows in (("1 connection", p1, ((a1, "JWT, default"), (e1, "JWT, signature every request"))),
-                          ("32 connections", p32, ((a32, "JWT, default"), (e32, "JWT, signature every request")))):
+for name, plain, rows in (("1 connection", p1, ((a1, "JWT, default"), (e1, "JWT, signature every request"),
+                                                (d1, "DPoP, a proof every request"))),
+                          ("32 connections", p32, ((a32, "JWT, default"), (e32, "JWT, signature every request"),
+                                                   (d32, "DPoP, a proof every request")))):
     print(f"| {name}, no OAuth | {plain[0]:.0f} | {plain[1]:.0f} | {plain[2]:.0f} | |")
     for auth, label in rows:
         per_call = 1e6 / auth[0] - 1e6 / plain[0]

@@ -216,8 +216,10 @@ async fn main() -> mcp_runtime::Result<()> {
         // The same server as an OAuth resource server: every request's JWT is validated
         // against ISSUER's JWKS (fetched once, then cached) for the resource RESOURCE.
         // `http-auth-every`: the signature checked on every request (no verified-token cache).
+        // `http-auth-dpop`: DPoP taken, so each request's proof is checked (the token's check
+        // is cached as by default).
         #[cfg(feature = "oauth")]
-        Some(mode @ ("http-auth" | "http-auth-every")) => {
+        Some(mode @ ("http-auth" | "http-auth-every" | "http-auth-dpop")) => {
             let every = mode == "http-auth-every";
             let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());
             let issuer = args.next().expect("http-auth ADDR ISSUER RESOURCE");
@@ -225,6 +227,9 @@ async fn main() -> mcp_runtime::Result<()> {
             let mut oauth = mcp_runtime::OAuth::new(resource).authorization_server(issuer);
             if every {
                 oauth = oauth.verified_token_cache(std::time::Duration::ZERO);
+            }
+            if mode == "http-auth-dpop" {
+                oauth = oauth.accept_dpop();
             }
             Server::new("bench", "0.0.0")
                 .oauth(oauth)

@@ -65,8 +65,33 @@ pub struct Client {
     sender: SendRequest<Full<Bytes>>,
     host: HeaderValue,
     session: Option<HeaderValue>,
-    /// `Authorization: Bearer $BENCH_BEARER`, when that is set (the OAuth row of bench/auth.sh).
+    /// `Authorization: Bearer $BENCH_BEARER`, when that is set (the OAuth row of bench/auth.sh),
+    /// or `DPoP $BENCH_BEARER` with `$BENCH_DPOP_PROOFS`.
     bearer: Option<HeaderValue>,
+}
+
+/// The DPoP proofs of bench/auth.sh's DPoP row: one per line of the file `$BENCH_DPOP_PROOFS`,
+/// each used once, in order, by whichever connection sends next.
+struct Proofs {
+    lines: Vec<HeaderValue>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+fn proofs() -> Option<&'static Proofs> {
+    static PROOFS: std::sync::OnceLock<Option<Proofs>> = std::sync::OnceLock::new();
+    PROOFS
+        .get_or_init(|| {
+            let path = std::env::var_os("BENCH_DPOP_PROOFS")?;
+            let text = std::fs::read_to_string(path).expect("BENCH_DPOP_PROOFS is readable");
+            Some(Proofs {
+                lines: text
+                    .lines()
+                    .map(|line| HeaderValue::from_str(line).expect("a proof per line"))
+                    .collect(),
+                next: std::sync::atomic::AtomicUsize::new(0),
+            })
+        })
+        .as_ref()
 }
 
 impl Client {
@@ -81,9 +106,10 @@ impl Client {
             sender,
             host: HeaderValue::from_str(&addr.to_string()).map_err(std::io::Error::other)?,
             session: None,
-            bearer: std::env::var("BENCH_BEARER")
-                .ok()
-                .and_then(|token| HeaderValue::from_str(&format!("Bearer {token}")).ok()),
+            bearer: std::env::var("BENCH_BEARER").ok().and_then(|token| {
+                let scheme = if proofs().is_some() { "DPoP" } else { "Bearer" };
+                HeaderValue::from_str(&format!("{scheme} {token}")).ok()
+            }),
         })
     }
 
@@ -100,6 +126,16 @@ impl Client {
             .header(ACCEPT, "application/json, text/event-stream");
         if let Some(bearer) = &self.bearer {
             request = request.header("authorization", bearer.clone());
+        }
+        if let Some(proofs) = proofs() {
+            let next = proofs
+                .next
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let proof = proofs
+                .lines
+                .get(next)
+                .ok_or_else(|| std::io::Error::other("out of DPoP proofs"))?;
+            request = request.header("dpop", proof.clone());
         }
         if let Some(session) = &self.session {
             request = request
