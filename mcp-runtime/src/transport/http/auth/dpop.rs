@@ -29,11 +29,11 @@ use std::sync::Mutex;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::Jwk;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-use super::validate::ALLOWED;
+use super::validate::{ALLOWED, decoding_key};
 
 /// How far a proof's `iat` may be from now, in seconds, either way (SEP-1932: ±5 minutes).
 pub(crate) const IAT_WINDOW: u64 = 300;
@@ -107,7 +107,7 @@ impl Proofs {
         }
         let key = serde_json::from_value::<Jwk>(Value::Object(jwk.clone()))
             .ok()
-            .and_then(|jwk| DecodingKey::from_jwk(&jwk).ok())
+            .and_then(|jwk| decoding_key(&jwk))
             .ok_or("the proof's `jwk` is not a usable key")?;
         let mut validation = Validation::new(alg);
         validation.required_spec_claims.clear();
@@ -353,6 +353,43 @@ mod tests {
         .unwrap();
         let refused = check(&Proofs::default(), &hs).unwrap_err();
         assert!(refused.contains("`alg`"), "{refused}");
+    }
+
+    #[test]
+    fn hostile_keys_are_refused_without_a_panic() {
+        let keys = [
+            (
+                "ES256",
+                json!({"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"}),
+            ),
+            (
+                "ES256",
+                json!({"kty": "EC", "crv": "P-256", "x": "!!!", "y": Y}),
+            ),
+            (
+                "ES256",
+                json!({"kty": "EC", "crv": "P-256", "x": X, "y": 7}),
+            ),
+            (
+                "ES384",
+                json!({"kty": "EC", "crv": "P-384", "x": X, "y": Y}),
+            ),
+            ("RS256", json!({"kty": "RSA", "n": "", "e": ""})),
+            ("PS512", json!({"kty": "RSA", "n": "AQAB", "e": "AQAB"})),
+            ("EdDSA", json!({"kty": "OKP", "crv": "Ed25519", "x": "AA"})),
+            ("EdDSA", json!({"kty": "OKP", "crv": "Ed25519", "x": X})),
+            (
+                "ES256",
+                json!({"kty": "EC", "crv": ["P-256"], "x": X, "y": Y}),
+            ),
+        ];
+        for (alg, jwk) in keys {
+            let proof = proof_with(|h, _| {
+                h["alg"] = json!(alg);
+                h["jwk"] = jwk.clone();
+            });
+            assert!(check(&Proofs::default(), &proof).is_err(), "{alg} {jwk}");
+        }
     }
 
     #[test]

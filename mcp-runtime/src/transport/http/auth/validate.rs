@@ -79,7 +79,7 @@ impl Keys {
         let keys = set
             .keys
             .into_iter()
-            .filter_map(|jwk| DecodingKey::from_jwk(&jwk).ok().map(|key| (jwk, key)))
+            .filter_map(|jwk| decoding_key(&jwk).map(|key| (jwk, key)))
             .collect();
         Self {
             keys,
@@ -95,6 +95,20 @@ impl Keys {
             .iter()
             .filter(move |(k, _)| kid.is_none() || k.common.key_id.as_deref() == kid)
     }
+}
+
+/// The key of `jwk`, when it is one `jsonwebtoken` can verify with. An Ed25519 key whose `x` is
+/// not 32 bytes is refused here: `jsonwebtoken`'s verifier would slice it and panic.
+pub(super) fn decoding_key(jwk: &Jwk) -> Option<DecodingKey> {
+    if let jsonwebtoken::jwk::AlgorithmParameters::OctetKeyPair(okp) = &jwk.algorithm {
+        let x = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(&okp.x)
+            .ok()?;
+        if x.len() != 32 {
+            return None;
+        }
+    }
+    DecodingKey::from_jwk(jwk).ok()
 }
 
 /// The most verified JWTs remembered at once.
