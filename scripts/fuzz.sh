@@ -20,7 +20,7 @@ seconds="${1:-20}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(decode session uri_template http_headers)
+    targets=(decode session uri_template http_headers dpop)
 fi
 
 root="$PWD/.cache/cargo-fuzz"

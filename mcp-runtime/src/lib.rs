@@ -934,6 +934,9 @@ pub mod fuzzing {
         ErrorObject, Incoming, InvalidMessage, Message, decode, encode_error, error_codes,
         id_in_prefix, parse,
     };
+    /// A DPoP proof through every check (`OAuth::accept_dpop`).
+    #[cfg(feature = "oauth")]
+    pub use crate::transport::http::fuzz_dpop;
     /// The HTTP header guard (`Host`/`Origin`, `Accept`, `MCP-Protocol-Version`, ...).
     #[cfg(feature = "http")]
     pub use crate::transport::http::fuzz_guard;

@@ -617,6 +617,9 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Respon
     }
 }
 
+#[cfg(all(feature = "fuzzing", feature = "oauth"))]
+pub use self::auth::fuzz_dpop;
+
 /// The header guard alone, for the `http_headers` fuzz target: `headers` (name, raw value;
 /// values HTTP cannot carry are skipped, as hyper would refuse them) through the `Host`/`Origin`
 /// check under each host policy, `Accept`, `MCP-Protocol-Version`, `Content-Type` (415 when not

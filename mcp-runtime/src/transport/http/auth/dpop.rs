@@ -190,6 +190,20 @@ fn thumbprint(jwk: &Map<String, Value>) -> Option<String> {
     Some(URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes())))
 }
 
+/// A DPoP proof of arbitrary text through every check, for the `dpop` fuzz target: whether it
+/// was accepted (for `POST https://mcp.example.com/mcp` with the token `token`); never a panic.
+#[cfg(feature = "fuzzing")]
+pub fn fuzz_dpop(proof: &str) -> bool {
+    let target = Target {
+        method: "POST",
+        url: "https://mcp.example.com/mcp",
+        token: "token",
+    };
+    Proofs::default()
+        .check(proof, &target, 1_800_000_000)
+        .is_ok()
+}
+
 /// Whether a key of this type (and curve) signs with `alg`.
 fn fits(alg: Algorithm, jwk: &Map<String, Value>) -> bool {
     let member = |name: &str| jwk.get(name).and_then(Value::as_str);

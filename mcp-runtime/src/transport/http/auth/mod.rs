@@ -21,6 +21,9 @@
 mod dpop;
 mod validate;
 
+#[cfg(feature = "fuzzing")]
+pub use self::dpop::fuzz_dpop;
+
 use std::sync::Arc;
 
 use axum::body::Body;
