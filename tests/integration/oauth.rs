@@ -293,12 +293,30 @@ fn build(
     builder.body(body.to_string()).unwrap()
 }
 
+/// The first `WWW-Authenticate` challenge, or nothing.
 fn challenge(response: &hyper::Response<hyper::body::Incoming>) -> String {
+    challenges(response).into_iter().next().unwrap_or_default()
+}
+
+/// Every `WWW-Authenticate` challenge, in order.
+fn challenges(response: &hyper::Response<hyper::body::Incoming>) -> Vec<String> {
     response
         .headers()
-        .get("www-authenticate")
+        .get_all("www-authenticate")
+        .iter()
         .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default()
+        .collect()
+}
+
+/// The protected resource metadata at `path`, which must be served.
+async fn metadata(addr: &str, path: &str) -> Value {
+    let request = Request::get(path)
+        .header("host", addr)
+        .body(String::new())
+        .unwrap();
+    let response = send(addr, request).await;
+    assert_eq!(response.status(), StatusCode::OK, "{path}");
+    body_json(response).await
 }
 
 #[tokio::test]
@@ -616,16 +634,7 @@ async fn the_protected_resource_metadata_is_served_at_both_paths() {
         "/.well-known/oauth-protected-resource/mcp",
         "/.well-known/oauth-protected-resource",
     ] {
-        let response = send(
-            &addr,
-            Request::get(path)
-                .header("host", &addr)
-                .body(String::new())
-                .unwrap(),
-        )
-        .await;
-        assert_eq!(response.status(), StatusCode::OK, "{path}");
-        let metadata = body_json(response).await;
+        let metadata = metadata(&addr, path).await;
         assert_eq!(metadata["resource"], resource.as_str());
         assert_eq!(metadata["authorization_servers"], json!([provider.issuer]));
         assert_eq!(
@@ -1055,15 +1064,6 @@ fn with_dpop(mut request: Request<String>, token: &str, proof: Option<&str>) -> 
     request
 }
 
-fn challenges(response: &hyper::Response<hyper::body::Incoming>) -> Vec<String> {
-    response
-        .headers()
-        .get_all("www-authenticate")
-        .iter()
-        .map(|v| v.to_str().unwrap().to_owned())
-        .collect()
-}
-
 #[tokio::test]
 async fn dpop_bound_tokens_are_served_with_their_proof_only() {
     let provider = provider().await;
@@ -1154,23 +1154,13 @@ async fn dpop_bound_tokens_are_served_with_their_proof_only() {
     // No token: both challenges, so a client knows DPoP is taken.
     let response = send(&addr, call()).await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
-    let challenges = challenges(&response);
+    let offered = challenges(&response);
     assert!(
-        challenges[0].starts_with("Bearer resource_metadata="),
-        "{challenges:?}"
+        offered[0].starts_with("Bearer resource_metadata="),
+        "{offered:?}"
     );
-    assert!(challenges[1].starts_with("DPoP algs="), "{challenges:?}");
-    let metadata = body_json(
-        send(
-            &addr,
-            Request::get("/.well-known/oauth-protected-resource/mcp")
-                .header("host", &addr)
-                .body(String::new())
-                .unwrap(),
-        )
-        .await,
-    )
-    .await;
+    assert!(offered[1].starts_with("DPoP algs="), "{offered:?}");
+    let metadata = metadata(&addr, "/.well-known/oauth-protected-resource/mcp").await;
     assert_eq!(
         metadata["dpop_signing_alg_values_supported"],
         json!([
@@ -1178,6 +1168,25 @@ async fn dpop_bound_tokens_are_served_with_their_proof_only() {
         ])
     );
     assert!(metadata.get("dpop_bound_access_tokens_required").is_none());
+
+    // A server with DPoP off refuses the bound token as a bearer token too.
+    let (plain, _) = start(issuer, "/mcp", |o| o).await;
+    let response = send(
+        &plain,
+        stateless_call(
+            &plain,
+            "/mcp",
+            Carry::Header(&format!("Bearer {bound}")),
+            "whoami",
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let only = challenges(&response);
+    assert!(
+        only.len() == 1 && only[0].contains("error=\"invalid_token\""),
+        "{only:?}"
+    );
 
     // Still serving after every refusal.
     let response = send(&addr, with_dpop(call(), &bound, Some(&proof(&bound)))).await;
@@ -1212,16 +1221,6 @@ async fn a_server_that_requires_dpop_refuses_bearer_tokens() {
     let proof = dpop_proof("POST", &resource, Some(&bound));
     let response = send(&addr, with_dpop(call, &bound, Some(&proof))).await;
     assert_eq!(response.status(), StatusCode::OK);
-    let metadata = body_json(
-        send(
-            &addr,
-            Request::get("/.well-known/oauth-protected-resource/mcp")
-                .header("host", &addr)
-                .body(String::new())
-                .unwrap(),
-        )
-        .await,
-    )
-    .await;
+    let metadata = metadata(&addr, "/.well-known/oauth-protected-resource/mcp").await;
     assert_eq!(metadata["dpop_bound_access_tokens_required"], true);
 }

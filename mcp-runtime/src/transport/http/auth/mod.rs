@@ -49,6 +49,8 @@ pub(crate) struct Auth {
     validator: Validator,
     /// The resource's `scheme://host:port`, for a proof's `htu`.
     origin: String,
+    /// The `algs` of a `DPoP` challenge: the algorithms a proof may be signed with.
+    dpop_algs: String,
     proofs: dpop::Proofs,
 }
 
@@ -93,8 +95,12 @@ impl Auth {
         if let Some(name) = &config.resource_name {
             metadata["resource_name"] = json!(name);
         }
+        let dpop_algs: Vec<String> = validate::ALLOWED
+            .iter()
+            .map(|alg| format!("{alg:?}"))
+            .collect();
         if config.dpop != Dpop::Off {
-            metadata["dpop_signing_alg_values_supported"] = json!(dpop_algs().collect::<Vec<_>>());
+            metadata["dpop_signing_alg_values_supported"] = json!(dpop_algs);
         }
         if config.dpop == Dpop::Required {
             metadata["dpop_bound_access_tokens_required"] = json!(true);
@@ -105,6 +111,7 @@ impl Auth {
             metadata,
             validator: Validator::new(Arc::clone(&config)),
             origin: origin.to_owned(),
+            dpop_algs: dpop_algs.join(" "),
             proofs: dpop::Proofs::default(),
             config,
         })
@@ -171,9 +178,10 @@ impl Auth {
             )),
             Credential::Bearer(token) => {
                 let principal = self.validator.validate(token).await?;
+                // Whatever this server takes: a bound token is only good with its key's proof.
                 if dpop::bound_key(principal.claims()).is_some() {
                     return Err(Reject::Invalid(
-                        "a DPoP-bound token comes with the `DPoP` scheme and a proof".to_owned(),
+                        "a DPoP-bound token is not good without its proof".to_owned(),
                     ));
                 }
                 Ok(principal)
@@ -192,12 +200,9 @@ impl Auth {
                     url: &url,
                     token,
                 };
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
                 let key = self
                     .proofs
-                    .check(proof, &target, now)
+                    .check(proof, &target, validate::now_secs())
                     .map_err(Reject::Proof)?;
                 let principal = self.validator.validate(token).await?;
                 match dpop::bound_key(principal.claims()) {
@@ -236,10 +241,7 @@ impl Auth {
         let mut value = String::from(scheme);
         let mut params = Vec::new();
         if scheme == "DPoP" {
-            params.push(format!(
-                "algs=\"{}\"",
-                dpop_algs().collect::<Vec<_>>().join(" ")
-            ));
+            params.push(format!("algs=\"{}\"", self.dpop_algs));
         }
         if let Some((error, description)) = error {
             params.push(format!("error=\"{error}\""));
@@ -296,19 +298,16 @@ impl Auth {
                 Some(("invalid_request", why)),
                 None,
             ),
-            Reject::Invalid(why) => {
-                tracing::debug!(reason = %why, "an access token was refused");
+            Reject::Invalid(why) | Reject::Proof(why) => {
+                let error = if matches!(reject, Reject::Proof(_)) {
+                    "invalid_dpop_proof"
+                } else {
+                    "invalid_token"
+                };
+                tracing::debug!(reason = %why, error, "a credential was refused");
                 self.respond(
                     StatusCode::UNAUTHORIZED,
-                    Some(("invalid_token", why)),
-                    Some(&supported),
-                )
-            }
-            Reject::Proof(why) => {
-                tracing::debug!(reason = %why, "a DPoP proof was refused");
-                self.respond(
-                    StatusCode::UNAUTHORIZED,
-                    Some(("invalid_dpop_proof", why)),
+                    Some((error, why)),
                     Some(&supported),
                 )
             }
@@ -408,11 +407,6 @@ pub(crate) async fn require_token(
         }
         Err(reject) => auth.reject(&reject),
     }
-}
-
-/// The names of the algorithms a DPoP proof may be signed with.
-fn dpop_algs() -> impl Iterator<Item = String> {
-    validate::ALLOWED.iter().map(|alg| format!("{alg:?}"))
 }
 
 /// `https://host:port` and the rest (`/path?query`, or empty) of a URL.

@@ -132,7 +132,7 @@ pub(crate) struct Validator {
     verified: Mutex<HashMap<[u8; 32], Verified>>,
 }
 
-fn now_secs() -> u64 {
+pub(super) fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
