@@ -787,9 +787,13 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
 
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    // `RUST_LOG` picks what is logged; without it, warnings and the server's own `info` lines
+    // (what it serves, shutdown and what it abandoned).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .init();
     let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
         .instructions("The catalogue of the MCP conformance suite.")

@@ -913,7 +913,8 @@ pub use crate::skill::{Skill, Skills};
 pub mod tasks {
     #[cfg(feature = "tasks")]
     pub use crate::server::tasks::{
-        MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+        MAX_STATUS_MESSAGE, MemoryTaskStore, StoreError, StoreFuture, TaskLimits, TaskOutcome,
+        TaskRecord, TaskStatus, TaskStore,
     };
     pub use crate::tool::TaskSupport;
 }

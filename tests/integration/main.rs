@@ -24,5 +24,6 @@ mod snapshots;
 mod stateless;
 mod stdio;
 mod surface;
+mod task_bounds;
 mod tasks;
 mod tools;
