@@ -435,9 +435,21 @@ async fn handshake_tasks_list_comes_in_pages_of_at_most_100() {
 
 // End of input with tasks running (issue 26 and 27).
 
-/// The `everything` example on real stdio; end of input while a 3600 s task runs: the process
-/// exits within its 5 s grace period, and says on stderr which task it stopped.
-async fn eof_with_a_task_running(handshake: bool) {
+/// How a 3600 s `slow_compute` runs when stdin ends.
+#[derive(Clone, Copy, PartialEq)]
+enum Running {
+    /// A 2025-11-25 task (`params.task`).
+    HandshakeTask,
+    /// A 2026-07-28 task (the extension declared).
+    StatelessTask,
+    /// A plain 2025-11-25 call, no task.
+    Request,
+}
+
+/// The `everything` example on real stdio; end of input while a 3600 s call runs: the process
+/// exits within its 5 s grace period, and says on stderr what it stopped.
+async fn eof_with_a_task_running(running: Running) {
+    let handshake = running != Running::StatelessTask;
     let mut child = tokio::process::Command::new(mcp_tests::example_binary("everything"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -463,11 +475,14 @@ async fn eof_with_a_task_running(handshake: bool) {
         )
         .await;
         send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        send(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "slow_compute", "arguments": arguments, "task": {}}}),
-        )
-        .await;
+        let mut params = json!({"name": "slow_compute", "arguments": arguments});
+        if running == Running::HandshakeTask {
+            params["task"] = json!({});
+        } else {
+            // Its progress shows that it runs.
+            params["_meta"] = json!({"progressToken": "p"});
+        }
+        send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})).await;
     } else {
         send(
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -476,21 +491,34 @@ async fn eof_with_a_task_running(handshake: bool) {
         )
         .await;
     }
-    let id = loop {
-        let line = tokio::time::timeout(WAIT, stdout.next_line())
-            .await
-            .unwrap()
-            .unwrap()
-            .expect("a reply");
-        let reply: Value = serde_json::from_str(&line).unwrap();
-        if reply["id"] == 1 {
-            let task = if handshake {
-                &reply["result"]["task"]
-            } else {
-                &reply["result"]
-            };
-            assert_eq!(task["status"], "working", "{reply}");
-            break task["taskId"].as_str().unwrap().to_owned();
+    let id = if running == Running::Request {
+        loop {
+            let line = tokio::time::timeout(WAIT, stdout.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .expect("a message");
+            if line.contains("notifications/progress") || line.contains("\"id\":1") {
+                break "tools/call (id 1)".to_owned();
+            }
+        }
+    } else {
+        loop {
+            let line = tokio::time::timeout(WAIT, stdout.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .expect("a reply");
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply["id"] == 1 {
+                let task = if handshake {
+                    &reply["result"]["task"]
+                } else {
+                    &reply["result"]
+                };
+                assert_eq!(task["status"], "working", "{reply}");
+                break task["taskId"].as_str().unwrap().to_owned();
+            }
         }
     };
     drop(stdin);
@@ -513,21 +541,103 @@ async fn eof_with_a_task_running(handshake: bool) {
         .read_to_string(&mut logs)
         .await
         .unwrap();
+    let said = if running == Running::Request {
+        "1 request(s) and 0 task(s) still running after the 5.0 s grace period were stopped"
+    } else {
+        "0 request(s) and 1 task(s) still running after the 5.0 s grace period were stopped"
+    };
     assert!(
-        logs.contains("1 task(s) still running after the 5.0 s grace period were stopped")
-            && logs.contains(&id),
+        logs.contains(said) && logs.contains(&id),
         "what was abandoned is said: {logs}"
     );
 }
 
 #[tokio::test]
 async fn stdio_end_of_input_stops_a_running_2025_11_25_task_within_the_grace() {
-    eof_with_a_task_running(true).await;
+    eof_with_a_task_running(Running::HandshakeTask).await;
 }
 
 #[tokio::test]
 async fn stdio_end_of_input_stops_a_running_2026_07_28_task_within_the_grace() {
-    eof_with_a_task_running(false).await;
+    eof_with_a_task_running(Running::StatelessTask).await;
+}
+
+#[tokio::test]
+async fn stdio_end_of_input_stops_a_running_request_within_the_grace_and_says_so() {
+    eof_with_a_task_running(Running::Request).await;
+}
+
+/// `serve_http` on SIGTERM with a request in flight: the log says shutdown started, what it
+/// waits for, and when it is done (the example's default log filter, no `RUST_LOG`).
+#[cfg(unix)]
+#[tokio::test]
+async fn sigterm_logs_that_shutdown_started_what_it_waits_for_and_when_it_is_done() {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let mut child = tokio::process::Command::new(mcp_tests::example_binary("everything"))
+        .args(["--port", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .env_remove("RUST_LOG")
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let addr = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + WAIT;
+    while tokio::net::TcpStream::connect(&addr).await.is_err() {
+        assert!(Instant::now() < deadline, "the example never listened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A call that takes a second is in flight when the signal comes.
+    let session = initialize(&addr).await;
+    let slow = post(
+        &addr,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "slow_compute", "arguments": {"seconds": 1}}}),
+    );
+    let call = tokio::spawn({
+        let addr = addr.clone();
+        async move { mcp_tests::http::response_of(&addr, slow).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = child.id().unwrap().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let answer = call.await.unwrap();
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("computed for 1 s"),
+        "the call in flight finished: {answer}"
+    );
+    let status = tokio::time::timeout(Duration::from_secs(9), child.wait())
+        .await
+        .expect("exits within the grace")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let mut logs = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .await
+        .unwrap();
+    for said in [
+        "SIGTERM received: shutting down",
+        "HTTP shutdown: no new connections; waiting up to 5s for the",
+        "HTTP shutdown: done in",
+    ] {
+        assert!(logs.contains(said), "{said:?} not in: {logs}");
+    }
 }
 
 // What the field found (issue 27).
