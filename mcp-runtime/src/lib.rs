@@ -675,6 +675,10 @@
 //! }
 //! ```
 //!
+//! - Every refusal is a JSON-RPC error with an `id`: the request's once its body was read (400
+//!   without `Mcp-Session-Id`, 404 for an unknown or ended session, 503 when the server is full
+//!   or Redis is down), `null` when it was refused before (`Host`, media types, size, the
+//!   server's request total) or has none to answer (GET, DELETE, a batch, an unreadable id).
 //! - `Host` and `Origin` must name a loopback host unless [`Server::allowed_hosts`] or
 //!   [`Server::allow_any_host`] says otherwise (against DNS rebinding). `serve_http` on a
 //!   non-loopback address with no hosts configured turns the check off; a router from

@@ -290,7 +290,10 @@ def test_redis_down_mid_run_is_a_clean_error_and_service_resumes(cluster) -> Non
     started = time.monotonic()
     for replica in cluster.replicas:
         status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 503, (status, reply)
         assert reply["error"]["code"] == -32603, reply
+        # The error answers the request it refuses (JSON-RPC 2.0: the request's id).
+        assert reply.get("id") == raw.next_id - 1, reply
         message = reply["error"]["message"].lower()
         assert "redis" not in message and "connection" not in message and "refused" not in message, message
     # No request hangs past the store's timeouts.
