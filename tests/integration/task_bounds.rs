@@ -562,6 +562,83 @@ async fn stdio_end_of_input_stops_a_running_2026_07_28_task_within_the_grace() {
     eof_with_a_task_running(Running::StatelessTask).await;
 }
 
+/// End of input with nothing running (a task that already ended): the process exits at once,
+/// without waiting out the grace period, and says nothing was stopped.
+#[tokio::test]
+async fn stdio_end_of_input_with_nothing_running_exits_at_once() {
+    let mut child = tokio::process::Command::new(mcp_tests::example_binary("everything"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .env_remove("RUST_LOG")
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "eof", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "slow_compute", "arguments": {"seconds": 0.1}, "task": {}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {}}),
+    ] {
+        let mut message = message;
+        if message["id"] == 2 {
+            // `tasks/result` for the task id 1 created, once it is known.
+            let id = loop {
+                let line = tokio::time::timeout(WAIT, stdout.next_line())
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .expect("a reply");
+                let reply: Value = serde_json::from_str(&line).unwrap();
+                if reply["id"] == 1 {
+                    break reply["result"]["task"]["taskId"].clone();
+                }
+            };
+            message["params"]["taskId"] = id;
+        }
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    loop {
+        let line = tokio::time::timeout(WAIT, stdout.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the task's result");
+        if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
+            break;
+        }
+    }
+    drop(stdin);
+    let closed = Instant::now();
+    let status = tokio::time::timeout(WAIT, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        closed.elapsed() < Duration::from_secs(2),
+        "nothing ran, so nothing was waited for: {:?}",
+        closed.elapsed()
+    );
+    let mut logs = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .await
+        .unwrap();
+    assert!(!logs.contains("still running"), "{logs}");
+}
+
 #[tokio::test]
 async fn stdio_end_of_input_stops_a_running_request_within_the_grace_and_says_so() {
     eof_with_a_task_running(Running::Request).await;

@@ -505,26 +505,22 @@ impl Session {
     pub(crate) async fn shutdown(&self, grace: Duration, tasks: bool) -> Vec<String> {
         self.closing.send_replace(true);
         let deadline = tokio::time::Instant::now() + grace;
-        let mut tasks_checked = tokio::time::Instant::now();
-        loop {
+        let mut tasks_checked: Option<tokio::time::Instant> = None;
+        while tokio::time::Instant::now() < deadline {
             let empty = self
                 .in_flight
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .is_empty();
-            if tokio::time::Instant::now() >= deadline {
+            if empty && !tasks {
                 break;
             }
             // The store is asked every 50 ms at most (it may be Redis).
-            if empty
-                && (!tasks
-                    || (tasks_checked.elapsed() >= Duration::from_millis(50)
-                        && self.running_tasks().await.is_empty()))
-            {
-                break;
-            }
-            if empty {
-                tasks_checked = tokio::time::Instant::now();
+            if empty && tasks_checked.is_none_or(|at| at.elapsed() >= Duration::from_millis(50)) {
+                if self.running_tasks().await.is_empty() {
+                    break;
+                }
+                tasks_checked = Some(tokio::time::Instant::now());
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
