@@ -4,6 +4,7 @@
 //! Nothing here knows about tools, sessions or transports; everything above builds on it.
 
 mod content;
+mod framing;
 // `pub(crate)` so the hidden `fuzzing` module can re-export the framing; without that feature
 // its `pub` items are reachable from this crate only.
 #[cfg_attr(not(feature = "fuzzing"), allow(unreachable_pub))]
@@ -18,6 +19,7 @@ pub use self::content::{
     Annotations, Audio, BlobResourceContents, Content, EmbeddedResource, Icon, IconTheme, Image,
     ResourceContents, ResourceLink, Role, Text, TextResourceContents,
 };
+pub(crate) use self::framing::{Line, read_line};
 #[cfg(feature = "http")]
 pub(crate) use self::jsonrpc::decode;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
