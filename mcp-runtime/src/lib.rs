@@ -873,6 +873,8 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 pub mod context;
 mod error;
