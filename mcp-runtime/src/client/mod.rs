@@ -149,6 +149,7 @@ use crate::prompt::GetPromptResult;
 use crate::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, ServerCapabilities,
 };
+use crate::resource::ResourceInfo;
 use crate::tool::CallToolResult;
 
 pub use self::error::ClientError;
@@ -156,7 +157,7 @@ pub use self::handler::{ClientHandler, FnHandler};
 pub use self::stdio::{Stderr, StdioCommand};
 pub use self::types::{
     Completion, CompletionRef, Era, Listen, Notification, Progress, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, ServerInfo, Tool,
+    ResourceTemplate, ServerInfo, Tool,
 };
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -871,7 +872,7 @@ impl Client {
     }
 
     /// `resources/list`: every resource.
-    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, ClientError> {
         self.list_all("resources/list", "resources").await
     }
 

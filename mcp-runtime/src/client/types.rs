@@ -3,7 +3,9 @@
 //! are the runtime's own types ([`Content`](crate::protocol::Content),
 //! [`ResourceContents`], [`CallToolResult`](crate::CallToolResult),
 //! [`GetPromptResult`](crate::GetPromptResult)); the definitions here keep every field the server
-//! sent, known or not (`extra`), so a gateway can serve them on unchanged.
+//! sent, known or not (`extra`), so a gateway can serve them on unchanged. A listed resource
+//! is the runtime's [`ResourceInfo`](crate::ResourceInfo), the one type of the spec's
+//! `Resource` object.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -43,40 +45,6 @@ pub struct Tool {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
     /// Every other field the server sent (`execution`, extension fields), kept as it was.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// A resource as `resources/list` describes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// Its URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// A display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Its MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Its size in bytes, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Audience, priority, last modified.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Map<String, Value>>,
-    /// Every other field the server sent, kept as it was.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
