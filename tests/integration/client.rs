@@ -755,7 +755,8 @@ async fn a_flooding_upstream_is_bounded_by_the_notification_queue() {
 /// The 2026-07-28 era against our own `everything` example over HTTP: discover, the envelope
 /// and standard headers (a non-ASCII `Mcp-Param-Region`), `input_required` answered by the
 /// handler and retried, logging by `logLevel`, progress, and `list_changed` on the listen
-/// stream the client opened.
+/// stream the client opened; then, in the handshake era, a response stream resumed with
+/// `Last-Event-ID`.
 #[tokio::test]
 async fn the_stateless_era_against_our_everything_over_http() {
     let port = free_port();
@@ -842,6 +843,20 @@ async fn the_stateless_era_against_our_everything_over_http() {
         .call_tool("test_trigger_tool_change", json!({}))
         .await
         .unwrap();
+    client.close().await.unwrap();
+
+    // The same server in the handshake era: it ends a tool's SSE response before the answer
+    // (SEP-1699), and the client resumes the stream with `Last-Event-ID` to read it.
+    let client = Client::builder()
+        .era(Era::Handshake(ProtocolVersion::V2025_11_25))
+        .http(&url)
+        .await
+        .unwrap();
+    let resumed = client
+        .call_tool("test_reconnection", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(resumed.text(), "Reconnection test completed successfully");
     client.close().await.unwrap();
 }
 
