@@ -8,6 +8,7 @@ mod client;
 mod conformance_2026;
 mod context;
 mod dynamic;
+mod error_ids;
 mod everything;
 mod examples;
 mod fixtures;
