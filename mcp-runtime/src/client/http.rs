@@ -199,14 +199,14 @@ impl Shared {
                 }
             }
             let waiting = id.is_some_and(|id| core.is_pending(id));
-            let Some(last) = stream.last_event_id.clone() else {
+            let Some(last) = stream.last_event_id() else {
                 return Ok(());
             };
             if !waiting || resumes == MAX_RESUMES || self.stateless() {
                 return Ok(());
             }
             resumes += 1;
-            tokio::time::sleep(stream.retry).await;
+            tokio::time::sleep(stream.retry()).await;
             let response = self
                 .request(reqwest::Method::GET)
                 .header(ACCEPT, "text/event-stream")
@@ -246,8 +246,8 @@ impl Shared {
                         }
                         backoff = Duration::from_secs(1);
                     }
-                    last = stream.last_event_id.clone().or(last);
-                    backoff = backoff.max(stream.retry);
+                    last = stream.last_event_id().or(last);
+                    backoff = backoff.max(stream.retry());
                 }
                 Ok(response)
                     if response.status() == StatusCode::METHOD_NOT_ALLOWED
@@ -363,10 +363,53 @@ async fn read_body(mut response: reqwest::Response, max: usize) -> Result<Vec<u8
     Ok(body)
 }
 
-/// The events of an SSE response (WHATWG `text/event-stream`), each `data` at most `max`
-/// bytes: a longer event is skipped.
+/// The events of an SSE response, read with [`SseParser`].
 struct EventStream {
     response: Option<reqwest::Response>,
+    parser: SseParser,
+}
+
+impl EventStream {
+    fn new(response: reqwest::Response, max: usize) -> Self {
+        Self {
+            response: Some(response),
+            parser: SseParser::new(max),
+        }
+    }
+
+    /// Reads on from a resumed stream, keeping the last event id and retry.
+    fn replace(&mut self, response: reqwest::Response) {
+        self.response = Some(response);
+        self.parser.restart();
+    }
+
+    fn last_event_id(&self) -> Option<String> {
+        self.parser.last_event_id.clone()
+    }
+
+    fn retry(&self) -> Duration {
+        self.parser.retry
+    }
+
+    /// The next event's data; `None` at the end of the stream (or when it fails).
+    async fn next(&mut self) -> Option<Vec<u8>> {
+        loop {
+            if let Some(event) = self.parser.next_event() {
+                return Some(event);
+            }
+            let Ok(Some(chunk)) = self.response.as_mut()?.chunk().await else {
+                self.response = None;
+                return None;
+            };
+            self.parser.push(&chunk);
+        }
+    }
+}
+
+/// A WHATWG `text/event-stream` parser fed bytes as they come: events' data (each at most
+/// `max` bytes; a longer event is skipped, and so is a line that grows past that with no end),
+/// the last event id and the retry delay. Lines end with `\n`, `\r\n` or `\r`.
+struct SseParser {
     max: usize,
     buffer: Vec<u8>,
     data: Vec<u8>,
@@ -376,10 +419,9 @@ struct EventStream {
     retry: Duration,
 }
 
-impl EventStream {
-    fn new(response: reqwest::Response, max: usize) -> Self {
+impl SseParser {
+    fn new(max: usize) -> Self {
         Self {
-            response: Some(response),
             max,
             buffer: Vec::new(),
             data: Vec::new(),
@@ -390,44 +432,42 @@ impl EventStream {
         }
     }
 
-    fn replace(&mut self, response: reqwest::Response) {
-        self.response = Some(response);
+    /// A new stream: what was half read is dropped, the event id and retry kept.
+    fn restart(&mut self) {
         self.buffer.clear();
         self.data.clear();
         self.skipping = false;
         self.after_cr = false;
     }
 
-    /// The next event's data; `None` at the end of the stream (or when it fails).
-    async fn next(&mut self) -> Option<Vec<u8>> {
+    fn push(&mut self, chunk: &[u8]) {
+        self.buffer.extend_from_slice(chunk);
+    }
+
+    /// The next complete event in what was pushed.
+    fn next_event(&mut self) -> Option<Vec<u8>> {
         loop {
-            loop {
-                // The `\n` of a `\r\n` that the last line ended with is no line of its own.
-                if self.after_cr && !self.buffer.is_empty() {
-                    self.after_cr = false;
-                    if self.buffer.first() == Some(&b'\n') {
-                        self.buffer.remove(0);
-                    }
-                }
-                let Some(end) = self.buffer.iter().position(|&b| b == b'\n' || b == b'\r') else {
-                    break;
-                };
-                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
-                self.after_cr = line.pop() == Some(b'\r');
-                if let Some(event) = self.line(&line) {
-                    return Some(event);
+            // The `\n` of a `\r\n` that the last line ended with is no line of its own.
+            if self.after_cr && !self.buffer.is_empty() {
+                self.after_cr = false;
+                if self.buffer.first() == Some(&b'\n') {
+                    self.buffer.remove(0);
                 }
             }
-            if self.buffer.len() > self.max + 1024 {
-                // A line with no end in sight: skip it.
-                self.buffer.clear();
-                self.skipping = true;
-            }
-            let Ok(Some(chunk)) = self.response.as_mut()?.chunk().await else {
-                self.response = None;
+            let Some(end) = self.buffer.iter().position(|&b| b == b'\n' || b == b'\r') else {
+                if self.buffer.len() > self.max.saturating_add(1024) {
+                    // A line with no end in sight: the event it belongs to is skipped.
+                    self.buffer.clear();
+                    self.data.clear();
+                    self.skipping = true;
+                }
                 return None;
             };
-            self.buffer.extend_from_slice(&chunk);
+            let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+            self.after_cr = line.pop() == Some(b'\r');
+            if let Some(event) = self.line(&line) {
+                return Some(event);
+            }
         }
     }
 
@@ -474,5 +514,62 @@ impl EventStream {
             _ => {}
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(chunks: &[&[u8]], max: usize) -> (Vec<String>, SseParser) {
+        let mut parser = SseParser::new(max);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            parser.push(chunk);
+            while let Some(event) = parser.next_event() {
+                out.push(String::from_utf8(event).unwrap());
+            }
+        }
+        (out, parser)
+    }
+
+    #[test]
+    fn events_end_at_blank_lines_whatever_the_line_endings() {
+        let (out, parser) = events(
+            &[
+                b"id: 1\r\ndata: a\r",
+                b"\ndata: b\r\n\r\n: comment\n\nretry: 250\rdata:c\r\r",
+            ],
+            100,
+        );
+        assert_eq!(out, ["a\nb", "c"]);
+        assert_eq!(parser.last_event_id.as_deref(), Some("1"));
+        assert_eq!(parser.retry, Duration::from_millis(250));
+    }
+
+    #[test]
+    fn an_event_with_no_data_is_none_and_an_id_with_nul_is_ignored() {
+        let (out, parser) = events(&[b"id: 7\n\nid: x\0y\nevent: ping\n\n"], 100);
+        assert!(out.is_empty());
+        assert_eq!(parser.last_event_id.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn oversized_events_and_endless_lines_are_skipped() {
+        let long = vec![b'x'; 64];
+        let mut stream = b"data: ".to_vec();
+        stream.extend_from_slice(&long);
+        stream.extend_from_slice(b"\n\ndata: ok\n\n");
+        let (out, _) = events(&[&stream], 16);
+        assert_eq!(out, ["ok"]);
+        // A line that never ends is dropped as it grows, not kept.
+        let mut parser = SseParser::new(16);
+        for _ in 0..100 {
+            parser.push(&[b'y'; 100]);
+            assert!(parser.next_event().is_none());
+            assert!(parser.buffer.len() <= 16 + 1024 + 100);
+        }
+        parser.push(b"\n\ndata: after\n\n");
+        assert_eq!(parser.next_event().as_deref(), Some(&b"after"[..]));
     }
 }

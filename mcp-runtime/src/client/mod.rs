@@ -1225,4 +1225,125 @@ mod tests {
         assert!(headers.contains(&("mcp-param-Region".to_owned(), "eu".to_owned())));
         assert!(headers.contains(&("mcp-param-N".to_owned(), "3".to_owned())));
     }
+
+    /// A server that answers with garbage, oversized lines, answers to no request, more
+    /// requests than the client answers at once, and a flood of notifications: the client
+    /// fails only the request the oversized answer was for, refuses the excess requests,
+    /// drops the excess notifications, and serves on.
+    #[tokio::test]
+    async fn a_hostile_upstream_is_bounded_and_the_client_serves_on() {
+        use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (client_read, client_write) = tokio::io::split(client_io);
+        let (server_read, mut server_write) = tokio::io::split(server_io);
+        let mut lines = BufReader::new(server_read).lines();
+        let handler = FnHandler::new()
+            .on_request(|_, _| std::future::pending())
+            .on_notification(|_| std::future::pending());
+        let connecting = tokio::spawn(
+            Client::builder()
+                .era(Era::Handshake(ProtocolVersion::V2025_11_25))
+                .handler(handler)
+                .max_message_size(1024)
+                .max_server_requests(2)
+                .notification_queue(4, 1 << 20)
+                .timeout(Duration::from_secs(10))
+                .io(client_read, client_write),
+        );
+        let read =
+            |line: Option<String>| -> Value { serde_json::from_str(&line.unwrap()).unwrap() };
+        let initialize = read(lines.next_line().await.unwrap());
+        assert_eq!(initialize["method"], "initialize");
+        let answer = json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "hostile", "version": "1"}}});
+        server_write
+            .write_all(format!("{answer}\n").as_bytes())
+            .await
+            .unwrap();
+        let client = connecting.await.unwrap().unwrap();
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
+        assert_eq!(
+            read(lines.next_line().await.unwrap())["method"],
+            "notifications/initialized"
+        );
+
+        let listing = tokio::spawn({
+            let client = client.clone();
+            async move { client.request("tools/list", json!({})).await }
+        });
+        let request = read(lines.next_line().await.unwrap());
+        let id = request["id"].clone();
+        let mut flood = String::new();
+        flood.push_str("not json\n[1,2\n{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n\n");
+        flood.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[],\"pad\":\"{}\"}}}}\n",
+            "x".repeat(2000)
+        ));
+        for n in 0..5 {
+            flood.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":\"s{n}\",\"method\":\"sampling/createMessage\",\"params\":{{}}}}\n"
+            ));
+        }
+        for n in 0..100 {
+            flood.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{n}}}}}\n"
+            ));
+        }
+        server_write.write_all(flood.as_bytes()).await.unwrap();
+
+        // The oversized answer fails its request, and says why.
+        let error = listing.await.unwrap().unwrap_err();
+        assert!(
+            error
+                .rpc()
+                .is_some_and(|e| e.message.contains("size limit")),
+            "{error}"
+        );
+        // Two sampling requests wait on the handler; the other three are refused at once.
+        let mut refused = Vec::new();
+        for _ in 0..3 {
+            let answer = read(lines.next_line().await.unwrap());
+            assert_eq!(answer["error"]["code"], -32000, "{answer}");
+            refused.push(answer["id"].as_str().unwrap().to_owned());
+        }
+        assert_eq!(refused, ["s2", "s3", "s4"]);
+        // Four notifications wait (and one may be in the stuck handler): the rest were dropped.
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while client.dropped_notifications() < 95 {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("the flood was dropped");
+        assert!((95..=96).contains(&client.dropped_notifications()));
+
+        // The connection serves on.
+        let pinging = tokio::spawn({
+            let client = client.clone();
+            async move { client.ping().await }
+        });
+        let ping = read(lines.next_line().await.unwrap());
+        assert_eq!(ping["method"], "ping");
+        let pong = json!({"jsonrpc": "2.0", "id": ping["id"], "result": {}});
+        server_write
+            .write_all(format!("{pong}\n").as_bytes())
+            .await
+            .unwrap();
+        pinging.await.unwrap().unwrap();
+
+        // The server going away fails what is in flight, and what comes after.
+        let pending = tokio::spawn({
+            let client = client.clone();
+            async move { client.request("tools/list", json!({})).await }
+        });
+        let _ = lines.next_line().await.unwrap();
+        drop(server_write);
+        drop(lines);
+        assert!(matches!(
+            pending.await.unwrap(),
+            Err(ClientError::Closed(_))
+        ));
+        assert!(client.closed_reason().is_some());
+    }
 }
