@@ -16,8 +16,8 @@ use super::error::ClientError;
 use super::handler::{ClientHandler, answer};
 use super::types::{Notification, Progress};
 use crate::protocol::{
-    ErrorObject, Incoming, Message, ProtocolVersion, RequestId, encode_error, encode_notification,
-    encode_request, encode_response, parse,
+    ErrorObject, Incoming, Message, ProtocolVersion, RequestId, SUBSCRIPTION_ID_KEY, encode_error,
+    encode_notification, encode_request, encode_response, parse,
 };
 
 /// A future a transport returns, borrowing it.
@@ -95,9 +95,6 @@ impl Default for Limits {
         }
     }
 }
-
-/// The `_meta` key naming the listen request a notification belongs to.
-const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 type Answer = Result<Value, ErrorObject>;
@@ -387,7 +384,7 @@ impl Core {
             "notifications/subscriptions/acknowledged" => {
                 let id = params
                     .get("_meta")
-                    .and_then(|meta| meta.get(SUBSCRIPTION_ID))
+                    .and_then(|meta| meta.get(SUBSCRIPTION_ID_KEY))
                     .and_then(RequestId::from_json);
                 if let Some(waiter) = id.and_then(|id| lock(&self.acks).remove(&id)) {
                     let _ = waiter.send(params.clone());

@@ -147,7 +147,9 @@ use self::http::{HttpTarget, HttpTransport};
 use self::stdio::LineTransport;
 use crate::prompt::GetPromptResult;
 use crate::protocol::{
-    ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, ServerCapabilities,
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ClientCapabilities, Implementation, LOG_LEVEL_KEY,
+    LoggingLevel, PROTOCOL_VERSION_KEY, ProtocolVersion, SERVER_INFO_KEY, ServerCapabilities,
+    add_envelope, answer_input, input_requests,
 };
 use crate::resource::ResourceInfo;
 use crate::tool::CallToolResult;
@@ -159,12 +161,6 @@ pub use self::types::{
     Completion, CompletionRef, Era, Listen, Notification, Progress, Prompt, ReadResourceResult,
     ResourceTemplate, ServerInfo, Tool,
 };
-
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How a [`Client`] connects: era, identity, handler, timeouts, bounds and HTTP headers.
 #[derive(Clone)]
@@ -482,7 +478,7 @@ impl Inner {
                 protocol_version: ProtocolVersion::V2026_07_28,
                 implementation: result
                     .get("_meta")
-                    .and_then(|meta| meta.get(META_SERVER_INFO))
+                    .and_then(|meta| meta.get(SERVER_INFO_KEY))
                     .and_then(|info| serde_json::from_value(info.clone()).ok()),
                 capabilities: field(&result, "capabilities")?.unwrap_or_default(),
                 instructions: field(&result, "instructions")?,
@@ -554,21 +550,20 @@ impl Inner {
         if !stateless {
             return params;
         }
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.entry(META_VERSION)
-                .or_insert_with(|| ProtocolVersion::V2026_07_28.as_str().into());
-            meta.entry(META_CAPABILITIES)
-                .or_insert_with(|| json!(self.capabilities));
-            meta.entry(META_CLIENT_INFO)
-                .or_insert_with(|| self.client_info.for_version(ProtocolVersion::V2026_07_28));
-            if let Some(level) = *lock(&self.log_level) {
-                meta.entry(META_LOG_LEVEL)
-                    .or_insert_with(|| level.as_str().into());
-            }
+        let mut envelope = Map::new();
+        envelope.insert(
+            PROTOCOL_VERSION_KEY.into(),
+            ProtocolVersion::V2026_07_28.as_str().into(),
+        );
+        envelope.insert(CLIENT_CAPABILITIES_KEY.into(), json!(self.capabilities));
+        envelope.insert(
+            CLIENT_INFO_KEY.into(),
+            self.client_info.for_version(ProtocolVersion::V2026_07_28),
+        );
+        if let Some(level) = *lock(&self.log_level) {
+            envelope.insert(LOG_LEVEL_KEY.into(), level.as_str().into());
         }
+        add_envelope(&mut params, &envelope);
         params
     }
 
@@ -617,30 +612,18 @@ impl Inner {
                     timeout,
                 )
                 .await?;
-            if !stateless
-                || result.get("resultType").and_then(Value::as_str) != Some("input_required")
-            {
-                return Ok(result);
-            }
-            let mut responses = Map::new();
-            if let Some(Value::Object(requests)) = result.get("inputRequests") {
-                for (key, request) in requests {
-                    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
-                    let params = match request.get("params") {
-                        Some(Value::Object(params)) => params.clone(),
-                        _ => Map::new(),
-                    };
-                    let answer = handler::answer(self.core.handler().as_ref(), method, params)
-                        .await
-                        .map_err(ClientError::Rpc)?;
-                    responses.insert(key.clone(), answer);
-                }
-            }
-            params.insert("inputResponses".into(), Value::Object(responses));
-            match result.get("requestState") {
-                Some(state) => params.insert("requestState".into(), state.clone()),
-                None => params.remove("requestState"),
+            let requests = match input_requests(&result) {
+                Some(requests) if stateless => requests,
+                _ => return Ok(result),
             };
+            let mut responses = Map::new();
+            for (key, method, params) in requests {
+                let answer = handler::answer(self.core.handler().as_ref(), &method, params)
+                    .await
+                    .map_err(ClientError::Rpc)?;
+                responses.insert(key, answer);
+            }
+            answer_input(&mut params, responses, &result);
         }
         Err(ClientError::Limit(format!(
             "`{method}` still needs input after {} rounds",

@@ -13,6 +13,7 @@ mod lifecycle;
 mod logging;
 mod method;
 mod outgoing;
+mod stateless;
 mod version;
 
 pub use self::content::{
@@ -34,4 +35,10 @@ pub use self::lifecycle::{
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
 pub(crate) use self::outgoing::{Outgoing, encode_batch};
+pub(crate) use self::stateless::{
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
+    SUBSCRIPTION_ID_KEY,
+};
+#[cfg(any(feature = "client", feature = "testing"))]
+pub(crate) use self::stateless::{add_envelope, answer_input, input_requests};
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};
