@@ -450,6 +450,23 @@ async fn server_everything_over_streamable_http() {
         .unwrap();
     exercise_server_everything(&client, &recorder, &mut notifications).await;
 
+    // A request's own handler answers what the server asks on that request's stream.
+    let sampled = client
+        .call_tool_with(
+            "trigger-sampling-request",
+            json!({"prompt": "who answers?", "maxTokens": 20}),
+            &RequestOptions::new().handler(FnHandler::new().on_request(|method, _| async move {
+                assert_eq!(method, "sampling/createMessage");
+                Ok(json!({"role": "assistant", "content": {"type": "text", "text": "the call's own handler"}, "model": "own"}))
+            })),
+        )
+        .await
+        .unwrap();
+    assert!(
+        sampled.text().contains("the call's own handler"),
+        "{sampled:?}"
+    );
+
     // Resource updates come on the standalone GET stream.
     client
         .subscribe("demo://resource/dynamic/text/1")
@@ -803,6 +820,19 @@ async fn the_stateless_era_against_our_everything_over_http() {
     for method in ["elicitation/create", "sampling/createMessage", "roots/list"] {
         assert!(asked.contains(&method.to_owned()), "{asked:?}");
     }
+    // A request's own handler answers its input requests; the client's is not asked.
+    let own = FnHandler::new()
+        .on_request(|_, _| async { Ok(json!({"action": "accept", "content": {"name": "Grace"}})) });
+    let greeted = client
+        .call_tool_with(
+            "test_input_required_result_elicitation",
+            json!({}),
+            &RequestOptions::new().handler(own),
+        )
+        .await
+        .unwrap();
+    assert_eq!(greeted.text(), "Hello, Grace!");
+    assert_eq!(recorder.asked().len(), asked.len());
 
     let (options, seen) = progress_sink();
     client

@@ -97,7 +97,33 @@ impl Default for Limits {
 }
 
 pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+/// A notification waiting for a handler: its size, and the handler of the request whose
+/// stream it came on, if that request brought one.
+type Queued = (Notification, usize, Option<Arc<dyn ClientHandler>>);
 type Answer = Result<Value, ErrorObject>;
+
+/// How one request is sent: its id (a fresh one if `None`), HTTP headers, progress callback,
+/// own handler, and timeout.
+pub(crate) struct Call {
+    pub(crate) id: Option<RequestId>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) progress: Option<ProgressFn>,
+    pub(crate) handler: Option<Arc<dyn ClientHandler>>,
+    pub(crate) timeout: Duration,
+}
+
+impl Call {
+    /// A request with nothing but a timeout.
+    pub(crate) fn new(timeout: Duration) -> Self {
+        Self {
+            id: None,
+            headers: Vec::new(),
+            progress: None,
+            handler: None,
+            timeout,
+        }
+    }
+}
 
 /// The shared state of one connection.
 pub(crate) struct Core {
@@ -109,7 +135,9 @@ pub(crate) struct Core {
     progress: Mutex<HashMap<String, ProgressFn>>,
     server_requests: Mutex<HashMap<RequestId, AbortHandle>>,
     in_flight: Semaphore,
-    notifications: mpsc::Sender<(Notification, usize)>,
+    notifications: mpsc::Sender<Queued>,
+    /// The handlers of requests that brought their own, by request id.
+    call_handlers: Mutex<HashMap<RequestId, Arc<dyn ClientHandler>>>,
     queued_bytes: Arc<AtomicUsize>,
     dropped_notifications: AtomicU64,
     dropping: AtomicBool,
@@ -121,15 +149,17 @@ pub(crate) struct Core {
 impl Core {
     /// A connection whose notifications go to `handler`, one at a time, from a bounded queue.
     pub(crate) fn new(handler: Arc<dyn ClientHandler>, limits: Limits) -> Arc<Self> {
-        let (notifications, mut queue) =
-            mpsc::channel::<(Notification, usize)>(limits.notification_queue.max(1));
+        let (notifications, mut queue) = mpsc::channel::<Queued>(limits.notification_queue.max(1));
         let queued_bytes = Arc::new(AtomicUsize::new(0));
         let consumer = Arc::clone(&handler);
         let bytes = Arc::clone(&queued_bytes);
         tokio::spawn(async move {
-            while let Some((notification, size)) = queue.recv().await {
+            while let Some((notification, size, handler)) = queue.recv().await {
                 bytes.fetch_sub(size, Ordering::Relaxed);
-                consumer.on_notification(notification).await;
+                match handler {
+                    Some(handler) => handler.on_notification(notification).await,
+                    None => consumer.on_notification(notification).await,
+                }
             }
         });
         Arc::new(Self {
@@ -142,6 +172,7 @@ impl Core {
             progress: Mutex::default(),
             server_requests: Mutex::default(),
             notifications,
+            call_handlers: Mutex::default(),
             queued_bytes,
             dropped_notifications: AtomicU64::new(0),
             dropping: AtomicBool::new(false),
@@ -243,13 +274,17 @@ impl Core {
     /// the timeout) gives the request up and tells the server so.
     pub(crate) async fn call(
         self: &Arc<Self>,
-        id: Option<RequestId>,
         method: &str,
         mut params: Map<String, Value>,
-        headers: Vec<(String, String)>,
-        progress: Option<ProgressFn>,
-        timeout: Duration,
+        call: Call,
     ) -> Result<Value, ClientError> {
+        let Call {
+            id,
+            headers,
+            progress,
+            handler,
+            timeout,
+        } = call;
         if self.closed_reason().is_some() {
             return Err(self.closed_error());
         }
@@ -262,6 +297,10 @@ impl Core {
         let id = id.unwrap_or_else(|| self.next_id());
         let (tx, mut rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
+        let own_handler = handler.is_some();
+        if let Some(handler) = handler {
+            lock(&self.call_handlers).insert(id.clone(), handler);
+        }
         let token = progress.map(|callback| {
             let token = Value::String(format!("{}-{id}", std::process::id()));
             let key = token.to_string();
@@ -278,6 +317,7 @@ impl Core {
             core: self,
             id: id.clone(),
             token,
+            own_handler,
             armed: true,
         };
         let bytes = encode_request(&id, method, Some(&params));
@@ -316,15 +356,22 @@ impl Core {
 
     /// Reads what came from the server: one message, or a batch.
     pub(crate) fn receive(self: &Arc<Self>, bytes: &[u8]) {
+        self.receive_for(bytes, None);
+    }
+
+    /// Reads what came on the response stream of request `related` (HTTP): the server's
+    /// requests and notifications there go to that request's own handler, if it has one.
+    pub(crate) fn receive_for(self: &Arc<Self>, bytes: &[u8], related: Option<&RequestId>) {
+        let handler = related.and_then(|id| lock(&self.call_handlers).get(id).cloned());
         match parse(bytes, self.limits.max_depth) {
-            Ok(Incoming::Single(Ok(message))) => self.route(message, bytes.len()),
+            Ok(Incoming::Single(Ok(message))) => self.route(message, bytes.len(), handler),
             Ok(Incoming::Single(Err(invalid))) => {
                 tracing::debug!(error = %invalid.error, "the server sent an invalid JSON-RPC message");
             }
             Ok(Incoming::Batch(items)) => {
                 for item in items {
                     match Message::from_value(item) {
-                        Ok(message) => self.route(message, 0),
+                        Ok(message) => self.route(message, 0, handler.clone()),
                         Err(invalid) => {
                             tracing::debug!(error = %invalid.error, "an invalid message in a batch from the server");
                         }
@@ -351,7 +398,12 @@ impl Core {
         }
     }
 
-    fn route(self: &Arc<Self>, message: Message, size: usize) {
+    fn route(
+        self: &Arc<Self>,
+        message: Message,
+        size: usize,
+        handler: Option<Arc<dyn ClientHandler>>,
+    ) {
         match message {
             Message::Response(response) => {
                 let waiter = lock(&self.pending).remove(&response.id);
@@ -363,15 +415,21 @@ impl Core {
                 }
             }
             Message::Request(request) => {
-                self.serve_request(request.id, request.method, request.params);
+                self.serve_request(request.id, request.method, request.params, handler);
             }
             Message::Notification(notification) => {
-                self.notification(&notification.method, notification.params, size);
+                self.notification(&notification.method, notification.params, size, handler);
             }
         }
     }
 
-    fn notification(&self, method: &str, params: Map<String, Value>, size: usize) {
+    fn notification(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        size: usize,
+        handler: Option<Arc<dyn ClientHandler>>,
+    ) {
         match method {
             "notifications/progress" => {
                 let key = params.get("progressToken").map(Value::to_string);
@@ -400,14 +458,24 @@ impl Core {
             }
             _ => {}
         }
-        self.enqueue(Notification::parse(method, params), size);
+        self.enqueue(Notification::parse(method, params), size, handler);
     }
 
-    fn enqueue(&self, notification: Notification, size: usize) {
+    fn enqueue(
+        &self,
+        notification: Notification,
+        size: usize,
+        handler: Option<Arc<dyn ClientHandler>>,
+    ) {
         let size = size.max(64);
         let bytes = self.queued_bytes.fetch_add(size, Ordering::Relaxed) + size;
         let fits = bytes <= self.limits.notification_queue_bytes;
-        if fits && self.notifications.try_send((notification, size)).is_ok() {
+        if fits
+            && self
+                .notifications
+                .try_send((notification, size, handler))
+                .is_ok()
+        {
             self.dropping.store(false, Ordering::Relaxed);
             return;
         }
@@ -423,7 +491,13 @@ impl Core {
     }
 
     /// Answers a request of the server with the handler, in a task of its own (bounded).
-    fn serve_request(self: &Arc<Self>, id: RequestId, method: String, params: Map<String, Value>) {
+    fn serve_request(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Map<String, Value>,
+        handler: Option<Arc<dyn ClientHandler>>,
+    ) {
         let Ok(transport) = self.transport().cloned() else {
             return;
         };
@@ -441,7 +515,8 @@ impl Core {
             });
             return;
         }
-        let answering = answer(self.handler.as_ref(), &method, params);
+        let handler = handler.unwrap_or_else(|| Arc::clone(&self.handler));
+        let answering = answer(handler.as_ref(), &method, params);
         let core = Arc::downgrade(self);
         let reply_id = id.clone();
         let task = tokio::spawn(async move {
@@ -474,6 +549,7 @@ struct CallGuard<'a> {
     core: &'a Core,
     id: RequestId,
     token: Option<String>,
+    own_handler: bool,
     armed: bool,
 }
 
@@ -482,6 +558,9 @@ impl Drop for CallGuard<'_> {
         lock(&self.core.pending).remove(&self.id);
         if let Some(token) = &self.token {
             lock(&self.core.progress).remove(token);
+        }
+        if self.own_handler {
+            lock(&self.core.call_handlers).remove(&self.id);
         }
         if self.armed
             && self.core.closed_reason().is_none()

@@ -170,7 +170,7 @@ impl Shared {
         if content_type.starts_with("application/json") && !body.is_empty() {
             // An HTTP error with a JSON-RPC error body (400 with -32022, say) answers the
             // request like any other error does.
-            core.receive(&body);
+            core.receive_for(&body, id);
             if status.is_success() || id.is_none_or(|id| !core.is_pending(id)) {
                 return Ok(());
             }
@@ -194,9 +194,7 @@ impl Shared {
         let mut resumes = 0;
         loop {
             while let Some(event) = stream.next().await {
-                if !event.is_empty() {
-                    core.receive(&event);
-                }
+                core.receive_for(&event, id);
             }
             let waiting = id.is_some_and(|id| core.is_pending(id));
             let Some(last) = stream.last_event_id() else {

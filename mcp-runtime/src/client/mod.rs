@@ -100,6 +100,12 @@
 //! handler's task. The handler's [`capabilities`](ClientHandler::capabilities) are what the
 //! client declares.
 //!
+//! A request may bring its own handler ([`RequestOptions::handler`]): it answers that request's
+//! 2026-07-28 input requests, and over HTTP the server's requests and notifications that arrive
+//! on that request's own response stream, so a gateway can relay them to the downstream client
+//! whose call caused them. Over stdio in the handshake era nothing on the wire ties a server's
+//! request to one of ours, and those go to the client's handler.
+//!
 //! # Limits
 //!
 //! Nothing an upstream sends grows the client's memory without bound: a flooding upstream loses
@@ -142,7 +148,7 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::AbortHandle;
 
-use self::connection::{Core, Limits, ProgressFn, Transport, lock};
+use self::connection::{Call, Core, Limits, ProgressFn, Transport, lock};
 use self::http::{HttpTarget, HttpTransport};
 use self::stdio::LineTransport;
 use crate::prompt::GetPromptResult;
@@ -464,7 +470,14 @@ impl Inner {
         let headers = stateless_headers("server/discover", &params, None);
         let result = self
             .core
-            .call(None, "server/discover", params, headers, None, timeout)
+            .call(
+                "server/discover",
+                params,
+                Call {
+                    headers,
+                    ..Call::new(timeout)
+                },
+            )
             .await;
         let supported = result.as_ref().ok().and_then(|result| {
             let versions = result.get("supportedVersions")?.as_array()?;
@@ -514,14 +527,7 @@ impl Inner {
         };
         let result = self
             .core
-            .call(
-                None,
-                "initialize",
-                params,
-                Vec::new(),
-                None,
-                self.settings.timeout,
-            )
+            .call("initialize", params, Call::new(self.settings.timeout))
             .await?;
         let agreed = result
             .get("protocolVersion")
@@ -604,12 +610,15 @@ impl Inner {
             let result = self
                 .core
                 .call(
-                    None,
                     method,
                     enveloped,
-                    headers,
-                    options.progress.clone(),
-                    timeout,
+                    Call {
+                        id: None,
+                        headers,
+                        progress: options.progress.clone(),
+                        handler: options.handler.clone(),
+                        timeout,
+                    },
                 )
                 .await?;
             let requests = match input_requests(&result) {
@@ -618,7 +627,8 @@ impl Inner {
             };
             let mut responses = Map::new();
             for (key, method, params) in requests {
-                let answer = handler::answer(self.core.handler().as_ref(), &method, params)
+                let handler = options.handler.as_ref().unwrap_or(self.core.handler());
+                let answer = handler::answer(handler.as_ref(), &method, params)
                     .await
                     .map_err(ClientError::Rpc)?;
                 responses.insert(key, answer);
@@ -663,6 +673,7 @@ pub struct RequestOptions {
     timeout: Option<Duration>,
     progress: Option<ProgressFn>,
     meta: Option<Map<String, Value>>,
+    handler: Option<Arc<dyn ClientHandler>>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -671,6 +682,7 @@ impl std::fmt::Debug for RequestOptions {
             .field("timeout", &self.timeout)
             .field("progress", &self.progress.is_some())
             .field("meta", &self.meta)
+            .field("handler", &self.handler.is_some())
             .finish()
     }
 }
@@ -693,6 +705,17 @@ impl RequestOptions {
     /// work).
     pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Answers what the server asks for this request with `handler` instead of the client's:
+    /// the input requests of its 2026-07-28 `input_required` rounds, and, over HTTP, the
+    /// server's requests and notifications that arrive on this request's own response stream.
+    /// (Over stdio in the handshake era nothing ties a server's request to one of ours: those
+    /// go to the client's handler.) A gateway relays them to the downstream client of the call
+    /// this way; [`capabilities`](ClientHandler::capabilities) stays the client's.
+    pub fn handler(mut self, handler: impl ClientHandler) -> Self {
+        self.handler = Some(Arc::new(handler));
         self
     }
 
@@ -1025,12 +1048,13 @@ impl Client {
         let task = tokio::spawn(async move {
             let outcome = core
                 .call(
-                    Some(id),
                     "subscriptions/listen",
                     params,
-                    headers,
-                    None,
-                    Duration::MAX,
+                    Call {
+                        id: Some(id),
+                        headers,
+                        ..Call::new(Duration::MAX)
+                    },
                 )
                 .await;
             if let Err(error) = outcome {
