@@ -797,7 +797,7 @@
 //! | connections: 512 × (64 KiB read and 64 KiB write buffer, and the task) | 72 MiB |
 //! | sessions: 10,000 × about 4 KiB (3.5 KiB measured, `bench/`) | 40 MiB |
 //! | task records: 10,000 × under 2 KiB (a `statusMessage` of at most 1 KiB) | 20 MiB |
-//! | task results, kept as JSON text (`scripts/hostile.sh`'s `task-results` row, the store full: +84 MB of RSS) | 64 MiB |
+//! | task results, kept as JSON text (`scripts/hostile.sh`'s `task-results` row, the store full: +80-84 MB of RSS) | 64 MiB |
 //! | OAuth caches: 2 × 10,000 tokens | 20 MiB |
 //! | DPoP proofs seen (only with DPoP on): 100,000 × under 100 bytes | 10 MiB |
 //! | the runtime itself | 10 MiB |
