@@ -16,7 +16,7 @@ use mcp_runtime::protocol::Implementation;
 use serde_json::{Map, Value, json};
 
 use crate::cli::CardArgs;
-use crate::connect::{Answer, Connection};
+use crate::connect::Connection;
 use crate::project::Project;
 
 /// `$schema` of the `server.json` written (the vendored schema's `$id`).
@@ -116,21 +116,14 @@ fn describe(binary: &Path, args: &[String], timeout: u64) -> anyhow::Result<Desc
         let init = connection.initialize_result();
         let info: Implementation = serde_json::from_value(init["serverInfo"].clone())
             .context("the server's `serverInfo` is not an Implementation")?;
-        // The revisions the server speaks: `server/discover` (2026-07-28) lists them; a server
-        // without it speaks what it negotiated.
-        let discover = json!({"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }});
-        let mut versions = match connection.request("server/discover", discover).await {
-            Ok(Answer::Result(result)) => result["supportedVersions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        };
+        // The revisions the server speaks: what `server/discover` listed when it speaks
+        // 2026-07-28, else the one `initialize` negotiated.
+        let mut versions: Vec<String> = init["supportedVersions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
         if versions.is_empty()
             && let Some(version) = init["protocolVersion"].as_str()
         {

@@ -1,29 +1,21 @@
 //! The one MCP client interface the jobs use: connect (a child process over stdio, or a URL),
-//! read what `initialize` said, send a request, close.
+//! read what the server said about itself, send a request, close.
 //!
-//! Behind it is the runtime's own client, not a second one written here: today
-//! `mcp_runtime::testing::Client` over the child's pipes (the same stdio framing and
-//! `initialize` the runtime's tests use). Streamable HTTP (`--http URL`) needs the runtime's
-//! general client module, which is not in this version of `mcp-runtime`; until it is, `--http`
-//! says so and exits instead of speaking HTTP through a copy of a client.
+//! Behind it is the runtime's own client, `mcp_runtime::client` (feature `client`), not a second
+//! one written here: stdio to the built binary, Streamable HTTP to `--http URL`, in whichever
+//! era the server speaks (it probes with `server/discover` and falls back to `initialize`).
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
-use mcp_runtime::testing::{Client, ClientError};
-use serde_json::{Value, json};
-use tokio::process::{Child, Command};
+use anyhow::Context;
+use mcp_runtime::client::{Client, ClientError, StdioCommand};
+use mcp_runtime::protocol::Implementation;
+use serde_json::{Map, Value, json};
 
-/// How long a server gets to exit once its input is closed.
-const EXIT_GRACE: Duration = Duration::from_secs(5);
-
-/// A connected, initialized MCP session.
+/// A connected MCP session.
 pub(crate) struct Connection {
     client: Client,
-    /// The server process, when this connection started it.
-    child: Option<Child>,
 }
 
 /// An answer, or the server's JSON-RPC error kept apart from failures to talk at all.
@@ -32,55 +24,68 @@ pub(crate) enum Answer {
     Error(Value),
 }
 
+/// `cargo-mcp` as the client names itself.
+fn client_info() -> Implementation {
+    Implementation::new("cargo-mcp", env!("CARGO_PKG_VERSION"))
+}
+
 impl Connection {
-    /// Starts `program` with `args` and initializes over its stdin and stdout; its stderr (the
+    /// Starts `program` with `args` and connects over its stdin and stdout; its stderr (the
     /// server's logs) goes to ours.
     pub(crate) async fn stdio(
         program: &Path,
         args: &[String],
         timeout: Duration,
     ) -> anyhow::Result<Self> {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .with_context(|| format!("starting {}", program.display()))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            bail!("the server's stdin and stdout could not be opened");
-        };
         let client = Client::builder()
+            .client_info(client_info())
             .timeout(timeout)
-            .connect_io(stdout, stdin)
+            .stdio(StdioCommand::new(program).args(args))
             .await
-            .with_context(|| format!("initializing {}", program.display()))?;
-        Ok(Self {
-            client,
-            child: Some(child),
-        })
+            .with_context(|| format!("connecting to {}", program.display()))?;
+        Ok(Self { client })
     }
 
-    /// Connects to a running server over Streamable HTTP.
+    /// Connects to a running server over Streamable HTTP, sending `headers` with every request.
     pub(crate) async fn http(
         url: &str,
         headers: &[(String, String)],
         timeout: Duration,
     ) -> anyhow::Result<Self> {
-        let _ = (headers, timeout);
-        bail!(
-            "`--http {url}`: this build of cargo mcp has no Streamable HTTP client yet (it comes \
-             with mcp-runtime's client module); inspect the crate's own binary over stdio instead"
-        )
+        let mut builder = Client::builder()
+            .client_info(client_info())
+            .timeout(timeout);
+        for (name, value) in headers {
+            builder = builder.header(name, value);
+        }
+        let client = builder
+            .http(url)
+            .await
+            .with_context(|| format!("connecting to {url}"))?;
+        Ok(Self { client })
     }
 
-    /// The `initialize` result: `serverInfo`, `capabilities`, `instructions`.
+    /// What the server said about itself, in `initialize`'s shape whatever the era:
+    /// `protocolVersion`, `serverInfo`, `capabilities`, `instructions`, and (2026-07-28)
+    /// `supportedVersions`.
     pub(crate) fn initialize_result(&self) -> Value {
-        self.client
-            .initialize_result()
-            .cloned()
-            .unwrap_or_else(|| json!({}))
+        let info = self.client.server_info();
+        let mut result = Map::new();
+        result.insert(
+            "protocolVersion".into(),
+            json!(info.protocol_version.as_str()),
+        );
+        if let Some(implementation) = &info.implementation {
+            result.insert("serverInfo".into(), json!(implementation));
+        }
+        result.insert("capabilities".into(), json!(info.capabilities));
+        if let Some(instructions) = &info.instructions {
+            result.insert("instructions".into(), json!(instructions));
+        }
+        if let Some(versions) = info.raw.get("supportedVersions") {
+            result.insert("supportedVersions".into(), versions.clone());
+        }
+        Value::Object(result)
     }
 
     /// Sends one request.
@@ -106,7 +111,7 @@ impl Connection {
             };
             let page = match self.request(method, params).await? {
                 Answer::Result(page) => page,
-                Answer::Error(error) => bail!("`{method}` failed: {error}"),
+                Answer::Error(error) => anyhow::bail!("`{method}` failed: {error}"),
             };
             if let Some(Value::Array(page_items)) = page.get(key) {
                 items.extend(page_items.iter().cloned());
@@ -116,19 +121,12 @@ impl Connection {
                 _ => return Ok(items),
             }
         }
-        bail!("`{method}` kept paging past 10,000 pages")
+        anyhow::bail!("`{method}` kept paging past 10,000 pages")
     }
 
-    /// Closes the session: the server's input ends, and it gets a few seconds to exit.
+    /// Closes the session: an HTTP session is deleted; a child's stdin is closed and it gets
+    /// two seconds to exit.
     pub(crate) async fn close(self) {
-        let Self { client, child } = self;
-        client.close();
-        if let Some(mut child) = child
-            && tokio::time::timeout(EXIT_GRACE, child.wait())
-                .await
-                .is_err()
-        {
-            let _ = child.kill().await;
-        }
+        let _ = self.client.close().await;
     }
 }

@@ -198,6 +198,51 @@ tracing-subscriber = {{ version = "0.3", features = ["env-filter"] }}
     }
 }
 
+/// The `http` example on a free port, found through the line it prints once bound.
+struct HttpExample {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpExample {
+    fn start(binary: &Path) -> Self {
+        let mut child = Command::new(binary)
+            .args(["--port", "0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in
+                std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the http example starts");
+        let url = line
+            .strip_prefix("serving MCP on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+            .to_owned();
+        Self { child, url }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpExample {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 /// One client's file: where it is, an entry of someone else's, and how to read it back.
 struct ClientCase {
     name: &'static str,
@@ -356,6 +401,28 @@ fn installed_cargo_mcp_inspects_calls_installs_and_describes_the_calculator() {
     let refused = world.cargo_mcp(&["call", "divide", r#"{"dividend":1,"divisor":0}"#]);
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused.stderr));
     assert!(text(&refused.stderr).contains("tool error: cannot divide by zero"));
+
+    // --http: the same jobs against a running Streamable HTTP server (the http example).
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = run(
+        Command::new(&cargo)
+            .args(["build", "-p", "mcp-examples", "--example", "http"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("CARGO_TARGET_DIR", target_dir()),
+        BUILD,
+    );
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let mut server = HttpExample::start(&target_dir().join("debug/examples/http"));
+    let url = server.url.clone();
+    let remote = world.ok(&["inspect", "--http", &url]);
+    assert!(remote.starts_with("http-example "), "{remote}");
+    assert!(remote.contains("  count  [read-only]"), "{remote}");
+    assert!(remote.contains("      to  integer  required"), "{remote}");
+    assert_eq!(
+        world.ok(&["call", "--http", &url, "add", r#"{"a":1,"b":2}"#]),
+        "3\n"
+    );
+    server.stop();
 
     // install into every client: parses as the client reads it, the other entry keeps its
     // bytes, and a second run changes nothing.
