@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use mcp_runtime::ServerCard;
 use mcp_runtime::prelude::*;
 use mcp_runtime::tool::ToolDef;
 
@@ -797,6 +798,7 @@ async fn main() -> mcp_runtime::Result<()> {
         .with_env_filter(filter)
         .init();
     let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
+        .description("Every tool, resource and prompt the MCP conformance suite checks.")
         .instructions("The catalogue of the MCP conformance suite.")
         .tool_def(json_schema_2020_12_tool())
         // The skills of the suite's sep-2640 scenarios (two, one with a nested skill), checked
@@ -831,6 +833,11 @@ async fn main() -> mcp_runtime::Result<()> {
                 Some(url) => server.redis(url.clone()),
                 None => server,
             };
+            // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
+            let server = server.server_card(
+                ServerCard::new("com.example/everything")
+                    .remote(format!("http://127.0.0.1:{port}/mcp")),
+            );
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
                  HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",

@@ -729,6 +729,14 @@
 //!   **Off by default**: the transport is deprecated, a bare GET opens a session, and its two
 //!   routes could collide with an application's own when [`McpService::into_router`] is merged
 //!   into it. [`Server::legacy_sse_paths`] moves them.
+//! - [`Server::server_card`] serves a Server Card (SEP-2127, [`ServerCard`]) at the endpoint's
+//!   path plus `/server-card` and the AI Catalog listing it at `/.well-known/ai-catalog.json`:
+//!   what a client can learn before it connects (the card's reverse-DNS name, the server's
+//!   version, title, description, icons and website, the remote URLs and the revisions spoken).
+//!   Public like the OAuth metadata (no token, any `Host`, `Access-Control-Allow-Origin: *`),
+//!   cacheable for an hour with an `ETag`. Off by default; `Server::build` refuses a card that
+//!   breaks the schema (a server description of 1 to 100 characters is required).
+//! - `serve_http` logs `listening on http://ADDR/PATH` at `info` once it is bound.
 //!
 //! To serve next to other routes, mount [`McpService::into_router`] in an axum app:
 //!
@@ -961,7 +969,10 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+pub use crate::server::{
+    AI_CATALOG_MEDIA_TYPE, CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService,
+    SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA, Server, ServerCard,
+};
 #[cfg(feature = "oauth")]
 pub use crate::server::{OAuth, TokenValidation};
 #[cfg(feature = "skills")]

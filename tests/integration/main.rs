@@ -21,6 +21,7 @@ mod notes;
 mod oauth;
 mod prompts;
 mod resources;
+mod server_card;
 mod skills;
 mod snapshots;
 mod stateless;

@@ -9,6 +9,7 @@
 #[cfg_attr(not(feature = "http"), allow(dead_code, unreachable_pub))]
 pub(crate) mod auth;
 mod budget;
+mod card;
 mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
@@ -56,6 +57,9 @@ pub(crate) use self::auth::Dpop;
 #[cfg(feature = "oauth")]
 pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
+pub use self::card::{
+    AI_CATALOG_MEDIA_TYPE, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA, ServerCard,
+};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
@@ -563,6 +567,19 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Serves a Server Card (SEP-2127) over HTTP, at the endpoint's path plus `/server-card`
+    /// (`/mcp/server-card`), and the AI Catalog that lists it at `/.well-known/ai-catalog.json`.
+    /// The card is made from this server's `serverInfo` (version, title, description, icons,
+    /// website) and the card's own name and remotes; [`build`](Self::build) fails when it would
+    /// break the card's schema (a description is required, at most 100 characters). Off by
+    /// default. Both routes are public metadata, like the OAuth metadata: no token, any `Host`,
+    /// `Access-Control-Allow-Origin: *`, cacheable for an hour, with an `ETag`.
+    pub fn server_card(mut self, card: ServerCard) -> Self {
+        self.options.http.server_card = Some(card);
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// How long an HTTP session may stay idle before it ends (30 minutes by default).
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.options.http.session_idle = idle;
@@ -980,6 +997,20 @@ impl Server {
         info.description = self.description;
         info.website_url = self.website_url;
         info.icons = (!self.icons.is_empty()).then_some(self.icons);
+        #[cfg(feature = "http")]
+        if let Some(card) = &self.options.http.server_card
+            && let Err(problems) = card.to_json(&info, &[])
+        {
+            let invalid = |problem| DefinitionError::Invalid {
+                kind: "server",
+                name: card.name().to_owned(),
+                location: "Server::server_card".to_owned(),
+                problem,
+            };
+            return Err(Error::Definition(
+                problems.into_iter().map(invalid).collect(),
+            ));
+        }
         let listed = ListChangedCapability { list_changed: true };
         // Fixed here for the server's life: see "Capabilities are fixed" on `ServerHandle`.
         let capabilities = ServerCapabilities {

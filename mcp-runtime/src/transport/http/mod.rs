@@ -39,6 +39,7 @@
 
 #[cfg(feature = "oauth")]
 mod auth;
+mod card;
 mod deadline;
 mod legacy;
 mod modern;
@@ -1488,8 +1489,11 @@ impl McpService {
             peer_addresses: options.max_sessions_per_peer.is_some()
                 || self.core.capabilities.tasks.is_some(),
         };
+        let path = options.path.clone();
         let router = router(Arc::clone(&self.core), options);
         let core = Arc::clone(&self.core);
+        // The line a user waits for: where to point a client.
+        tracing::info!("listening on http://{local}{path}");
         let shutdown = async move {
             shutdown.await;
             // Open listen streams end with their final result, so the server can drain.
@@ -1540,6 +1544,10 @@ async fn shutdown_signal() {
 /// The endpoint as an axum router, at the configured path.
 pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
+    let card = options
+        .server_card
+        .as_ref()
+        .and_then(|card| card::routes(&core, card, &path));
     // Often enough for the shorter of the two timeouts a session can expire by.
     let idle = options.session_idle.min(options.initialize_timeout);
     let state = HttpState::new(core, options);
@@ -1569,7 +1577,6 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     }
     #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
-    #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
     let mut router = router.with_state(state);
     #[cfg(feature = "oauth")]
     if let Some(auth) = auth {
@@ -1583,6 +1590,10 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
             metadata = metadata.route(&auth.metadata_path, get(auth::metadata));
         }
         router = router.merge(metadata.with_state(auth));
+    }
+    // Public like the OAuth metadata: merged after the token layer.
+    if let Some(card) = card {
+        router = router.merge(card);
     }
     router
 }
