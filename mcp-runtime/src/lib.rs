@@ -789,6 +789,7 @@
 //! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | the message is cut at a character boundary; the rest is on the next page |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
+//! | `Server::redis_session_cache` (with `Server::redis`) | 10,000 session records and 16 MiB of their text, on each replica | any records are dropped, and read from Redis again on their sessions' next requests |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -808,8 +809,9 @@
 //! | task results, kept as JSON text (`scripts/hostile.sh`'s `task-results` row, the store full: +80-84 MB of RSS) | 64 MiB |
 //! | OAuth caches: 2 × 10,000 tokens | 20 MiB |
 //! | DPoP proofs seen (only with DPoP on): 100,000 × under 100 bytes | 10 MiB |
+//! | session records cached from Redis (only with `Server::redis`): 16 MiB of text, 10,000 entries of about 100 bytes | 17 MiB |
 //! | the runtime itself | 10 MiB |
-//! | **total** | **1,085 MiB** |
+//! | **total** | **1,102 MiB** |
 //!
 //! Not counted, because they are yours: what your handlers allocate, and the results they
 //! return while a response is written (at most one per connection). The results tasks keep are

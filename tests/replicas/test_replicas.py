@@ -759,3 +759,137 @@ def test_a_deleted_sessions_tasks_are_released_on_every_replica(cluster) -> None
     time.sleep(3)
     assert _redis(cluster, "EXISTS", f"mcp:task-lease:{running}") == 0
     assert all(r.alive() for r in cluster.replicas)
+
+
+# -- session records cached on each replica, kept exact by Redis (issue 31) --------------------
+
+
+def _commandstats(cluster) -> dict[str, int]:
+    """Calls per command so far on the test's Redis (`INFO commandstats`, RESP by hand)."""
+    import socket
+    with socket.create_connection(("127.0.0.1", cluster.redis.port), timeout=5) as s:
+        s.sendall(b"*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n")
+        reader = s.makefile("rb")
+        head = reader.readline().decode().rstrip("\r\n")
+        assert head[0] == "$", head
+        text = reader.read(int(head[1:]) + 2)[:-2].decode()
+    calls = {}
+    for line in text.splitlines():
+        if line.startswith("cmdstat_"):
+            name, fields = line[len("cmdstat_"):].split(":", 1)
+            calls[name] = int(fields.split("calls=")[1].split(",")[0])
+    return calls
+
+
+def _reads_of_records(before: dict[str, int], after: dict[str, int]) -> int:
+    """The reads of session records between two `_commandstats` (a record is read with `GET`,
+    beside `PTTL` on the tracking connection)."""
+    return sum(after.get(c, 0) - before.get(c, 0) for c in ("get", "pttl", "mget"))
+
+
+def _simple_call(raw: Raw, port: int) -> tuple[int, dict]:
+    return raw.request(port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+
+
+def _warm(raw: Raw, *ports: int) -> None:
+    """A call on each replica, twice round: in the first each writes the record back (its
+    first on that replica, refreshing the expiry, which Redis tells every replica that read
+    it), in the second each reads it afresh into its cache."""
+    for _ in range(2):
+        for port in ports:
+            status, reply = _simple_call(raw, port)
+            assert status == 200 and "result" in reply, reply
+
+
+def test_a_call_on_an_unchanged_session_reads_nothing_from_redis(cluster) -> None:
+    a, b, c = cluster.replicas
+    raw = Raw(a.port)
+    _warm(raw, a.port, b.port, c.port)
+    before = _commandstats(cluster)
+    for n in range(60):
+        status, reply = _simple_call(raw, cluster.replicas[n % 3].port)
+        assert status == 200 and "result" in reply, reply
+    after = _commandstats(cluster)
+    assert _reads_of_records(before, after) == 0, (before, after)
+    # Nor does it write: the record is unchanged and its expiry was refreshed recently.
+    writes = {k: after[k] - before.get(k, 0) for k in ("psetex", "set", "exec") if after.get(k, 0) != before.get(k, 0)}
+    assert writes == {}, writes
+
+
+def test_a_session_deleted_through_one_replica_is_refused_by_another_at_once(cluster) -> None:
+    """The replicas that hold the record in their caches refuse the session on the request
+    right after the DELETE's answer: Redis pushed them the invalidation before it answered the
+    replica that deleted it. Twenty sessions, so a race would show."""
+    a, b, c = cluster.replicas
+    for _ in range(20):
+        raw = Raw(a.port)
+        _warm(raw, b.port, c.port)
+        before = _commandstats(cluster)
+        assert _simple_call(raw, b.port)[0] == 200
+        assert _simple_call(raw, c.port)[0] == 200
+        # Served from the caches (so the refusal below is the cache's doing, not a read's).
+        assert _reads_of_records(before, _commandstats(cluster)) == 0
+        conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=REQUEST_TIMEOUT)
+        conn.request("DELETE", "/mcp", headers={"mcp-session-id": raw.session, "mcp-protocol-version": VERSION})
+        assert conn.getresponse().status == 200
+        conn.close()
+        for replica in (b, c):
+            status, reply = _simple_call(raw, replica.port)
+            assert status == 404, (replica.port, status, reply)
+            assert reply["error"]["code"] == -32001 and reply.get("id") == raw.next_id - 1, reply
+
+
+def _logs_of_call(raw: Raw, port: int) -> list[str]:
+    """The levels of the log messages a `test_tool_with_logging` call sent, in its response."""
+    response, body = raw.post(port, {"jsonrpc": "2.0", "id": raw.next_id, "method": "tools/call",
+                                     "params": {"name": "test_tool_with_logging", "arguments": {}}})
+    raw.next_id += 1
+    assert response.status == 200, body
+    text = body.decode()
+    messages = [json.loads(text)] if text.lstrip().startswith("{") else [
+        json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ") and line[6:].strip()]
+    assert any("result" in m for m in messages), messages
+    return [m["params"]["level"] for m in messages if m.get("method") == "notifications/message"]
+
+
+def test_a_log_level_set_through_one_replica_applies_on_anothers_next_call(cluster) -> None:
+    a, b, c = cluster.replicas
+    raw = Raw(a.port)
+    _warm(raw, b.port, c.port)
+    for _ in range(4):
+        for level, expected in (("error", []), ("info", ["info"] * 3), ("warning", [])):
+            status, reply = raw.request(a.port, "logging/setLevel", {"level": level})
+            assert status == 200 and reply.get("result") == {}, reply
+            for replica in (b, c):
+                assert _logs_of_call(raw, replica.port) == expected, (level, replica.port)
+    # Between changes, calls are served from the caches.
+    before = _commandstats(cluster)
+    for replica in (b, c):
+        assert _logs_of_call(raw, replica.port) == []
+    assert _reads_of_records(before, _commandstats(cluster)) == 0
+
+
+def test_a_cached_record_expires_with_its_session(cluster) -> None:
+    """A replica serving a record from its cache stops at the moment Redis expires it: the
+    record's time to live is cut short in Redis (as an idle session's runs out), the replica
+    reads it once more (Redis said it changed) and caches it with that expiry, and the first
+    call after it is refused."""
+    a, b, _ = cluster.replicas
+    raw = Raw(a.port)
+    _warm(raw, b.port)
+    key = f"mcp:session:{raw.session}"
+    assert _redis(cluster, "PEXPIRE", key, "1500") == 1
+    status, reply = _simple_call(raw, b.port)
+    assert status == 200 and "result" in reply, reply
+    left = _redis(cluster, "PTTL", key)
+    assert 0 < left <= 1500, left
+    expires = time.monotonic() + left / 1000
+    before = _commandstats(cluster)
+    status, reply = _simple_call(raw, b.port)
+    assert status == 200 and "result" in reply, reply
+    assert _reads_of_records(before, _commandstats(cluster)) == 0
+    # Just past Redis's expiry, before its expiry cycle (ten times a second) may have run.
+    time.sleep(max(0.0, expires - time.monotonic()) + 0.005)
+    status, reply = _simple_call(raw, b.port)
+    assert status == 404, (status, reply)
+    assert reply["error"]["code"] == -32001, reply

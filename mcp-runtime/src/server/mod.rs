@@ -124,6 +124,10 @@ pub(crate) struct Options {
     /// The prefix of its keys (`Server::redis_prefix`). Default: `mcp`.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) redis_prefix: String,
+    /// How many session records each replica caches (`Server::redis_session_cache`).
+    /// Default: 10,000.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) redis_session_cache: usize,
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
     /// The task store and its bounds.
@@ -154,6 +158,7 @@ impl Default for Options {
             request_state_secret: None,
             redis: None,
             redis_prefix: "mcp".to_owned(),
+            redis_session_cache: 10_000,
             request_state_ttl: Duration::from_secs(600),
             #[cfg(feature = "tasks")]
             tasks: self::tasks::TaskOptions::default(),
@@ -751,6 +756,21 @@ impl Server {
         self
     }
 
+    /// How many session records each replica keeps in memory (10,000 by default; `0` turns
+    /// the cache off). With [`redis`](Self::redis), a request's session record is read from
+    /// Redis once and then served from this cache, with no round trip, until the record
+    /// changes: Redis itself tells the replica when another client changes, deletes or expires a
+    /// record it read (RESP3 `CLIENT TRACKING`, Redis 6 or later; with an older Redis nothing
+    /// is cached, and a warning says so). The cache also holds at most 16 MiB of records;
+    /// past either bound any records are dropped and read again when next needed. See
+    /// *Deployment* in the README for the window in which a change made through another replica
+    /// is not yet seen.
+    #[cfg(feature = "redis")]
+    pub fn redis_session_cache(mut self, entries: usize) -> Self {
+        self.options.redis_session_cache = entries;
+        self
+    }
+
     /// How long a client may take to answer an input-required result (10 minutes by default);
     /// a retry with an older `requestState` is refused with -32602.
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
@@ -1195,9 +1215,10 @@ impl Core {
             url: shared::redis::without_password(url),
             reason: error.0,
         };
-        let store = shared::redis::RedisStore::connect(url, prefix)
-            .await
-            .map_err(unusable)?;
+        let store =
+            shared::redis::RedisStore::connect(url, prefix, self.options.redis_session_cache)
+                .await
+                .map_err(unusable)?;
         if self.options.request_state_secret.is_none() {
             let mut fresh = [0u8; 32];
             let _ = getrandom::fill(&mut fresh);

@@ -661,6 +661,26 @@ impl Session {
         })
     }
 
+    /// Whether what a request can change in this session (initialization, log level,
+    /// subscriptions) is as `record` has it: if so, [`record`](Self::record) would build the
+    /// same record, so there is nothing to share.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn matches_record(&self, record: &super::shared::SessionRecord) -> bool {
+        if self.initialized.load(Ordering::Acquire) != record.initialized
+            || self.log_level.load(Ordering::Relaxed) != record.log_level
+        {
+            return false;
+        }
+        let subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        // The record's list is sorted and without repeats, so equal lengths and every one
+        // present means the same set.
+        subscriptions.len() == record.subscriptions.len()
+            && record
+                .subscriptions
+                .iter()
+                .all(|uri| subscriptions.contains(uri))
+    }
+
     /// A session another replica opened, rebuilt here from its record.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn restore(

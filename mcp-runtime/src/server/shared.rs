@@ -6,8 +6,10 @@
 //! for:
 //!
 //! - session records (revision, client info and capabilities, `notifications/initialized`, log
-//!   level, resource subscriptions), refreshed on every request and expiring after the idle
-//!   time; a replica that does not know a session rebuilds it from its record;
+//!   level, resource subscriptions), expiring after the idle time; a replica that does not know
+//!   a session rebuilds it from its record. Every request applies its session's record, which
+//!   each replica caches (`record_cache`) while Redis says it has not changed (`tracking`:
+//!   RESP3 `CLIENT TRACKING`), so an unchanged session costs no round trip;
 //! - the standalone (GET) stream's event log, bounded and expiring, and a copy of every POST's
 //!   SSE stream, so a stream resumes on any replica with `Last-Event-ID`;
 //! - answers to server-to-client requests (elicitation, sampling, roots) that arrive at a
@@ -34,7 +36,11 @@ pub(crate) type BoxFuture<'a, T> =
     std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 #[cfg(feature = "redis")]
+mod record_cache;
+#[cfg(feature = "redis")]
 pub(crate) mod redis;
+#[cfg(feature = "redis")]
+mod tracking;
 
 /// A failure of the shared store. Its detail is logged, never sent to a client: clients get
 /// -32603 with a fixed message.
@@ -60,6 +66,22 @@ pub(crate) struct SessionRecord {
     /// The principal the session is bound to (authorization), if any.
     #[serde(default)]
     pub(crate) owner: Option<String>,
+}
+
+/// A session record as the store has it: its JSON text, and a version that is new whenever
+/// the store reads the record afresh into its cache (`0`: not cached, so apply it every time).
+/// A replica that already applied a version has nothing to do for it.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredRecord {
+    pub(crate) version: u64,
+    pub(crate) json: Arc<str>,
+}
+
+impl StoredRecord {
+    /// The record itself.
+    pub(crate) fn parse(&self) -> Result<SessionRecord, StoreError> {
+        serde_json::from_str(&self.json).map_err(|e| StoreError(e.to_string()))
+    }
 }
 
 /// Events of a standalone log: (sequence, message), oldest first.
@@ -115,7 +137,13 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     fn load_session<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>>;
+    /// A session's record if this replica's cache holds it and may serve it now, without I/O:
+    /// what [`load_session`](Self::load_session) would return. `None` says nothing of the
+    /// session (read it).
+    fn cached_session(&self, _id: &str) -> Option<StoredRecord> {
+        None
+    }
     /// Ends a session: its record and its event log.
     fn remove_session<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
     /// How many sessions are live across all replicas.

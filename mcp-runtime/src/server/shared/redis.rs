@@ -10,6 +10,9 @@
 //! place of the dropped one; the others (appending an event, publishing) are sent once, and a
 //! failure is the request's -32603.
 //!
+//! Session records are read on a connection of their own with client-side caching
+//! (`tracking`), and served from the replica's cache until Redis invalidates them.
+//!
 //! Keys, all under the configured prefix `P`:
 //! - `P:session:ID`: the session's record (JSON), expiring after the idle time;
 //! - `P:sessions`: sorted set of live session ids, scored by their expiry (ms since the epoch);
@@ -27,7 +30,9 @@ use futures_util::future::BoxFuture;
 use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::{Events, Fanout, SessionRecord, SharedStore, StoreError};
+use super::record_cache::RecordCache;
+use super::tracking::{Tracking, Unread};
+use super::{Events, Fanout, SessionRecord, SharedStore, StoreError, StoredRecord};
 
 /// How long one command may take before its request gets -32603.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
@@ -51,6 +56,9 @@ pub(crate) struct RedisStore {
     commands: ConnectionManager,
     fanout: tokio::sync::broadcast::Sender<Fanout>,
     replica: u64,
+    /// The session records this replica read, kept exact by Redis (`None`: every read goes to
+    /// Redis: the cache is off, or Redis cannot track).
+    tracking: Option<Arc<Tracking>>,
 }
 
 /// `url` as it may be shown (in a startup error, a log): the password of `redis://user:pass@host`
@@ -83,8 +91,14 @@ fn now_ms() -> u64 {
 }
 
 impl RedisStore {
-    /// Connects, or says why it cannot (a Redis down at startup is a startup error).
-    pub(crate) async fn connect(url: &str, prefix: &str) -> Result<Arc<Self>, StoreError> {
+    /// Connects, or says why it cannot (a Redis down at startup is a startup error). Session
+    /// records are cached, up to `cached_records` of them (`0`: none), when Redis can track
+    /// what a connection read (RESP3, Redis 6 or later); else each is read on every request.
+    pub(crate) async fn connect(
+        url: &str,
+        prefix: &str,
+        cached_records: usize,
+    ) -> Result<Arc<Self>, StoreError> {
         let client = redis::Client::open(url).map_err(failed)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(COMMAND_TIMEOUT))
@@ -101,11 +115,25 @@ impl RedisStore {
         let mut replica = [0u8; 8];
         let _ = getrandom::fill(&mut replica);
         let (fanout, _) = tokio::sync::broadcast::channel(1024);
+        let tracking = match cached_records {
+            0 => None,
+            entries => {
+                let cache = RecordCache::new(entries, format!("{prefix}:session:"));
+                match Tracking::open(&client, Arc::new(cache), COMMAND_TIMEOUT).await {
+                    Ok(tracking) => Some(tracking),
+                    Err(error) => {
+                        tracing::warn!(%error, "shared store: Redis cannot track what is read (RESP3 `CLIENT TRACKING`, Redis 6 or later), so session records are not cached: every request reads its record");
+                        None
+                    }
+                }
+            }
+        };
         let store = Arc::new(Self {
             prefix: prefix.to_owned(),
             commands,
             fanout,
             replica: u64::from_le_bytes(replica),
+            tracking,
         });
         // The first subscription is made before serving, so no message is missed after.
         let pubsub = subscribe(&client, &store.channel()).await?;
@@ -296,26 +324,39 @@ impl SharedStore for RedisStore {
     fn load_session<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.retrying();
-            let json: Option<String> = connection
-                .get(self.key(&["session", id]))
-                .await
-                .map_err(failed)?;
-            match json {
-                None => Ok(None),
-                Some(json) => serde_json::from_str(&json)
-                    .map(Some)
-                    .map_err(|e| StoreError(e.to_string())),
+            let key = self.key(&["session", id]);
+            if let Some(tracking) = &self.tracking {
+                if let Some(record) = tracking.cached(id) {
+                    return Ok(Some(record));
+                }
+                match tracking.read(id, &key).await {
+                    Ok(record) => return Ok(record),
+                    Err(Unread::Failed(error)) => return Err(failed(error)),
+                    // No tracking connection now: read it the ordinary way, uncached.
+                    Err(Unread::NoLink) => {}
+                }
             }
+            let json: Option<String> = self.retrying().get(key).await.map_err(failed)?;
+            Ok(json.map(|json| StoredRecord {
+                version: 0,
+                json: json.into(),
+            }))
         })
+    }
+
+    fn cached_session(&self, id: &str) -> Option<StoredRecord> {
+        self.tracking.as_ref()?.cached(id)
     }
 
     fn remove_session<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let mut connection = self.retrying();
-            let record = self.load_session(id).await?;
+            let record = match self.load_session(id).await? {
+                Some(stored) => Some(stored.parse()?),
+                None => None,
+            };
             let mut pipe = redis::pipe();
             pipe.del(self.key(&["session", id]))
                 .ignore()

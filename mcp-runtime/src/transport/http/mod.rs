@@ -100,6 +100,8 @@ struct HttpSession {
     /// With a shared store: the record as last read or written, and the sink of the
     /// session's notifications (its standalone stream is the store's event log).
     saved: Mutex<Option<crate::server::shared::SessionRecord>>,
+    /// The version of the stored record last applied to `session` (0: none, or uncached).
+    applied: AtomicU64,
     /// When this replica last wrote the record (its expiry refreshed).
     written: Mutex<Option<Instant>>,
     /// With a shared store: where its POST streams are copied (store, events kept, expiry).
@@ -336,7 +338,11 @@ impl HttpState {
         let session = match session {
             Some(session) => session,
             None => {
-                let record = match store.load_session(id).await {
+                let record = match store
+                    .load_session(id)
+                    .await
+                    .and_then(|stored| stored.map(|stored| stored.parse()).transpose())
+                {
                     // Bound to another principal: to this one it does not exist.
                     Ok(Some(record)) if record.owner != owner => return Err(unknown()),
                     Ok(Some(record)) => record,
@@ -392,6 +398,7 @@ impl HttpState {
             id: id.clone(),
             session,
             saved: Mutex::new(None),
+            applied: AtomicU64::new(0),
             written: Mutex::new(None),
             mirror: store.as_ref().map(|store| {
                 (

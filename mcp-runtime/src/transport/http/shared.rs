@@ -1,12 +1,14 @@
 //! Streamable HTTP sessions shared between replicas (see `server::shared`): a replica that
-//! does not know a session rebuilds it from its record, every request reads the record first and
-//! writes it back after, and the standalone (GET) stream is the session's event log in the
+//! does not know a session rebuilds it from its record, every request reads the record first
+//! (from the replica's cache while Redis says it has not changed) and writes it back after when
+//! the request changed it, and the standalone (GET) stream is the session's event log in the
 //! store, so it resumes on any replica.
 //!
 //! A store that fails gives the request -32603 with a fixed message (the detail is logged); the
 //! process stays up and the next request tries again.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -31,15 +33,23 @@ pub(super) fn store_failed(request: Option<&RequestId>, error: &dyn std::fmt::Di
 
 /// The session's record as the store has it, applied to this replica's copy: another replica
 /// may have changed its log level, subscriptions or initialization since. `Ok(false)` when
-/// the session ended elsewhere.
+/// the session ended elsewhere. A record this replica already applied (the same version from
+/// the store's cache) is not applied again: the common case, with no I/O at all.
 pub(super) async fn sync_in(
     store: &Arc<dyn SharedStore>,
     http_session: &HttpSession,
 ) -> Result<bool, StoreError> {
-    let record = store.load_session(&http_session.id).await?;
-    let Some(record) = record else {
-        return Ok(false);
+    let stored = match store.cached_session(&http_session.id) {
+        Some(stored) => stored,
+        None => match store.load_session(&http_session.id).await? {
+            Some(stored) => stored,
+            None => return Ok(false),
+        },
     };
+    if stored.version != 0 && stored.version == http_session.applied.load(Ordering::Acquire) {
+        return Ok(true);
+    }
+    let record = stored.parse()?;
     let session = &http_session.session;
     if record.initialized {
         session
@@ -74,6 +84,9 @@ pub(super) async fn sync_in(
         }
     }
     *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(record);
+    http_session
+        .applied
+        .store(stored.version, Ordering::Release);
     Ok(true)
 }
 
@@ -83,6 +96,24 @@ pub(super) async fn sync_out(
     store: &Arc<dyn SharedStore>,
     http_session: &HttpSession,
 ) -> Result<(), StoreError> {
+    // Unchanged, and its expiry refreshed recently: nothing to write (one round trip saved
+    // on most requests), and nothing to build to find that out.
+    let idle = state.options().session_idle;
+    let fresh = http_session
+        .written
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_some_and(|at| at.elapsed() < idle / 8);
+    if fresh
+        && http_session
+            .saved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|saved| http_session.session.matches_record(saved))
+    {
+        return Ok(());
+    }
     let Some(mut record) = http_session.session.record() else {
         return Ok(());
     };
@@ -92,14 +123,6 @@ pub(super) async fn sync_out(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
-    // Unchanged, and its expiry refreshed recently: nothing to write (one round trip saved
-    // on most requests).
-    let idle = state.options().session_idle;
-    let fresh = http_session
-        .written
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .is_some_and(|at| at.elapsed() < idle / 8);
     if fresh && previous.as_ref() == Some(&record) {
         return Ok(());
     }
