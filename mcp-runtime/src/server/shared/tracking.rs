@@ -10,6 +10,12 @@
 //! is replaced, and the cache emptied, since invalidations may have been lost with it. While
 //! there is no tracking connection, records are read through the store's ordinary connection
 //! and not cached.
+//!
+//! Not redis-rs's own client-side cache (`cache-aio`): it stores a reply after the reader has
+//! handed it over, so an invalidation read in between is applied to nothing and the old value
+//! stays cached until its client-side TTL (the race lettuce fixed in redis/lettuce#3481 with
+//! the same placeholder this cache uses), and it has no heartbeat, so a connection that goes
+//! silent keeps serving. Redis's own guide asks for both.
 
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
