@@ -1,6 +1,8 @@
 //! The benchmark server written with this framework: `add`, `add_sync` and 20 trivial tools.
 //!
-//! `bench-ours stdio` serves stdio; `bench-ours http 127.0.0.1:PORT` serves Streamable HTTP.
+//! `bench-ours stdio` serves stdio; `bench-ours http 127.0.0.1:PORT` serves Streamable HTTP;
+//! `bench-ours http-redis 127.0.0.1:PORT redis://... [CACHE]` (feature `redis`) the same with
+//! its sessions shared through Redis.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::tasks::TaskSupport;
@@ -250,6 +252,24 @@ async fn main() -> mcp_runtime::Result<()> {
                 .tool_def(task.build())
                 .build()?
                 .serve_stdio()
+                .await
+        }
+        // The same server with its handshake-era sessions shared through the Redis at URL
+        // (issue 31's rows: Redis-backed against in-memory, replicas behind HAProxy).
+        // `CACHE` (default 10,000) is `Server::redis_session_cache`: 0 reads every request's
+        // session record from Redis.
+        #[cfg(feature = "redis")]
+        Some("http-redis") => {
+            let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());
+            let url = args.next().expect("http-redis ADDR REDIS_URL [CACHE]");
+            let cache = args
+                .next()
+                .map_or(10_000, |n| n.parse().expect("CACHE: a number"));
+            Server::new("bench", "0.0.0")
+                .redis(url)
+                .redis_session_cache(cache)
+                .build()?
+                .serve_http(addr)
                 .await
         }
         Some("http") => {
