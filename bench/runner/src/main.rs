@@ -296,6 +296,11 @@ async fn main() {
     if args.first().map(String::as_str) == Some("--drive-http") {
         std::process::exit(drive_http(&args[1..]).await);
     }
+    // `bench-runner --drive-stdio BINARY [IN_FLIGHT] [CALLS]` spawns `BINARY stdio` (a wrapper
+    // that runs the server under `valgrind --tool=callgrind`, say) and loads it the same way.
+    if args.first().map(String::as_str) == Some("--drive-stdio") {
+        std::process::exit(drive_stdio(&args[1..]).await);
+    }
     let config = match Config::from_args() {
         Ok(config) => config,
         Err(message) => {
@@ -405,6 +410,49 @@ async fn drive_http(args: &[String]) -> i32 {
         return 2;
     };
     match http::load(addr, connections, calls, Duration::from_secs(120)).await {
+        Ok(mut run) => {
+            let (p50, p99) = (run.percentile_us(0.50), run.percentile_us(0.99));
+            println!(
+                "{} calls, {} errors, {:.0} calls/s, p50 {p50:.1} µs, p99 {p99:.1} µs",
+                run.calls,
+                run.errors,
+                run.per_second(),
+            );
+            0
+        }
+        Err(error) => {
+            eprintln!("bench-runner: {error}");
+            1
+        }
+    }
+}
+
+/// `--drive-stdio BINARY [IN_FLIGHT] [CALLS]`: the stdio load alone (64 in flight and 100,000
+/// calls by default; 1 in flight is the sequential row), against `BINARY stdio`.
+async fn drive_stdio(args: &[String]) -> i32 {
+    let parsed = (|| {
+        let binary = PathBuf::from(args.first()?);
+        let in_flight = args.get(1).map_or(Some(64), |n| n.parse().ok())?;
+        let calls = args.get(2).map_or(Some(100_000), |n| n.parse().ok())?;
+        Some((binary, in_flight, calls))
+    })();
+    let Some((binary, in_flight, calls)) = parsed else {
+        eprintln!("usage: bench-runner --drive-stdio BINARY [IN_FLIGHT] [CALLS]");
+        return 2;
+    };
+    let cap = Duration::from_secs(600);
+    let result = async {
+        let mut server = stdio::StdioServer::spawn(&binary)?;
+        server.initialize().await?;
+        let run = match in_flight {
+            1 => server.sequential(calls, cap, stdio::call_add).await?,
+            window => server.pipelined(calls, window, cap).await?,
+        };
+        server.close().await;
+        Ok::<_, std::io::Error>(run)
+    }
+    .await;
+    match result {
         Ok(mut run) => {
             let (p50, p99) = (run.percentile_us(0.50), run.percentile_us(0.99));
             println!(
