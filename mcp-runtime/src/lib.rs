@@ -878,6 +878,8 @@ pub mod context;
 mod error;
 mod handle;
 mod metadata;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod prompt;
 pub mod protocol;
 mod registration;
@@ -919,6 +921,8 @@ pub mod tasks {
 }
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
+#[cfg(all(feature = "macros", feature = "openapi"))]
+pub use mcp_macros::openapi;
 #[cfg(all(feature = "macros", feature = "skills"))]
 pub use mcp_macros::skills;
 #[cfg(feature = "macros")]
