@@ -21,13 +21,14 @@ declare -A allowed=(
   [resource]="tool completion context protocol schema metadata error"
   [skill]="resource tool completion context protocol schema metadata error"
   [app]="resource tool completion context protocol schema metadata error"
+  [openapi]="tool completion context protocol schema metadata error"
   [registration]="tool prompt resource"
   [trace]="context protocol"
   [handle]="protocol error"
   [server]="handle registration trace skill app tool prompt resource completion context protocol schema metadata error"
   [transport]="server handle trace tool prompt resource completion context protocol error"
 )
-order=(transport server registration trace skill app tool prompt resource completion context handle schema metadata error protocol)
+order=(transport server registration trace skill app openapi tool prompt resource completion context handle schema metadata error protocol)
 
 status=0
 for module in "${order[@]}"; do

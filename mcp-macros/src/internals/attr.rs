@@ -136,18 +136,24 @@ fn on_meta<'c, K: Key>(
 ) -> impl FnMut(ParseNestedMeta<'_>) -> syn::Result<()> + 'c {
     move |meta| {
         let name = key_of(&meta);
+        // An attribute reads `#[tool]`; a function-like macro (`openapi!`) as it is.
+        let shown = if attr.ends_with('!') {
+            attr.to_owned()
+        } else {
+            format!("#[{attr}]")
+        };
         let Some(&(_, key)) = K::ALL.iter().find(|(text, _)| *text == name) else {
             cx.error_spanned_by(
                 &meta.path,
                 format!(
-                    "unknown `#[{attr}]` key `{name}`; expected one of {}",
+                    "unknown `{shown}` key `{name}`; expected one of {}",
                     symbol::list::<K>()
                 ),
             );
             return skip_rest(&meta);
         };
         if seen.contains(&key) && !key.repeatable() {
-            cx.error_spanned_by(&meta.path, format!("duplicate `#[{attr}]` key `{name}`"));
+            cx.error_spanned_by(&meta.path, format!("duplicate `{shown}` key `{name}`"));
             return skip_rest(&meta);
         }
         seen.push(key);

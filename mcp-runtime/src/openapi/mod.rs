@@ -167,7 +167,17 @@ impl Api {
             }
         }
         if !defs.is_empty() {
-            schema.insert("$defs".to_owned(), Value::Object(defs));
+            match schema.get_mut("$defs") {
+                // A schema's own `$defs` stay; a name in both is the schema's.
+                Some(Value::Object(own)) => {
+                    for (name, definition) in defs {
+                        own.entry(name).or_insert(definition);
+                    }
+                }
+                _ => {
+                    schema.insert("$defs".to_owned(), Value::Object(defs));
+                }
+            }
         }
         schema
     }

@@ -58,6 +58,8 @@ pub(crate) struct Operation {
     pub(crate) wrap_output: bool,
     /// Registered as a tool (not named in `replace`).
     pub(crate) register: bool,
+    /// Where it is, for messages.
+    pub(crate) at: String,
 }
 
 /// The JSON type an argument's schema says.
@@ -143,6 +145,20 @@ pub(crate) fn read(args: &Args, path: &Path) -> Result<Model, Vec<Problem>> {
         .and_then(server_url)
         .filter(|url| url.starts_with("http://") || url.starts_with("https://"));
 
+    if let Some(prefix) = &args.prefix
+        && !prefix
+            .value()
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    {
+        return Err(vec![Problem {
+            span: Some(prefix.span()),
+            message: format!(
+                "the prefix `{}` has characters a tool name cannot (1-64 of `A-Z a-z 0-9 _ . -`)",
+                prefix.value()
+            ),
+        }]);
+    }
     let mut problems = Vec::new();
     let mut converter = Converter::new(&mut sources, version == "3.0");
     let mut operations = Vec::new();
@@ -382,8 +398,9 @@ fn check_names(operations: &[Operation]) -> Vec<Problem> {
     for op in operations {
         if let Some(other) = first.get(op.tool.as_str()) {
             problems.push(Problem::from(format!(
-                "two operations give the tool name `{}`: `{} {}` and `{} {}`; rename one \
+                "{}: two operations give the tool name `{}`: `{} {}` and `{} {}`; rename one \
                  (`rename = [(\"{}\", \"other_name\")]`) or exclude it",
+                op.at,
                 op.tool,
                 other.method,
                 other.path,
@@ -506,6 +523,38 @@ fn build(
         properties.insert(name.clone(), schema);
         params.push(param);
     }
+    // A path variable the description forgot to declare is a required string all the same.
+    for variable in path_variables(context.path) {
+        let declared = params
+            .iter()
+            .any(|p: &Param| p.location == "Path" && p.argument.name == variable);
+        if declared {
+            continue;
+        }
+        if !portable(&variable) || properties.contains_key(&variable) {
+            return Err(format!(
+                "{at}: the path variable `{variable}` has no parameter, and cannot be an argument \
+                 of its own; exclude the operation and write its tool by hand"
+            ));
+        }
+        properties.insert(variable.clone(), serde_json::json!({"type": "string"}));
+        required.push(Value::String(variable.clone()));
+        params.insert(
+            0,
+            Param {
+                argument: Argument {
+                    ident: rust_ident(&variable),
+                    name: variable,
+                    kind: Kind::String,
+                    items: Kind::Any,
+                    required: true,
+                    doc: None,
+                },
+                location: "Path",
+                style: "Simple",
+            },
+        );
+    }
     let body = match operation.get("requestBody") {
         Some(_) => Some(body(
             converter,
@@ -550,7 +599,16 @@ fn build(
         output_schema: output_schema.map(|s| s.to_string()),
         wrap_output,
         register,
+        at,
     })
+}
+
+/// The `{name}`s of a path template.
+fn path_variables(path: &str) -> Vec<String> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_owned()))
+        .collect()
 }
 
 fn text(value: &Value, key: &str) -> String {
@@ -662,7 +720,7 @@ fn parameter(
     }
     let explode = value.get("explode").and_then(Value::as_bool);
     let style = value.get("style").and_then(Value::as_str);
-    let (schema_place, json) = if value.get("schema").is_some() {
+    let (schema_place, json) = if value.get("schema").is_some_and(|s| !s.is_null()) {
         (place.join("schema"), false)
     } else if let Some(Value::Object(content)) = value.get("content") {
         match content.iter().next() {
@@ -775,7 +833,11 @@ fn body(
         media.clone()
     };
     let schema_place = place.join("content").join(&media).join("schema");
-    let has_schema = converter.sources.get(&schema_place).is_some();
+    // `schema: null`, as some published descriptions say: no schema.
+    let has_schema = converter
+        .sources
+        .get(&schema_place)
+        .is_some_and(|s| !s.is_null());
     // An object whose properties can each be an argument is taken apart.
     if has_schema && encoding != "Text" {
         let (object_place, object) = converter.sources.deref(schema_place.clone())?;
@@ -892,7 +954,8 @@ fn flattenable(schema: &Value, taken: &Map<String, Value>) -> Option<Vec<String>
     let object = schema.as_object()?;
     let plain = object.iter().all(|(key, value)| match key.as_str() {
         "type" => value == "object",
-        "properties" | "required" | "description" | "title" | "example" | "examples" => true,
+        "properties" | "required" | "description" | "title" | "example" | "examples" | "xml"
+        | "externalDocs" | "deprecated" => true,
         "additionalProperties" => value == &Value::Bool(false),
         "nullable" => value == &Value::Bool(false),
         k => k.starts_with("x-"),
@@ -901,7 +964,12 @@ fn flattenable(schema: &Value, taken: &Map<String, Value>) -> Option<Vec<String>
     if !plain || properties.is_empty() {
         return None;
     }
-    let names: Vec<String> = properties.keys().cloned().collect();
+    // A `readOnly` property is the server's to set: never sent, so no argument.
+    let names: Vec<String> = properties
+        .iter()
+        .filter(|(_, p)| p.get("readOnly") != Some(&Value::Bool(true)))
+        .map(|(name, _)| name.clone())
+        .collect();
     names
         .iter()
         .all(|n| portable(n) && !taken.contains_key(n))
@@ -927,7 +995,7 @@ fn output(converter: &mut Converter<'_>, place: &Place) -> Result<(Option<Value>
             .and_then(Value::as_object)
             .and_then(|content| content.keys().find(|m| is_json(m)).cloned())
             .map(|media| response_place.join("content").join(&media).join("schema"))
-            .filter(|p| converter.sources.get(p).is_some());
+            .filter(|p| converter.sources.get(p).is_some_and(|s| !s.is_null()));
         match schema {
             Some(schema) => {
                 first.get_or_insert(schema);

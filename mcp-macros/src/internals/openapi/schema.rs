@@ -3,7 +3,9 @@
 //! 3.1 schemas are 2020-12 already; 3.0's differ in a few keywords, rewritten here: `nullable`
 //! becomes a `null` type (or an `anyOf` with one), boolean `exclusiveMinimum`/`exclusiveMaximum`
 //! their numeric form, `example` an `examples` list. Keywords that say nothing to a validator
-//! (`discriminator`, `xml`, `externalDocs`, `x-` extensions) are dropped. A `$ref` to a schema
+//! (`discriminator`, `xml`, `externalDocs`, `x-` extensions) are dropped, and so are `$id` and
+//! `$schema` (every `$ref` is resolved here) and 2020-12's dynamic references (`$dynamicRef`,
+//! not followed: the schema there accepts any value). A `$ref` to a schema
 //! under `components/schemas` becomes `{"$ref": "#/$defs/<name>"}` and the schema one of the
 //! definitions the runtime attaches (and, in the portable style, inlines); any other `$ref` is
 //! inlined here.
@@ -108,6 +110,10 @@ impl<'s> Converter<'s> {
             match key.as_str() {
                 "nullable" if self.v30 => {}
                 "discriminator" | "xml" | "externalDocs" => {}
+                // `$ref`s are resolved here, so a base URI has nothing left to change; a dynamic
+                // reference is not followed (the schema there accepts any value).
+                "$id" | "$schema" | "$comment" | "$dynamicRef" | "$dynamicAnchor"
+                | "$recursiveRef" | "$recursiveAnchor" => {}
                 k if k.starts_with("x-") => {}
                 "example" => {
                     if !map.contains_key("examples") {
