@@ -12,6 +12,7 @@
 #
 #   scripts/openapi.sh            # install what is missing, build, test, compile all of GitHub
 #   scripts/openapi.sh -k galaxy  # extra arguments go to pytest (and skip the whole-GitHub build)
+#   scripts/openapi.sh --install-only   # Node, Prism, the descriptions and the client; nothing run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,10 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/.interop-requi
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
     cp "$requirements" "$venv/.interop-requirements"
+fi
+
+if [ "${1:-}" = "--install-only" ]; then
+    exit 0
 fi
 
 echo "== building the servers generated from the published descriptions"

@@ -16,6 +16,7 @@
 //! - [Both protocol eras](#both-protocol-eras)
 //! - [Streamable HTTP](#streamable-http)
 //! - [Testing](#testing)
+//! - [Existing HTTP APIs: `openapi!`](#existing-http-apis-openapi)
 //! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
@@ -758,6 +759,8 @@
 //! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
+//! | `openapi` calls: `Upstream::timeout` | 30 s a request to the API, body included (10 s to connect) | a tool error |
+//! | `openapi` calls: `Upstream::max_response_bytes` / `max_error_bytes` | 8 MiB of a response read; 4 KiB of an error body in the tool error | a tool error (nothing more is read); the error body cut at a character boundary |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -779,7 +782,9 @@
 //! | the runtime itself | 10 MiB |
 //! | **total** | **1,011 MiB** |
 //!
-//! Not counted, because they are yours: what your handlers allocate, the results they return
+//! Not counted, because they are yours: what your handlers allocate (an `openapi` tool holds
+//! at most `Upstream::max_response_bytes` of an answer, and its text once more in the result),
+//! the results they return
 //! while a response is written (at most one per connection), and the results of tasks, which
 //! are kept until the task's TTL: size [`Server::max_live_tasks`] to your tools' results. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
@@ -827,6 +832,28 @@
 //! [`testing::assert_surface`] pins what a server lists (tools, resources, templates, prompts,
 //! on every revision) in a reviewed file, and fails with each change marked breaking or not.
 //!
+//! # Existing HTTP APIs: `openapi!`
+//!
+//! With the `openapi` feature, `openapi!("api.yaml", ..)` reads an OpenAPI 3.0 or 3.1
+//! description (JSON or YAML, `$ref`s across local files) when the crate compiles, refuses a
+//! broken or unsupported one with an error at the string naming the file and the JSON pointer,
+//! and generates per operation a typed `async fn` and a tool: name from `operationId`,
+//! description from `summary`/`description`, annotations from the method, `inputSchema` from
+//! the path, query and header parameters and the request body, `outputSchema` from the success
+//! response. `include_tags`, `include_paths`, `include_operations`, their `exclude_`
+//! counterparts, `prefix`, `rename` and `replace` select and name them. The calls go to the
+//! [`Upstream`](openapi::Upstream) configured at run time (`API.configure(..)`), with a static
+//! header, a bearer token from the environment, the caller's forwarded OAuth token
+//! (audience-checked, with `OAuth::expose_access_token`) or a hook of your own, within a
+//! timeout and response bounds. See [`mod@openapi`] and the README's *Existing APIs*.
+//!
+//! ```ignore
+//! mod github {
+//!     mcp_runtime::openapi!("github.json", include_tags = ["issues"], prefix = "gh_");
+//! }
+//! // github::API.configure(Upstream::new("https://api.github.com")?.bearer_from_env("GITHUB_TOKEN")?)?;
+//! ```
+//!
 //! # Tracing
 //!
 //! Each request runs in a `tracing` span with its method, id, tool name and session, and
@@ -850,6 +877,9 @@
 //!   it brings `jsonwebtoken` and `reqwest` over rustls.
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
 //!   notifications and tasks through Redis (the `redis` crate).
+//! - `openapi`: `openapi!` and [`mod@openapi`]: an existing HTTP API's operations as tools,
+//!   read from its OpenAPI description when the crate compiles (YAML with `yaml-rust2`), called
+//!   with `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
