@@ -25,8 +25,8 @@ renames=$(python3 "$root/bench/openapi-renames.py" "$description")
 rows=(
   "baseline|one hand-written tool, no openapi!|"
   "github-issues|GitHub, include_tags = [\"issues\"]|mcp_runtime::openapi!(\"api.github.com.json\", include_tags = [\"issues\"]);"
-  "github-repos|GitHub, include_tags = [\"repos\"]|mcp_runtime::openapi!(\"api.github.com.json\", include_tags = [\"repos\"]);"
-  "github-all|GitHub, every operation (25 renamed)|mcp_runtime::openapi!(\"api.github.com.json\", rename = [$renames]);"
+  "github-repos|GitHub, include_tags = [\"repos\"]|mcp_runtime::openapi!(\"api.github.com.json\", include_tags = [\"repos\"], rename = [$renames]);"
+  "github-all|GitHub, every operation (the 25 longest names renamed)|mcp_runtime::openapi!(\"api.github.com.json\", rename = [$renames]);"
 )
 
 crate="$work/crate"
@@ -78,7 +78,7 @@ build_seconds() { # profile
     touch "$crate/src/main.rs"
     local start end
     start=$(date +%s%N)
-    cargo build --manifest-path "$crate/Cargo.toml" "${flag[@]}" --quiet
+    cargo build --manifest-path "$crate/Cargo.toml" "${flag[@]}" --quiet || return 1
     end=$(date +%s%N)
     times+=("$(( (end - start) / 1000000 ))")
   done
@@ -106,8 +106,8 @@ for row in "${rows[@]}"; do
   IFS='|' read -r name what body <<<"$row"
   write_main "$body"
   echo "== $name"
-  dev=$(build_seconds dev)
-  release=$(build_seconds release)
+  dev=$(build_seconds dev) || { echo "FAIL: $name does not build" >&2; exit 1; }
+  release=$(build_seconds release) || { echo "FAIL: $name does not build" >&2; exit 1; }
   size=$(stat -c %s "$CARGO_TARGET_DIR/release/openapi-bench")
   tools=$(python3 "$root/bench/openapi-count.py" "$CARGO_TARGET_DIR/release/openapi-bench")
   printf '| %s | %s | %s | %.1f s | %.1f s | %.1f MB |\n' "$name" "$what" "$tools" "$dev" "$release" "$(awk "BEGIN {print $size / 1000000}")" | tee -a "$out"

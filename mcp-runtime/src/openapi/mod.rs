@@ -1,4 +1,4 @@
-//! Existing HTTP APIs as MCP tools: the runtime side of [`openapi!`](crate::openapi).
+//! Existing HTTP APIs as MCP tools: the runtime side of [`openapi!`](macro@crate::openapi).
 //!
 //! `openapi!("api.yaml", ..)` reads an OpenAPI 3.0 or 3.1 description when the crate compiles
 //! and writes, for each selected operation, what a user could have written by hand: a typed

@@ -14,7 +14,7 @@ mod everything {
         exclude_paths = ["/ping"],
         exclude_operations = ["health"],
         prefix = "ev_",
-        rename = [("getTree", "tree")],
+        rename = [("getTree", "tree"), ("legacy", "legacy.v1")],
         replace = ["addNote"],
         crate = "::mcp_runtime",
     );
@@ -43,7 +43,7 @@ fn main() {
     let _ = everything::replace_item;
     let _ = everything::patch_item;
     let _ = everything::tree;
-    let _ = everything::legacy;
+    let _ = everything::legacy_v1;
     let _ = legacy::get_thing;
     let _ = legacy::undeclared;
     let _: &mcp_runtime::openapi::Operation = &everything::__mcp_openapi::LIST_ITEMS;

@@ -586,7 +586,8 @@ fn build(
         function.push_str("_op");
     }
     Ok(Operation {
-        constant: base.to_ascii_uppercase(),
+        // From the function's name: a renamed operation's may have `-` or `.`.
+        constant: function.trim_start_matches("r#").to_ascii_uppercase(),
         tool,
         function,
         method: context.method.to_ascii_uppercase(),
