@@ -166,6 +166,7 @@ pub(crate) fn list<K: Key>() -> String {
         .join(", ")
 }
 
+#[cfg(feature = "openapi")]
 keys! {
     /// `openapi!("file", ..)`, after the file.
     OpenapiKey {
