@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use hyper::{Request, StatusCode};
+use hyper::Request;
 use mcp_runtime::Server;
 use mcp_tests::http::{body_json, initialize, post, send, start};
 use serde_json::{Value, json};
