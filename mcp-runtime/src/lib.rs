@@ -279,8 +279,9 @@
 //! # Skills and Apps
 //!
 //! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
-//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
-//! over the limits or a symbolic link out of the directory is a compile error), and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a
+//! misspelt frontmatter key such as `descripton`, a skill over the limits or a symbolic link
+//! out of the directory is a compile error naming the file and line, `pdf/SKILL.md:3`), and
 //! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
 //! `skills/list`, `skills/get`, `resources/directory/read`, every file at
 //! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
