@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../mcp-runtime/src"
 
-# module: the modules it may name. Anything not listed here (lib.rs, __private, testing) may name
-# anything: they sit on top.
+# module: the modules it may name. Anything not listed here (lib.rs, __private, bounds, testing)
+# may name anything: they sit on top.
 declare -A allowed=(
   [protocol]=""
   [error]=""

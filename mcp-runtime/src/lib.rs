@@ -123,6 +123,9 @@
 //! - Arguments are strict: an argument that is missing, of the wrong type or unknown comes back
 //!   as a tool error (`isError: true`) naming it and what was expected, so the model can correct
 //!   itself.
+//! - A parameter type that is neither does not compile, and the error names what it misses:
+//!   "`Point` cannot be a `#[tool]` argument: it does not implement `schemars::JsonSchema`"
+//!   (the requirements are the traits of [`bounds`]).
 //!
 //! # Structured output and errors
 //!
@@ -880,6 +883,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
+pub mod bounds;
 pub mod completion;
 pub mod context;
 mod error;
