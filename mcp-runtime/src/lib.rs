@@ -16,6 +16,7 @@
 //! - [Both protocol eras](#both-protocol-eras)
 //! - [Streamable HTTP](#streamable-http)
 //! - [Testing](#testing)
+//! - [An MCP client](#an-mcp-client)
 //! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
@@ -793,7 +794,8 @@
 //! while a response is written (at most one per connection), and the results of tasks, which
 //! are kept until the task's TTL: size [`Server::max_live_tasks`] to your tools' results. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
-//! the ceiling.
+//! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
+//! hold in a table of its own.
 //!
 //! # Testing
 //!
@@ -843,6 +845,32 @@
 //! [`trace::ClientLogLayer`] sends the `tracing` events of handlers to their client as
 //! `notifications/message`: see [`trace`].
 //!
+//! # An MCP client
+//!
+//! The `client` feature (not default: it brings `reqwest` over rustls) adds [`mod@client`]: a
+//! client for other MCP servers, over stdio (a child process) or Streamable HTTP, in both eras
+//! (chosen by a `server/discover` probe), with a handler for the server's sampling, elicitation
+//! and roots requests, notifications, progress, cancellation on drop, timeouts and bounded
+//! buffers. It uses the runtime's own protocol and result types, so what it reads is what a
+//! server here returns:
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
+//! use mcp_runtime::client::{Client, StdioCommand};
+//!
+//! let upstream = Client::builder()
+//!     .stdio(StdioCommand::new("uvx").arg("mcp-server-time"))
+//!     .await?;
+//! let result = upstream
+//!     .call_tool("get_current_time", serde_json::json!({"timezone": "UTC"}))
+//!     .await?;
+//! println!("{}", result.text());
+//! # Ok(())
+//! # }
+//! # fn main() {}
+//! ```
+//!
 //! # Cargo features
 //!
 //! - `macros` (default): `#[tool]`, `#[resource]`, `#[prompt]`, `#[server]` and
@@ -860,6 +888,8 @@
 //!   it brings `jsonwebtoken` and `reqwest` over rustls.
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
 //!   notifications and tasks through Redis (the `redis` crate).
+//! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
+//!   both eras); it brings `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
@@ -875,15 +905,21 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-// The guide links into `testing`, which exists only with that feature: documenting the crate
-// alone without it (`cargo doc -p mcp-runtime`) leaves those links plain text instead of failing.
-// The workspace's docs (and docs.rs, see Cargo.toml) build with `testing` and check every link.
-#![cfg_attr(not(feature = "testing"), allow(rustdoc::broken_intra_doc_links))]
+// The guide links into `testing` and `client`, which exist only with their features:
+// documenting the crate alone without them (`cargo doc -p mcp-runtime`) leaves those links plain
+// text instead of failing. The workspace's docs (and docs.rs, see Cargo.toml) build with both
+// and check every link.
+#![cfg_attr(
+    not(all(feature = "testing", feature = "client")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
 
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
 pub mod bounds;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 pub mod context;
 mod error;

@@ -4,6 +4,7 @@
 mod apps;
 mod bad_input;
 mod blocking;
+mod client;
 mod conformance_2026;
 mod context;
 mod dynamic;
