@@ -125,6 +125,9 @@
 //! - Arguments are strict: an argument that is missing, of the wrong type or unknown comes back
 //!   as a tool error (`isError: true`) naming it and what was expected, so the model can correct
 //!   itself.
+//! - A parameter type that is neither does not compile, and the error names what it misses:
+//!   "`Point` cannot be a `#[tool]` argument: it does not implement `schemars::JsonSchema`"
+//!   (the requirements are the traits of [`bounds`]).
 //!
 //! # Structured output and errors
 //!
@@ -281,8 +284,9 @@
 //! # Skills and Apps
 //!
 //! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
-//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
-//! over the limits or a symbolic link out of the directory is a compile error), and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a
+//! misspelt frontmatter key such as `descripton`, a skill over the limits or a symbolic link
+//! out of the directory is a compile error naming the file and line, `pdf/SKILL.md:3`), and
 //! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
 //! `skills/list`, `skills/get`, `resources/directory/read`, every file at
 //! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
@@ -967,6 +971,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
+pub mod bounds;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completion;
