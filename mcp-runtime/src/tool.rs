@@ -803,7 +803,7 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
     call: &mut ToolCall,
     meta: &ParamMeta<T>,
 ) -> Option<T> {
-    let value = match call.arguments.remove(meta.name) {
+    let value = match take_argument(&mut call.arguments, meta.name) {
         None => match meta.default {
             Some(default) => return Some(default()),
             None => match from_null::<T>() {
@@ -831,6 +831,28 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
             None
         }
     }
+}
+
+/// The most arguments searched by comparing names: more are looked up by hashing, so a call
+/// with thousands of unknown arguments costs each parameter one lookup, not a scan.
+const ARGUMENTS_SCANNED: usize = 16;
+
+/// The argument `name`, taken out of `arguments`. A tool has a few parameters, and a few name
+/// comparisons cost less than hashing the name (serde_json's map hashes with SipHash); the
+/// map's index is rebuilt from the hashes it keeps, so nothing is hashed again.
+fn take_argument(arguments: &mut Map<String, Value>, name: &str) -> Option<Value> {
+    if arguments.len() > ARGUMENTS_SCANNED {
+        return arguments.remove(name);
+    }
+    let mut taken = None;
+    arguments.retain(|key, value| {
+        if taken.is_none() && key == name {
+            taken = Some(std::mem::take(value));
+            return false;
+        }
+        true
+    });
+    taken
 }
 
 /// What an absent argument of type `T` stands for: `T` deserialized from `null`, as

@@ -14,6 +14,18 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+/// The member `key` of a JSON object. serde_json's map hashes every key it looks up (with
+/// SipHash); the objects of the request path (`params`, `_meta`, a tool's arguments) have a
+/// few members, and comparing their names costs less. A larger object is looked up by hash.
+pub(crate) fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if object.len() > 8 {
+        return object.get(key);
+    }
+    object
+        .iter()
+        .find_map(|(name, value)| (name == key).then_some(value))
+}
+
 /// The codes JSON-RPC and MCP define for errors.
 pub mod error_codes {
     /// The input is not valid JSON.
@@ -257,7 +269,7 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if object && let Ok(wire) = serde_json::from_slice::<Wire>(bytes) {
         let message = Message::from_members(Members {
-            jsonrpc: wire.jsonrpc,
+            jsonrpc: wire.jsonrpc.map(|version| version.0),
             id: wire.id,
             method: wire.method,
             params: wire.params,
@@ -277,8 +289,8 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Wire {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
+    #[serde(default)]
+    jsonrpc: Option<IsVersion2>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -291,6 +303,66 @@ struct Wire {
     error: Option<Value>,
 }
 
+/// The `jsonrpc` member, read without keeping it: whether it is the string `"2.0"`. (A `null`
+/// reads as absent, which is as wrong.)
+struct IsVersion2(bool);
+
+impl<'de> serde::Deserialize<'de> for IsVersion2 {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = IsVersion2;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+
+            fn visit_str<E>(self, value: &str) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(value == "2.0"))
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+
+            fn visit_unit<E>(self) -> Result<IsVersion2, E> {
+                Ok(IsVersion2(false))
+            }
+
+            // An array or object is read whole, as a value, so what is inside is checked as
+            // strictly as anywhere else (an invalid string still fails the message).
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<IsVersion2, A::Error> {
+                while seq.next_element::<Value>()?.is_some() {}
+                Ok(IsVersion2(false))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<IsVersion2, A::Error> {
+                while map.next_entry::<String, Value>()?.is_some() {}
+                Ok(IsVersion2(false))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 /// A member that is there, even as `null` (which plain `Option` would read as absent).
 fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     <Value as serde::Deserialize>::deserialize(deserializer).map(Some)
@@ -298,7 +370,8 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<V
 
 /// The JSON-RPC members of a message, taken out of wherever it was read from.
 struct Members {
-    jsonrpc: Option<Value>,
+    /// Whether `jsonrpc` is `"2.0"` (`None`: absent).
+    jsonrpc: Option<bool>,
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Value>,
@@ -364,7 +437,9 @@ impl Message {
             return Err(invalid(None, "a JSON-RPC message is an object"));
         };
         Self::from_members(Members {
-            jsonrpc: object.remove("jsonrpc"),
+            jsonrpc: object
+                .remove("jsonrpc")
+                .map(|version| version.as_str() == Some("2.0")),
             id: object.remove("id"),
             method: object.remove("method"),
             params: object.remove("params"),
@@ -389,9 +464,8 @@ impl Message {
                 None => return Err(invalid(None, "`id` must be a string or an integer")),
             },
         };
-        match jsonrpc {
-            Some(Value::String(v)) if v == "2.0" => {}
-            _ => return Err(invalid(id, "`jsonrpc` must be \"2.0\"")),
+        if jsonrpc != Some(true) {
+            return Err(invalid(id, "`jsonrpc` must be \"2.0\""));
         }
         match method {
             Some(Value::String(method)) => {

@@ -26,7 +26,8 @@ pub(crate) use self::jsonrpc::decode;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
     Incoming, InvalidMessage, Message, Request, canonical_notification, encode_error,
-    encode_notification, encode_raw_response, encode_request, encode_response, id_in_prefix, parse,
+    encode_notification, encode_raw_response, encode_request, encode_response, id_in_prefix,
+    member, parse,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,

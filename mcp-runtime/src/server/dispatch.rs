@@ -900,8 +900,23 @@ fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject
 }
 
 async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
-    let Request { id, mut params, .. } = request;
-    let name = match params.remove("name") {
+    let Request { id, params, .. } = request;
+    // The params it reads, in one pass over them: taking each by name would hash the name
+    // (serde_json's map uses SipHash), four times a call.
+    let (mut name, mut arguments, mut task, mut meta) = (None, None, None, None);
+    let mut params_rest = Map::new();
+    for (key, value) in params {
+        match key.as_str() {
+            "name" => name = Some(value),
+            "arguments" => arguments = Some(value),
+            "task" => task = Some(value),
+            "_meta" => meta = Some(value),
+            _ => {
+                params_rest.insert(key, value);
+            }
+        }
+    }
+    let name = match name {
         Some(Value::String(name)) => name,
         Some(_) => return Err(ErrorObject::invalid_params("`name` must be a string")),
         None => {
@@ -910,14 +925,14 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             ));
         }
     };
-    let arguments = match params.remove("arguments") {
+    let arguments = match arguments {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
     // 2025-11-25's `task`, with the TTL it may ask for (ignored in 2026-07-28, where the
     // server decides).
-    let wanted_task = match params.remove("task") {
+    let wanted_task = match task {
         Some(Value::Object(task)) => Some(task.get("ttl").and_then(Value::as_u64)),
         _ => None,
     };
@@ -928,9 +943,12 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             .for_principal(call.sink.principal().map(|p| &**p))
     });
     if let Some(binding) = &binding {
-        take_inputs(call, &mut params, binding)?;
+        take_inputs(call, &mut params_rest, binding)?;
     }
-    let meta = take_meta(&mut params);
+    let meta = match meta {
+        Some(Value::Object(meta)) => Meta(meta),
+        _ => Meta::default(),
+    };
     let Some((tool, tool_name)) = call.registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
             "unknown tool `{name}`"

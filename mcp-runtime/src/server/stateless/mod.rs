@@ -24,7 +24,7 @@ pub(crate) mod request_state;
 
 use serde_json::{Map, Value};
 
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{ProtocolVersion, member};
 
 pub use self::cache::{CacheHint, CacheScope, Cacheable};
 pub(crate) use self::cache::{CacheHints, Stamps};
@@ -46,10 +46,9 @@ pub(crate) use crate::protocol::{
 /// `initialize` does only when its envelope names a stateless revision: there it is a removed
 /// method (-32601, HTTP 404), while an `initialize` with any other `_meta` is still a handshake.
 pub(crate) fn is_stateless(method: &str, params: &Map<String, Value>) -> bool {
-    let requested = params
-        .get("_meta")
+    let requested = member(params, "_meta")
         .and_then(Value::as_object)
-        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY));
+        .and_then(|meta| member(meta, PROTOCOL_VERSION_KEY));
     match requested {
         _ if method == "server/discover" => true,
         Some(version) if method == "initialize" => version
