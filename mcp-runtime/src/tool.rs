@@ -18,7 +18,7 @@ use crate::context::Context;
 pub use crate::metadata::SourceLocation;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
-    Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceLink, Text,
+    Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, RequestId, ResourceLink, Text,
 };
 use crate::schema::{self, Direction, SchemaStyle};
 
@@ -87,6 +87,59 @@ impl CallToolResult {
                 .collect();
         }
         self
+    }
+}
+
+/// The response to a `tools/call` whose result is `result`: what
+/// [`encode_response`](crate::protocol::encode_response) writes, byte for byte, written directly
+/// when every content block is plain text (no annotations, no `_meta`), as most tools' results
+/// are; serde's walk of the internally tagged content blocks costs more than the rest of the
+/// response. Any other result goes through serde.
+pub(crate) fn encode_tool_response(id: &RequestId, result: &CallToolResult) -> Vec<u8> {
+    let mut texts = 0;
+    for block in &result.content {
+        match block {
+            Content::Text(Text {
+                text,
+                annotations: None,
+                meta: None,
+            }) => texts += text.len() + 32,
+            _ => return crate::protocol::encode_response(id, result),
+        }
+    }
+    let mut out = Vec::with_capacity(96 + texts);
+    let written = (|| -> serde_json::Result<()> {
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut out, id)?;
+        out.extend_from_slice(br#","result":{"content":["#);
+        for (n, block) in result.content.iter().enumerate() {
+            if let Content::Text(text) = block {
+                if n > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(br#"{"type":"text","text":"#);
+                serde_json::to_writer(&mut out, &text.text)?;
+                out.push(b'}');
+            }
+        }
+        out.push(b']');
+        if let Some(structured) = &result.structured_content {
+            out.extend_from_slice(br#","structuredContent":"#);
+            serde_json::to_writer(&mut out, structured)?;
+        }
+        if result.is_error {
+            out.extend_from_slice(br#","isError":true"#);
+        }
+        if let Some(meta) = &result.meta {
+            out.extend_from_slice(br#","_meta":"#);
+            serde_json::to_writer(&mut out, meta)?;
+        }
+        out.extend_from_slice(b"}}");
+        Ok(())
+    })();
+    match written {
+        Ok(()) => out,
+        Err(_) => crate::protocol::encode_response(id, result),
     }
 }
 
@@ -974,6 +1027,42 @@ pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> Call
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_response_written_directly_is_what_serde_writes() {
+        use crate::protocol::{Annotations, encode_response};
+        let mut annotated = Text::new("hi");
+        annotated.annotations = Some(Annotations::default());
+        let meta: Map<String, Value> = serde_json::from_str(r#"{"k":[1,"\u00e9"]}"#).unwrap();
+        let results = [
+            CallToolResult::default(),
+            CallToolResult::success(["5"]),
+            CallToolResult::success(["a \"quoted\"\n line", "é ✓ \u{1}", ""]),
+            CallToolResult {
+                content: vec![Content::text("{\"result\":5}")],
+                structured_content: Some(serde_json::json!({"result": 5, "z": [1.5, null, "x"]})),
+                is_error: false,
+                meta: None,
+            },
+            CallToolResult {
+                is_error: true,
+                meta: Some(meta.clone()),
+                ..CallToolResult::error("went wrong")
+            },
+            CallToolResult {
+                content: vec![Content::Text(annotated), Content::text("plain")],
+                ..CallToolResult::default()
+            },
+        ];
+        for id in [RequestId::Number(7), RequestId::String("a\"b".into())] {
+            for result in &results {
+                assert_eq!(
+                    String::from_utf8(encode_tool_response(&id, result)).unwrap(),
+                    String::from_utf8(encode_response(&id, result)).unwrap(),
+                );
+            }
+        }
+    }
 
     #[test]
     fn serde_type_names_become_schema_words() {

@@ -432,7 +432,7 @@ async fn route(
     };
     match outcome {
         Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
-        Ok(Reply::Tool(result)) => encode_response(&id, &result),
+        Ok(Reply::Tool(result)) => crate::tool::encode_tool_response(&id, &result),
         Ok(Reply::Value(value) | Reply::InputRequired(value) | Reply::Task(value)) => {
             encode_response(&id, &value)
         }
