@@ -9,6 +9,7 @@ mod context;
 mod dynamic;
 mod everything;
 mod examples;
+mod fair;
 mod fixtures;
 mod http;
 mod http_stateless;

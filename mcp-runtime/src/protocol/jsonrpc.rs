@@ -71,12 +71,40 @@ impl RequestId {
 }
 
 impl fmt::Display for RequestId {
+    /// The id as a message or a log line shows it: a string id past 128 bytes is cut.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Number(n) => write!(f, "{n}"),
-            Self::String(s) => write!(f, "{s:?}"),
+            Self::String(s) => write!(f, "{:?}", echo(s)),
         }
     }
+}
+
+/// The most of a client's text (a method, a name, a URI, a value) that a message repeats.
+pub(crate) const ECHO_MAX: usize = 128;
+
+/// The longest error message sent: anything longer is cut, however it was built.
+pub(crate) const MESSAGE_MAX: usize = 4096;
+
+/// A client's text as a message repeats it: whole when it is at most [`ECHO_MAX`] bytes, else
+/// its head and its length, so a hostile megabyte of URI or name costs the reply a few dozen
+/// bytes.
+pub(crate) fn echo(text: &str) -> Cow<'_, str> {
+    bounded(text, ECHO_MAX)
+}
+
+/// `text` whole when it is at most `max` bytes, else its first `max` bytes (cut at a character
+/// boundary), an ellipsis and how long it was.
+pub(crate) fn bounded(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text.get(..end).unwrap_or_default();
+    Cow::Owned(format!("{head}… ({} bytes)", text.len()))
 }
 
 impl From<i64> for RequestId {
@@ -121,11 +149,16 @@ pub struct ErrorObject {
 }
 
 impl ErrorObject {
-    /// An error with a code and a message.
+    /// An error with a code and a message; a message longer than 4 KiB is cut (messages
+    /// repeat client text, which must not make a reply as large as the request).
     pub fn new(code: i64, message: impl Into<Cow<'static, str>>) -> Self {
+        let mut message = message.into();
+        if message.len() > MESSAGE_MAX {
+            message = Cow::Owned(bounded(&message, MESSAGE_MAX).into_owned());
+        }
         Self {
             code,
-            message: message.into(),
+            message,
             data: None,
         }
     }
@@ -150,7 +183,7 @@ impl ErrorObject {
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             error_codes::METHOD_NOT_FOUND,
-            format!("method not found: `{method}`"),
+            format!("method not found: `{}`", echo(method)),
         )
     }
 
@@ -222,12 +255,19 @@ pub enum Message {
 // Bodies that are not one plain message (HTTP batches) and the fuzz targets read through it.
 #[cfg_attr(not(any(feature = "http", feature = "fuzzing")), allow(dead_code))]
 pub fn decode(bytes: &[u8], max_depth: usize) -> Result<Value, ErrorObject> {
+    check_depth(bytes, max_depth)?;
+    serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
+}
+
+/// -32700 when `bytes` nest deeper than `max_depth` (see [`parse`]): the first check of any
+/// message, before it is costed or parsed.
+pub(crate) fn check_depth(bytes: &[u8], max_depth: usize) -> Result<(), ErrorObject> {
     if exceeds_depth(bytes, max_depth) {
         return Err(ErrorObject::parse_error(format!(
             "nesting deeper than {max_depth} levels"
         )));
     }
-    serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
+    Ok(())
 }
 
 /// What the bytes of one line or body hold: a message, or a batch of values.
@@ -248,11 +288,7 @@ pub enum Incoming {
 /// error, are the same either way. (An unknown member goes the general way because skipping it
 /// would not check it: an invalid string inside must still make the whole message -32700.)
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
-    if exceeds_depth(bytes, max_depth) {
-        return Err(ErrorObject::parse_error(format!(
-            "nesting deeper than {max_depth} levels"
-        )));
-    }
+    check_depth(bytes, max_depth)?;
     // Only an object: serde would also fill the struct from an array, by position.
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if object && let Ok(wire) = serde_json::from_slice::<Wire>(bytes) {

@@ -12,6 +12,7 @@ mod lifecycle;
 mod logging;
 mod method;
 mod outgoing;
+mod parse_cost;
 mod version;
 
 pub use self::content::{
@@ -22,8 +23,9 @@ pub use self::content::{
 pub(crate) use self::jsonrpc::decode;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
-    Incoming, InvalidMessage, Message, Request, canonical_notification, encode_error,
-    encode_notification, encode_raw_response, encode_request, encode_response, id_in_prefix, parse,
+    Incoming, InvalidMessage, MESSAGE_MAX, Message, Request, bounded, canonical_notification,
+    check_depth, echo, encode_error, encode_notification, encode_raw_response, encode_request,
+    encode_response, id_in_prefix, parse,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,
@@ -32,4 +34,6 @@ pub use self::lifecycle::{
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
 pub(crate) use self::outgoing::{Outgoing, encode_batch};
+pub(crate) use self::parse_cost::PARSE_SLACK;
+pub use self::parse_cost::ParseCost;
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

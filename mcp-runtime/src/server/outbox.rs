@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::sync::mpsc;
 
-use super::{Budget, ENTRY_OVERHEAD};
+use super::{Account, Client, ENTRY_OVERHEAD};
 use crate::context::Principal;
 use crate::protocol::Outgoing;
 
@@ -72,8 +72,9 @@ struct Shared {
     dropped: AtomicUsize,
     /// Wakes a reader waiting for the queue to drain (`Backpressure`).
     drained: tokio::sync::Notify,
-    /// What all such queues of the server may hold together, if they share a budget.
-    total: Option<Arc<Budget>>,
+    /// What all such queues of the server may hold together, if they share a budget, as the
+    /// client this queue is for draws on it.
+    total: Option<Account>,
 }
 
 /// The sending side, cloned for every request that may answer on the stream.
@@ -115,12 +116,13 @@ pub(crate) fn channel<T: Weigh>(limit: usize, overflow: Overflow) -> (Sink<T>, O
     channel_within(limit, overflow, None)
 }
 
-/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues:
-/// a message that does not fit in `total` is treated as over the queue's own limit.
+/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues
+/// (and with the other queues of its client, up to the client's share): a message that does
+/// not fit in `total` is treated as over the queue's own limit.
 pub(crate) fn channel_within<T: Weigh>(
     limit: usize,
     overflow: Overflow,
-    total: Option<Arc<Budget>>,
+    total: Option<Account>,
 ) -> (Sink<T>, Outbox<T>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
@@ -153,6 +155,11 @@ impl<T> Sink<T> {
     /// Who the requests answered here were made for.
     pub(crate) fn principal(&self) -> Option<&Arc<Principal>> {
         self.principal.as_ref()
+    }
+
+    /// The client whose share this queue draws on, if it counts toward one (HTTP).
+    pub(crate) fn client(&self) -> Option<&Arc<Client>> {
+        self.shared.total.as_ref().and_then(Account::client)
     }
 }
 
