@@ -5,7 +5,9 @@
 //! `cargo run -p mcp-examples --example everything -- --port 3000` (Streamable HTTP on
 //! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
 //! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
-//! beside `--port` shares the sessions with other replicas through that Redis.
+//! beside `--port` shares the sessions with other replicas through that Redis; `--issuer URL
+//! --resource URL` makes it an OAuth 2.1 resource server for that issuer's tokens (what
+//! `scripts/hostile.sh` uses to key the fair shares by principal).
 
 use std::time::Duration;
 
@@ -810,6 +812,19 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis takes a URL").into()),
         None => None,
     };
+    // `--issuer URL --resource URL` beside `--port`: an OAuth 2.1 resource server, every request
+    // with a token the issuer made for the resource (the hostile runs keyed by principal).
+    let oauth = match (flag("--issuer"), flag("--resource")) {
+        (Some(Some(issuer)), Some(Some(resource))) => Some(
+            mcp_runtime::OAuth::new(resource)
+                .authorization_server(issuer)
+                .scopes_supported(["notes:read", "notes:write", "admin"]),
+        ),
+        (None, None) => None,
+        _ => {
+            return Err(std::io::Error::other("--issuer and --resource take a URL each").into());
+        }
+    };
     match flag("--port") {
         Some(port) => {
             let port: u16 = port
@@ -817,6 +832,10 @@ async fn main() -> mcp_runtime::Result<()> {
                 .ok_or_else(|| std::io::Error::other("--port takes a port number"))?;
             let server = match &redis {
                 Some(url) => server.redis(url.clone()),
+                None => server,
+            };
+            let server = match oauth {
+                Some(oauth) => server.oauth(oauth),
                 None => server,
             };
             eprintln!(
@@ -832,9 +851,10 @@ async fn main() -> mcp_runtime::Result<()> {
                 .serve_http(("127.0.0.1", port))
                 .await
         }
-        None if redis.is_some() => {
-            Err(std::io::Error::other("--redis needs --port (it shares HTTP sessions)").into())
-        }
+        None if redis.is_some() || oauth.is_some() => Err(std::io::Error::other(
+            "--redis and --issuer need --port (they concern HTTP)",
+        )
+        .into()),
         None => server.serve_stdio().await,
     }
 }

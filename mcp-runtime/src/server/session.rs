@@ -355,6 +355,10 @@ impl Session {
             let mut replies = Vec::new();
             let link = session.link();
             for value in batch {
+                // A batch's messages run one after another on one task: it gives way to other
+                // requests between them, so a batch of heavy calls (each announcing to every
+                // session, say) cannot hold a worker thread for the whole batch.
+                tokio::task::yield_now().await;
                 match Message::from_value(value) {
                     Ok(Message::Request(request)) if request.method == "initialize" => {
                         let error = ErrorObject::invalid_request(

@@ -318,9 +318,11 @@ impl HttpState {
                     StatusCode::SERVICE_UNAVAILABLE,
                     "this client has as many streams open as one client may: close one first",
                 );
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                let headers = response.headers_mut();
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                // Its connection goes too: a client at its share of streams may be at its
+                // share of connections, and an idle one would hold a place for nothing.
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
                 Err(response)
             }
         }
