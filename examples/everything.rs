@@ -5,12 +5,14 @@
 //! `cargo run -p mcp-examples --example everything -- --port 3000` (Streamable HTTP on
 //! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
 //! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
-//! beside `--port` shares the sessions with other replicas through that Redis; `--issuer URL
-//! --resource URL` makes it an OAuth 2.1 resource server for that issuer's tokens (what
-//! `scripts/hostile.sh` uses to key the fair shares by principal).
+//! beside `--port` shares the sessions with other replicas through that Redis (`--redis-prefix
+//! PREFIX` puts its keys under another prefix than `mcp`); `--issuer URL --resource URL` makes
+//! it an OAuth 2.1 resource server for that issuer's tokens (what `scripts/hostile.sh` uses to
+//! key the fair shares by principal).
 
 use std::time::Duration;
 
+use mcp_runtime::ServerCard;
 use mcp_runtime::prelude::*;
 use mcp_runtime::tool::ToolDef;
 
@@ -789,11 +791,16 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
 
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    // `RUST_LOG` picks what is logged; without it, warnings and the server's own `info` lines
+    // (what it serves, shutdown and what it abandoned).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .init();
     let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
+        .description("Every tool, resource and prompt the MCP conformance suite checks.")
         .instructions("The catalogue of the MCP conformance suite.")
         .tool_def(json_schema_2020_12_tool())
         // The skills of the suite's sep-2640 scenarios (two, one with a nested skill), checked
@@ -825,6 +832,13 @@ async fn main() -> mcp_runtime::Result<()> {
             return Err(std::io::Error::other("--issuer and --resource take a URL each").into());
         }
     };
+    // `--redis-prefix PREFIX`: the replicas' keys (`mcp` by default), for several servers
+    // sharing one Redis.
+    let server = match flag("--redis-prefix") {
+        Some(Some(prefix)) => server.redis_prefix(prefix),
+        Some(None) => return Err(std::io::Error::other("--redis-prefix takes a prefix").into()),
+        None => server,
+    };
     match flag("--port") {
         Some(port) => {
             let port: u16 = port
@@ -838,6 +852,11 @@ async fn main() -> mcp_runtime::Result<()> {
                 Some(oauth) => server.oauth(oauth),
                 None => server,
             };
+            // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
+            let server = server.server_card(
+                ServerCard::new("com.example/everything")
+                    .remote(format!("http://127.0.0.1:{port}/mcp")),
+            );
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
                  HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",

@@ -9,6 +9,7 @@
 #[cfg_attr(not(feature = "http"), allow(dead_code, unreachable_pub))]
 pub(crate) mod auth;
 mod budget;
+mod card;
 mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
@@ -59,6 +60,9 @@ pub(crate) use self::auth::Dpop;
 #[cfg(feature = "oauth")]
 pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Account, Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
+pub use self::card::{
+    AI_CATALOG_MEDIA_TYPE, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA, ServerCard,
+};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
@@ -122,9 +126,12 @@ pub(crate) struct Options {
     pub(crate) cache: CacheHints,
     /// The secret `requestState` is signed with. Default: random per process.
     pub(crate) request_state_secret: Option<Vec<u8>>,
-    /// The Redis URL and key prefix of the state shared with other replicas (`Server::redis`).
+    /// The Redis URL of the state shared with other replicas (`Server::redis`).
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) redis: Option<(String, String)>,
+    pub(crate) redis: Option<String>,
+    /// The prefix of its keys (`Server::redis_prefix`). Default: `mcp`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) redis_prefix: String,
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
     /// The task store and its bounds.
@@ -167,6 +174,7 @@ impl Default for Options {
             cache: CacheHints::default(),
             request_state_secret: None,
             redis: None,
+            redis_prefix: "mcp".to_owned(),
             request_state_ttl: Duration::from_secs(600),
             #[cfg(feature = "tasks")]
             tasks: self::tasks::TaskOptions::default(),
@@ -610,6 +618,19 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Serves a Server Card (SEP-2127) over HTTP, at the endpoint's path plus `/server-card`
+    /// (`/mcp/server-card`), and the AI Catalog that lists it at `/.well-known/ai-catalog.json`.
+    /// The card is made from this server's `serverInfo` (version, title, description, icons,
+    /// website) and the card's own name and remotes; [`build`](Self::build) fails when it would
+    /// break the card's schema (a description is required, at most 100 characters). Off by
+    /// default. Both routes are public metadata, like the OAuth metadata: no token, any `Host`,
+    /// `Access-Control-Allow-Origin: *`, cacheable for an hour, with an `ETag`.
+    pub fn server_card(mut self, card: ServerCard) -> Self {
+        self.options.http.server_card = Some(card);
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// How long an HTTP session may stay idle before it ends (30 minutes by default).
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.options.http.session_idle = idle;
@@ -811,22 +832,15 @@ impl Server {
     /// process stays up; service resumes when Redis is back. Needs the `redis` feature.
     #[cfg(feature = "redis")]
     pub fn redis(mut self, url: impl Into<String>) -> Self {
-        let prefix = self
-            .options
-            .redis
-            .take()
-            .map_or_else(|| "mcp".to_owned(), |(_, prefix)| prefix);
-        self.options.redis = Some((url.into(), prefix));
+        self.options.redis = Some(url.into());
         self
     }
 
     /// The prefix of this server's Redis keys (`mcp` by default), so several servers can share
-    /// one Redis. Set it after [`redis`](Self::redis).
+    /// one Redis. Before or after [`redis`](Self::redis), it is the same.
     #[cfg(feature = "redis")]
     pub fn redis_prefix(mut self, prefix: impl Into<String>) -> Self {
-        if let Some((_, old)) = &mut self.options.redis {
-            *old = prefix.into();
-        }
+        self.options.redis_prefix = prefix.into();
         self
     }
 
@@ -838,18 +852,48 @@ impl Server {
     }
 
     #[cfg(feature = "tasks")]
-    /// The most tasks alive at once in the default in-memory store (10,000 by default): a
-    /// task-capable call past it is refused with -32603 saying so. Tasks are reclaimed after
-    /// their TTL.
+    /// The most tasks alive at once, all clients together (10,000 by default): a task-capable
+    /// call past it is refused with -32603 saying so. Tasks are reclaimed after their TTL, or
+    /// when the session that owns them ends.
     pub fn max_live_tasks(mut self, max: usize) -> Self {
         self.options.tasks.max_live = max;
         self
     }
 
     #[cfg(feature = "tasks")]
-    /// How long a task is kept after it was created (`ttlMs`; 1 hour by default). It is never
-    /// dropped before, and reclaimed after, whatever its status; a task still running then is
-    /// stopped.
+    /// The most tasks one client holds alive at once (a tenth of [`Server::max_live_tasks`]
+    /// by default, so 1,000): past it that client's task-capable call gets -32603 ("too many
+    /// live tasks of yours") while other clients are still served. The client is the task's
+    /// owner: the authenticated principal, else the session, else a stateless client's address.
+    pub fn max_live_tasks_per_owner(mut self, max: usize) -> Self {
+        self.options.tasks.max_live_per_owner = Some(max);
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// The largest result one task keeps, as JSON (1 MiB by default): a tool that returns more
+    /// ends its task `failed` (-32603, naming the size and the bound).
+    pub fn max_task_result(mut self, bytes: usize) -> Self {
+        self.options.tasks.max_result_bytes = bytes;
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// The bytes of all tasks' stored results together (64 MiB by default), and of one owner's
+    /// (an eighth of that unless `per_owner` says otherwise). A result with no room ends its
+    /// task `failed` (-32603, saying which bound it met); room comes back as tasks are reclaimed.
+    /// Counted in the memory ceiling (crate docs, *Limits*).
+    pub fn task_results_total(mut self, bytes: usize, per_owner: Option<usize>) -> Self {
+        self.options.tasks.result_bytes_total = bytes;
+        self.options.tasks.result_bytes_per_owner = per_owner;
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// How long a task is kept after it was created (`ttlMs`; 1 hour by default), and the most a
+    /// 2025-11-25 client may ask for with `task.ttl` (a shorter one is honoured). It is never
+    /// dropped before, and reclaimed after, whatever its status (a task still running then is
+    /// stopped), unless the session that owns it ends first.
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         self.options.tasks.ttl = ttl;
         self
@@ -1047,6 +1091,20 @@ impl Server {
         info.description = self.description;
         info.website_url = self.website_url;
         info.icons = (!self.icons.is_empty()).then_some(self.icons);
+        #[cfg(feature = "http")]
+        if let Some(card) = &self.options.http.server_card
+            && let Err(problems) = card.to_json(&info, &[])
+        {
+            let invalid = |problem| DefinitionError::Invalid {
+                kind: "server",
+                name: card.name().to_owned(),
+                location: "Server::server_card".to_owned(),
+                problem,
+            };
+            return Err(Error::Definition(
+                problems.into_iter().map(invalid).collect(),
+            ));
+        }
         let listed = ListChangedCapability { list_changed: true };
         // Fixed here for the server's life: see "Capabilities are fixed" on `ServerHandle`.
         let capabilities = ServerCapabilities {
@@ -1238,21 +1296,24 @@ impl Core {
     /// be reached.
     #[cfg(feature = "redis")]
     pub(crate) async fn connect_shared(self: &Arc<Self>) -> Result<()> {
-        let Some((url, prefix)) = &self.options.redis else {
+        let Some(url) = &self.options.redis else {
             return Ok(());
         };
+        let prefix = &self.options.redis_prefix;
         if self.shared.get().is_some() {
             return Ok(());
         }
+        let unusable = |error: shared::StoreError| crate::Error::Redis {
+            url: shared::redis::without_password(url),
+            reason: error.0,
+        };
         let store = shared::redis::RedisStore::connect(url, prefix)
             .await
-            .map_err(|e| std::io::Error::other(format!("cannot use Redis at {url}: {}", e.0)))?;
+            .map_err(unusable)?;
         if self.options.request_state_secret.is_none() {
             let mut fresh = [0u8; 32];
             let _ = getrandom::fill(&mut fresh);
-            let key = store.request_state_key(fresh).await.map_err(|e| {
-                std::io::Error::other(format!("cannot use Redis at {url}: {}", e.0))
-            })?;
+            let key = store.request_state_key(fresh).await.map_err(unusable)?;
             *self
                 .request_state
                 .write()
@@ -1448,5 +1509,24 @@ impl std::fmt::Debug for McpService {
         f.debug_struct("McpService")
             .field("info", &self.core.info)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, feature = "redis"))]
+mod tests {
+    use super::Server;
+
+    /// `redis_prefix` and `redis` in either order configure the same store.
+    #[test]
+    fn the_redis_prefix_holds_whichever_comes_first() {
+        let url = "redis://127.0.0.1:6379/0";
+        let after = Server::new("t", "1").redis(url).redis_prefix("app");
+        let before = Server::new("t", "1").redis_prefix("app").redis(url);
+        for server in [after, before] {
+            assert_eq!(server.options.redis.as_deref(), Some(url));
+            assert_eq!(server.options.redis_prefix, "app");
+        }
+        let default = Server::new("t", "1").redis(url);
+        assert_eq!(default.options.redis_prefix, "mcp");
     }
 }

@@ -161,6 +161,13 @@ impl<T> Sink<T> {
     pub(crate) fn client(&self) -> Option<&Arc<Client>> {
         self.shared.total.as_ref().and_then(Account::client)
     }
+
+    /// The address the requests answered here came from, when their client is one (HTTP
+    /// without OAuth): a stateless client's tasks belong to it.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
+        self.client().and_then(|client| client.address())
+    }
 }
 
 impl<T: Weigh> Sink<T> {

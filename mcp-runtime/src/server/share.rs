@@ -103,6 +103,14 @@ impl Client {
         &self.key
     }
 
+    /// The client's address, when it is known by one (no principal).
+    pub(crate) fn address(&self) -> Option<IpAddr> {
+        match self.key {
+            ClientKey::Address(ip) => Some(ip),
+            ClientKey::Principal(_) => None,
+        }
+    }
+
     /// Takes `amount` of `kind` if the client then holds at most `cap`; whether it did.
     pub(crate) fn take(&self, kind: Kind, amount: usize, cap: usize) -> bool {
         self.held[kind.index()]

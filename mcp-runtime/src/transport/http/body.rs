@@ -19,7 +19,7 @@ use crate::protocol::{ErrorObject, ParseCost, check_depth, encode_error};
 use crate::server::{Charge, Client, HttpOptions, REQUEST_OVERHEAD};
 
 /// 503 with `Retry-After`: the request budget (or the client's share of it) has no room now.
-pub(super) fn busy() -> Response {
+fn busy() -> Response {
     tracing::warn!("HTTP requests in flight are at their budget: a request gets 503");
     let mut response = error_response(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -72,11 +72,23 @@ pub(super) struct Held {
     charge: Charge,
     /// Read on the control reserve: only a message that holds nothing once handled may go on.
     reserve: bool,
+    /// On the reserve because it could never fit the request budget (what it needs, and what
+    /// its client may hold): a message that holds something is 413, not 503.
+    never_fits: Option<(usize, usize)>,
 }
 
 impl Held {
     pub(super) fn on_reserve(&self) -> bool {
         self.reserve
+    }
+
+    /// The answer to a message on the reserve that would hold something: 413 when it could
+    /// never fit its client's share of the request budget, else 503 (try again).
+    pub(super) fn refusal(&self) -> Response {
+        match self.never_fits {
+            Some((needs, cap)) => never_fits(needs, cap),
+            None => busy(),
+        }
     }
 
     pub(super) fn into_charge(self) -> Charge {
@@ -101,17 +113,16 @@ impl ReadBody {
         check_depth(&bytes, max_depth).map_err(bad)?;
         let cost = ParseCost::of(&bytes);
         if !charge.charge.grow(cost.peak) {
-            let needs = charge.charge.bytes().saturating_add(cost.peak);
             if charge.reserve {
-                return Err(busy());
+                return Err(charge.refusal());
             }
-            if needs > charge.charge.cap() {
-                return Err(never_fits(needs, charge.charge.cap()));
-            }
-            // A small message may still go on on the reserve.
-            charge = reserve(state, client, bytes.len())?;
+            let needs = charge.charge.bytes().saturating_add(cost.peak);
+            let cap = charge.charge.cap();
+            // A small message may still go on on the reserve, if it holds nothing once handled.
+            let never = (needs > cap).then_some((needs, cap));
+            charge = reserve(state, client, bytes.len(), never)?;
             if !charge.charge.grow(cost.peak) {
-                return Err(busy());
+                return Err(charge.refusal());
             }
         }
         let parsed = parse(&bytes).map_err(bad)?;
@@ -191,8 +202,9 @@ async fn read_body(
         Some(charge) => Held {
             charge,
             reserve: false,
+            never_fits: None,
         },
-        None => reserve(state, client, 0)?,
+        None => reserve(state, client, 0, None)?,
     };
     let mut stream = body.into_data_stream();
     let mut first: Option<Bytes> = None;
@@ -213,14 +225,15 @@ async fn read_body(
         }
         if !held.charge.grow(chunk.len()) {
             if held.reserve {
-                return Err(busy());
+                return Err(held.refusal());
             }
-            if length.saturating_add(REQUEST_OVERHEAD) > held.charge.cap() {
-                // It could never fit, however long it waited.
-                return Err(never_fits(length, held.charge.cap()));
-            }
+            let needs = length.saturating_add(REQUEST_OVERHEAD);
+            let cap = held.charge.cap();
+            // It could never fit, however long it waited (413 unless it holds nothing once
+            // handled, on the reserve).
+            let never = (needs > cap).then_some((needs, cap));
             // The rest on the reserve, if it is small enough for it.
-            held = reserve(state, client, length)?;
+            held = reserve(state, client, length, never)?;
         }
         match &first {
             None => first = Some(chunk),
@@ -243,25 +256,35 @@ async fn read_body(
     })
 }
 
-/// A body of `length` bytes so far moved to the reserve: 503 when it is too long for it or the
-/// reserve (or the client's share of it) is full too.
+/// A body of `length` bytes so far moved to the reserve (`never` when it could never fit
+/// the request budget): refused (413 or 503, see [`Held::refusal`]) when it is too long for the
+/// reserve or the reserve (or the client's share of it) is full too.
 fn reserve(
     state: &HttpState,
     client: Option<&Arc<Client>>,
     length: usize,
+    never: Option<(usize, usize)>,
 ) -> Result<Held, Response> {
-    if length > CONTROL_BODY {
-        return Err(busy());
-    }
-    match state
-        .control
-        .account(client)
-        .charge(REQUEST_OVERHEAD + length)
-    {
-        Some(charge) => Ok(Held {
-            charge,
-            reserve: true,
-        }),
-        None => Err(busy()),
-    }
+    let charge = (length <= CONTROL_BODY)
+        .then(|| {
+            state
+                .control
+                .account(client)
+                .charge(REQUEST_OVERHEAD + length)
+        })
+        .flatten();
+    let held = Held {
+        charge: match charge {
+            Some(charge) => charge,
+            None => {
+                return Err(match never {
+                    Some((needs, cap)) => never_fits(needs, cap),
+                    None => busy(),
+                });
+            }
+        },
+        reserve: true,
+        never_fits: never,
+    };
+    Ok(held)
 }

@@ -27,7 +27,7 @@ use axum::extract::{OriginalUri, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::body::{busy, read_post_body};
+use super::body::read_post_body;
 use super::stream::named_event;
 use super::{HttpState, check_host, check_json_content_type, error_response, session_id};
 use crate::context::Principal;
@@ -81,9 +81,10 @@ impl LegacySession {
         self.end.send_replace(true);
     }
 
-    /// Ends the protocol session: its requests are cancelled.
+    /// Ends the protocol session: its requests are cancelled, its tasks released.
     pub(super) async fn shutdown(&self) {
-        self.session.shutdown(Duration::ZERO).await;
+        self.session.shutdown(Duration::ZERO, false).await;
+        self.session.release_tasks().await;
     }
 }
 
@@ -127,7 +128,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         Ok(open) => open,
         Err(response) => return response,
     };
-    let counted = match state.count_session(client.as_ref()) {
+    let counted = match state.count_session(client.as_ref(), None) {
         Ok(counted) => counted,
         Err(response) => return response,
     };
@@ -139,7 +140,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         let sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let mut legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner());
         if sessions.len() + legacy.len() >= options.max_sessions {
-            return state.retry_later("too many sessions; try again later");
+            return state.retry_later(None, "too many sessions; try again later");
         }
         let session = Session::new(Arc::clone(&state.core), sink.clone(), client);
         let _ = session.trace_name.set(id.clone());
@@ -325,7 +326,7 @@ pub(super) async fn handle_message(
         Err(response) => return response,
     };
     if held.on_reserve() && Window::slots_needed(&incoming) > 0 {
-        return busy();
+        return held.refusal();
     }
     let charge = held.into_charge();
     #[cfg(feature = "oauth")]

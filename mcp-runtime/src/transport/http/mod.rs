@@ -48,6 +48,7 @@
 #[cfg(feature = "oauth")]
 mod auth;
 mod body;
+mod card;
 mod client;
 mod deadline;
 mod legacy;
@@ -71,7 +72,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::Value;
 
-use self::body::{CONTROL_LARGEST, CONTROL_TOTAL, busy, read_post_body};
+use self::body::{CONTROL_LARGEST, CONTROL_TOTAL, read_post_body};
 use self::stream::{Bounds, EventStream, parse_event_id};
 use crate::context::Principal;
 use crate::protocol::{
@@ -269,8 +270,13 @@ impl HttpState {
         )
     }
 
-    /// Counts a new session in its client's share of sessions; 503 past it.
-    fn count_session(&self, client: Option<&Arc<Client>>) -> Result<Option<Charge>, Response> {
+    /// Counts a new session in its client's share of sessions; 503 past it, answering the
+    /// `initialize` request `request`.
+    fn count_session(
+        &self,
+        client: Option<&Arc<Client>>,
+        request: Option<&RequestId>,
+    ) -> Result<Option<Charge>, Response> {
         let Some(client) = client else {
             return Ok(None);
         };
@@ -283,6 +289,7 @@ impl HttpState {
                     "a client holds its share of sessions: its `initialize` gets 503"
                 );
                 Err(self.retry_later(
+                    request,
                     "this client holds as many sessions as one client may: end one (DELETE) or \
                      try again later",
                 ))
@@ -290,10 +297,11 @@ impl HttpState {
         }
     }
 
-    /// 503 with `Retry-After`: a slot held by a session that never initializes frees within the
-    /// initialize timeout, so that is when trying again can first help.
-    fn retry_later(&self, message: &str) -> Response {
-        let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, message);
+    /// 503 with `Retry-After`, answering `request`: a slot held by a session that never
+    /// initializes frees within the initialize timeout, so that is when trying again can first
+    /// help.
+    fn retry_later(&self, request: Option<&RequestId>, message: &str) -> Response {
+        let mut response = error_response_to(request, StatusCode::SERVICE_UNAVAILABLE, message);
         let seconds = self.options.initialize_timeout.as_secs().max(1);
         response
             .headers_mut()
@@ -342,13 +350,17 @@ impl HttpState {
         }
     }
 
+    /// The session a request names in `Mcp-Session-Id`, or the refusal answering `request`
+    /// (the id of the request in the body, when there is one): 400 without the header, 404 for
+    /// a session unknown, ended or another principal's, 503 when the shared store fails.
     async fn session(
         &self,
         headers: &HeaderMap,
         principal: Option<&Principal>,
         client: Option<&Arc<Client>>,
+        request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, Response> {
-        let id = session_header(headers)?;
+        let id = session_header(headers, request)?;
         let owner = principal.map(Principal::binding_key);
         let session = self
             .sessions
@@ -360,7 +372,8 @@ impl HttpState {
             // exist.
             .filter(|s| s.owner.as_deref() == owner.as_deref());
         let unknown = || {
-            error_response(
+            error_response_to(
+                request,
                 StatusCode::NOT_FOUND,
                 "unknown or ended session: send `initialize` again",
             )
@@ -383,7 +396,7 @@ impl HttpState {
                     Ok(Some(record)) if record.owner != owner => return Err(unknown()),
                     Ok(Some(record)) => record,
                     Ok(None) => return Err(unknown()),
-                    Err(error) => return Err(shared::store_failed(&error)),
+                    Err(error) => return Err(shared::store_failed(request, &error)),
                 };
                 let (notifier, notifications) = self.notifier_channel(client);
                 let Some(session) = Session::restore(
@@ -413,7 +426,7 @@ impl HttpState {
                     .remove(id);
                 Err(unknown())
             }
-            Err(response) => Err(response),
+            Err(error) => Err(shared::store_failed(request, &error)),
         }
     }
 
@@ -502,8 +515,16 @@ impl HttpState {
                 .filter_map(|id| sessions.remove(&id))
                 .collect()
         };
+        // With sessions shared through Redis, another replica may still serve the session:
+        // its tasks stay (bounded by its share) until their TTL or its DELETE.
+        let release = self.core.shared().is_none();
         for session in expired {
-            tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
+            tokio::spawn(async move {
+                session.session.shutdown(Duration::ZERO, false).await;
+                if release {
+                    session.session.release_tasks().await;
+                }
+            });
         }
         // A legacy session is gone at once, and its event stream told to end (a stream nobody
         // reads is not polled, so it cannot be left to remove the session).
@@ -525,20 +546,33 @@ impl HttpState {
     }
 }
 
-/// A JSON-RPC error without id as an HTTP response.
+/// A refusal as an HTTP response whose JSON-RPC error has `"id": null`: for what is refused
+/// before its body is read (or has no request in it: GET, DELETE).
 fn error_response(status: StatusCode, message: &str) -> Response {
+    error_response_to(None, status, message)
+}
+
+/// A refusal as an HTTP response whose JSON-RPC error answers `id` (`null` when `None`): for what
+/// is refused once the body was read and its request's id is known. The code follows the status
+/// (-32001 for 404, the session not found; -32000 otherwise).
+fn error_response_to(id: Option<&RequestId>, status: StatusCode, message: &str) -> Response {
     let code = match status {
         StatusCode::NOT_FOUND => -32001,
         _ => -32000,
     };
-    error_response_code(status, code, message)
+    error_response_code(id, status, code, message)
 }
 
-/// A JSON-RPC error without id, with its code, as an HTTP response.
-fn error_response_code(status: StatusCode, code: i64, message: &str) -> Response {
+/// A JSON-RPC error with its code, answering `id` (`null` when `None`), as an HTTP response.
+fn error_response_code(
+    id: Option<&RequestId>,
+    status: StatusCode,
+    code: i64,
+    message: &str,
+) -> Response {
     json_response(
         status,
-        encode_error(None, &ErrorObject::new(code, message.to_owned())),
+        encode_error(id, &ErrorObject::new(code, message.to_owned())),
     )
 }
 
@@ -652,19 +686,24 @@ fn check_host(
     Ok(())
 }
 
-/// The `Mcp-Session-Id` of a request: 400 when it has none, or more than one (which would the
-/// server believe?).
-fn session_header(headers: &HeaderMap) -> Result<&str, Response> {
+/// The `Mcp-Session-Id` of a request: 400 (answering `request`) when it has none, or more than
+/// one (which would the server believe?).
+fn session_header<'h>(
+    headers: &'h HeaderMap,
+    request: Option<&RequestId>,
+) -> Result<&'h str, Response> {
     let mut ids = headers.get_all(&MCP_SESSION_ID).iter();
     let first = ids.next().and_then(|v| v.to_str().ok());
     if ids.next().is_some() {
-        return Err(error_response(
+        return Err(error_response_to(
+            request,
             StatusCode::BAD_REQUEST,
             "more than one `Mcp-Session-Id` header",
         ));
     }
     first.ok_or_else(|| {
-        error_response(
+        error_response_to(
+            request,
             StatusCode::BAD_REQUEST,
             "the `Mcp-Session-Id` header is missing: send `initialize` first",
         )
@@ -691,8 +730,12 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
 }
 
 /// The `MCP-Protocol-Version` of a handshake-era request: absent, or a revision this server
-/// supports (else 400). `2026-07-28` without an envelope is 400 + -32602.
-fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
+/// supports (else 400). `2026-07-28` without an envelope is 400 + -32602. A refusal answers
+/// `request`, the id of the request in the body (a GET has none).
+fn header_version(
+    headers: &HeaderMap,
+    request: Option<&RequestId>,
+) -> Result<Option<ProtocolVersion>, Response> {
     match headers.get(&MCP_PROTOCOL_VERSION) {
         None => Ok(None),
         Some(value) => match value.to_str().ok().and_then(ProtocolVersion::parse) {
@@ -700,14 +743,15 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Respon
             Some(_) => Err(json_response(
                 StatusCode::BAD_REQUEST,
                 encode_error(
-                    None,
+                    request,
                     &ErrorObject::invalid_params(
                         "a 2026-07-28 request needs the `_meta` envelope \
                          (`io.modelcontextprotocol/protocolVersion`)",
                     ),
                 ),
             )),
-            None => Err(error_response(
+            None => Err(error_response_to(
+                request,
                 StatusCode::BAD_REQUEST,
                 "unsupported `MCP-Protocol-Version`",
             )),
@@ -753,7 +797,7 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
         )));
     }
     let _ = accepts(&map);
-    out.push(status(header_version(&map).map(|_| ())));
+    out.push(status(header_version(&map, None).map(|_| ())));
     let _ = is_stateless_era(&map);
     out.push(status(check_json_content_type(&map)));
     let _ = map
@@ -935,8 +979,15 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         runs_user_code,
     } = post;
     if charge.on_reserve() && !holds_nothing(&incoming, stateless) {
-        return busy();
+        return charge.refusal();
     }
+    // What a refusal from here on answers: the request's id (a batch, a notification or an
+    // unreadable id: `null`).
+    let answering = match &incoming {
+        Incoming::Single(_) => ids.first().cloned(),
+        Incoming::Batch(_) => None,
+    };
+    let answering = answering.as_ref();
     // Scopes are checked before anything runs: a 403 drives the client's step-up.
     #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
@@ -954,7 +1005,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         return modern::handle(&state, &headers, message, accepts_sse, caller).await;
     }
     let charge = charge.into_charge();
-    let version = match header_version(&headers) {
+    let version = match header_version(&headers, answering) {
         Ok(version) => version,
         Err(response) => return response,
     };
@@ -964,7 +1015,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
-        return initialize_session(&state, incoming, principal, client).await;
+        return initialize_session(&state, incoming, (principal, client), answering).await;
     }
 
     let (session, http_session) = if options.stateless {
@@ -976,7 +1027,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         )
     } else {
         match state
-            .session(&headers, principal.as_deref(), client.as_ref())
+            .session(&headers, principal.as_deref(), client.as_ref(), answering)
             .await
         {
             Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
@@ -1115,12 +1166,13 @@ fn holds_nothing(incoming: &Incoming, stateless: bool) -> bool {
     }
 }
 
-/// `initialize` outside a session: a new session (or, stateless, the answer alone).
+/// `initialize` outside a session: a new session (or, stateless, the answer alone). A refusal
+/// answers `answering`, the request's id.
 async fn initialize_session(
     state: &Arc<HttpState>,
     incoming: Incoming,
-    principal: Option<Arc<Principal>>,
-    client: Option<Arc<Client>>,
+    (principal, client): (Option<Arc<Principal>>, Option<Arc<Client>>),
+    answering: Option<&RequestId>,
 ) -> Response {
     let options = state.options();
     let (sink, mut replies) = state.channel(client.as_ref());
@@ -1141,11 +1193,11 @@ async fn initialize_session(
     let elsewhere = match state.core.shared() {
         Some(store) => match store.count_sessions().await {
             Ok(count) => count,
-            Err(error) => return shared::store_failed(&error),
+            Err(error) => return shared::store_failed(answering, &error),
         },
         None => 0,
     };
-    let counted = match state.count_session(client.as_ref()) {
+    let counted = match state.count_session(client.as_ref(), answering) {
         Ok(counted) => counted,
         Err(response) => return response,
     };
@@ -1161,7 +1213,7 @@ async fn initialize_session(
                 .then(|| evict_for(&mut sessions, client.as_deref()))
                 .flatten();
             if evicted.is_none() {
-                return state.retry_later("too many sessions; try again later");
+                return state.retry_later(answering, "too many sessions; try again later");
             }
         }
         let id = session_id();
@@ -1182,17 +1234,20 @@ async fn initialize_session(
             "the sessions are full: a newcomer's `initialize` ended the longest idle session of \
              the client holding the most"
         );
-        tokio::spawn(async move { evicted.session.shutdown(Duration::ZERO).await });
+        tokio::spawn(async move {
+            evicted.session.shutdown(Duration::ZERO, false).await;
+            evicted.session.release_tasks().await;
+        });
     }
     if let Some(store) = state.core.shared()
-        && let Err(response) = shared::sync_out(state, store, &http_session).await
+        && let Err(error) = shared::sync_out(state, store, &http_session).await
     {
         state
             .sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&http_session.id);
-        return response;
+        return shared::store_failed(answering, &error);
     }
     if let Ok(value) = HeaderValue::from_str(&http_session.id) {
         response.headers_mut().insert(MCP_SESSION_ID, value);
@@ -1289,9 +1344,10 @@ const LAZY_SSE_WINDOW: Duration = Duration::from_millis(100);
 /// With a shared store, writes what a request changed in its session (log level, subscriptions,
 /// initialization) back to the store. A failure is logged: the request already ran.
 async fn share_back(state: &HttpState, http_session: Option<&HttpSession>) {
-    if let (Some(store), Some(http_session)) = (state.core.shared(), http_session) {
-        // Logged by `store_failed`.
-        let _ = shared::sync_out(state, store, http_session).await;
+    if let (Some(store), Some(http_session)) = (state.core.shared(), http_session)
+        && let Err(error) = shared::sync_out(state, store, http_session).await
+    {
+        tracing::error!(%error, "the shared store failed: a session change was not shared");
     }
 }
 
@@ -1385,12 +1441,12 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
             "`Accept` must list `text/event-stream`",
         );
     }
-    if let Err(response) = header_version(&headers) {
+    if let Err(response) = header_version(&headers, None) {
         return response;
     }
     let client = state.client_of(&parts.extensions, &headers, principal.map(Arc::as_ref));
     let session = match state
-        .session(&headers, principal.map(Arc::as_ref), client.as_ref())
+        .session(&headers, principal.map(Arc::as_ref), client.as_ref(), None)
         .await
     {
         Ok(session) => session,
@@ -1418,7 +1474,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
             // A new GET gets what comes from now on.
             None => match store.events_after(&session.id, 0).await {
                 Ok(events) => events.last().map_or(0, |(sequence, _)| *sequence),
-                Err(error) => return shared::store_failed(&error),
+                Err(error) => return shared::store_failed(None, &error),
             },
         };
         let follow = shared::Follow {
@@ -1466,7 +1522,7 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
     }
     let client = state.client_of(&parts.extensions, &headers, principal.map(Arc::as_ref));
     let session = match state
-        .session(&headers, principal.map(Arc::as_ref), client.as_ref())
+        .session(&headers, principal.map(Arc::as_ref), client.as_ref(), None)
         .await
     {
         Ok(session) => session,
@@ -1475,14 +1531,16 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
     if let Some(store) = state.core.shared()
         && let Err(error) = store.remove_session(&session.id).await
     {
-        return shared::store_failed(&error);
+        return shared::store_failed(None, &error);
     }
     state
         .sessions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&session.id);
-    session.session.shutdown(Duration::ZERO).await;
+    session.session.shutdown(Duration::ZERO, false).await;
+    // The session is over on every replica: what it held goes (running tasks stop).
+    session.session.release_tasks().await;
     StatusCode::OK.into_response()
 }
 
@@ -1517,8 +1575,11 @@ impl McpService {
             grace: self.core.options.shutdown_grace,
             trusted_proxies: options.trusted_proxies.clone(),
         };
+        let path = options.path.clone();
         let (router, state) = router(Arc::clone(&self.core), options);
         let core = Arc::clone(&self.core);
+        // The line a user waits for: where to point a client.
+        tracing::info!("listening on http://{local}{path}");
         let shutdown = async move {
             shutdown.await;
             // Open listen streams end with their final result, so the server can drain.
@@ -1559,15 +1620,20 @@ async fn shutdown_signal() {
     };
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
+    let signal = tokio::select! {
+        () = ctrl_c => "Ctrl-C (SIGINT)",
+        () = terminate => "SIGTERM",
+    };
+    tracing::info!("{signal} received: shutting down");
 }
 
 /// The endpoint as an axum router, at the configured path, and the state it serves.
 pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> (Router, Arc<HttpState>) {
     let path = options.path.clone();
+    let card = options
+        .server_card
+        .as_ref()
+        .and_then(|card| card::routes(&core, card, &path));
     // Often enough for the shorter of the two timeouts a session can expire by.
     let idle = options.session_idle.min(options.initialize_timeout);
     let state = HttpState::new(core, options);
@@ -1597,7 +1663,6 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> (Router, Arc<Http
     }
     #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
-    #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
     let mut router = router.with_state(Arc::clone(&state));
     #[cfg(feature = "oauth")]
     if let Some(auth) = auth {
@@ -1611,6 +1676,10 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> (Router, Arc<Http
             metadata = metadata.route(&auth.metadata_path, get(auth::metadata));
         }
         router = router.merge(metadata.with_state(auth));
+    }
+    // Public like the OAuth metadata: merged after the token layer.
+    if let Some(card) = card {
+        router = router.merge(card);
     }
     (router, state)
 }
@@ -1713,14 +1782,14 @@ mod tests {
     fn two_session_ids_are_refused() {
         let mut headers = HeaderMap::new();
         assert_eq!(
-            session_header(&headers).unwrap_err().status(),
+            session_header(&headers, None).unwrap_err().status(),
             StatusCode::BAD_REQUEST
         );
         headers.append(&MCP_SESSION_ID, HeaderValue::from_static("a"));
-        assert_eq!(session_header(&headers).ok(), Some("a"));
+        assert_eq!(session_header(&headers, None).ok(), Some("a"));
         headers.append(&MCP_SESSION_ID, HeaderValue::from_static("b"));
         assert_eq!(
-            session_header(&headers).unwrap_err().status(),
+            session_header(&headers, None).unwrap_err().status(),
             StatusCode::BAD_REQUEST
         );
     }

@@ -140,15 +140,29 @@ pub(crate) async fn serve(
         });
     }
     drop(listener);
+    let started = Instant::now();
     let _ = stop.send(true);
+    while connections.try_join_next().is_some() {}
+    tracing::info!(
+        open = connections.len(),
+        "HTTP shutdown: no new connections; waiting up to {:?} for the {} open (requests in \
+         flight finish, streams end)",
+        limits.grace,
+        connections.len()
+    );
     let drained = async { while connections.join_next().await.is_some() {} };
     if tokio::time::timeout(limits.grace, drained).await.is_err() {
         tracing::warn!(
             open = connections.len(),
-            "HTTP shutdown: connections still open after the {:?} grace period are dropped",
+            "HTTP shutdown: {} connection(s) still open after the {:?} grace period are dropped",
+            connections.len(),
             limits.grace
         );
     }
+    tracing::info!(
+        "HTTP shutdown: done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
