@@ -693,6 +693,9 @@ async def unread_get_streams(server, notes):
             if "result" not in reply:
                 notes.append(f"subscribe refused: {reply}")
                 return False
+            # Its own connection goes: the stream's is what one peer's share of connections
+            # holds (two each would pass it at 64 sessions).
+            session.close()
             sessions.append(session)
             headers = [
                 ("Accept", "text/event-stream"),
@@ -1402,9 +1405,10 @@ async def fill_everything(server, notes):
     """Every bounded store filled at once, by as many attackers as the shares take (a quarter
     each): unread GET and listen streams (128 MiB); subscriptions (8 KB URIs: 32 MiB); requests
     in flight (calls with 1 MB arguments left running, and three 16 MiB bodies at the same
-    moment: 192 MiB); tasks up to the live cap (10,000, from many sessions); 10,000 sessions;
-    event logs (1,104 updates to every session: 128 MiB); and the connections left over, idle.
-    The RSS of all of it together is the measured ceiling."""
+    moment: 192 MiB); tasks up to the live cap (10,000, from many sessions) and task results
+    (72 of 1 MB asked of the 64 MiB store); 10,000 sessions; event logs (1,104 updates to every
+    session: 128 MiB); and the connections left over, idle. The RSS of all of it together is
+    the measured ceiling."""
     port = server.port
     fill = FILLERS[:4]
     others = FILLERS[4:8]
@@ -1533,8 +1537,31 @@ async def fill_everything(server, notes):
                 finally:
                     session.close()
 
+        async def results(w):
+            # Tasks whose result is ~1 MB (`slow_compute` echoes its label): the results store
+            # (64 MiB, 8 MiB a session) full.
+            session = Session(port, version="2025-11-25", source=others[w % len(others)])
+            kept = 0
+            try:
+                await session.open()
+                for n in range(8):
+                    params = {"name": "slow_compute",
+                              "arguments": {"seconds": 0.05, "label": "r" * 1_000_000},
+                              "task": {"ttl": 3_600_000}}
+                    reply = await session.call(rpc(f"r{n}", "tools/call", params))
+                    if "result" in reply and "task" in reply["result"]:
+                        kept += 1
+            except (OSError, Dropped, Refused) as error:
+                bump(statuses, type(error).__name__)
+            finally:
+                session.close()
+            return kept
+
+        # The results first: the instant tasks then take what is left of the live cap.
+        with_results = sum(await asyncio.gather(*(results(w) for w in range(9))))
         await asyncio.gather(*(worker(w) for w in range(8)))
-        own.append(f"{created} tasks created" + (f" ({statuses})" if statuses else ""))
+        own.append(f"{created} tasks created, and {with_results} whose results are 1 MB"
+                   + (f" ({statuses})" if statuses else ""))
         return created >= 9_000
 
     async def sessions(own):
