@@ -8,7 +8,8 @@
 //! beside `--port` shares the sessions with other replicas through that Redis (`--redis-prefix
 //! PREFIX` puts its keys under another prefix than `mcp`); `--issuer URL --resource URL` makes
 //! it an OAuth 2.1 resource server for that issuer's tokens (what `scripts/hostile.sh` uses to
-//! key the fair shares by principal).
+//! key the fair shares by principal); `--trusted-proxy ADDRESS` believes that reverse proxy's
+//! `X-Forwarded-For` (HAProxy in front of replicas).
 
 use std::time::Duration;
 
@@ -831,6 +832,17 @@ async fn main() -> mcp_runtime::Result<()> {
         _ => {
             return Err(std::io::Error::other("--issuer and --resource take a URL each").into());
         }
+    };
+    // `--trusted-proxy ADDRESS`: a reverse proxy whose `Forwarded` / `X-Forwarded-For` names the
+    // client (HAProxy in front of replicas), for the fair shares.
+    let server = match flag("--trusted-proxy") {
+        Some(Some(proxy)) => server.trusted_proxies([proxy]),
+        Some(None) => {
+            return Err(
+                std::io::Error::other("--trusted-proxy takes an address or a range").into(),
+            );
+        }
+        None => server,
     };
     // `--redis-prefix PREFIX`: the replicas' keys (`mcp` by default), for several servers
     // sharing one Redis.

@@ -252,22 +252,58 @@ pub enum Message {
 /// The depth is checked before parsing, by a single scan that keeps one counter, so hostile input
 /// never reaches a recursive parser. `serde_json` adds its own limit of 127 levels: a `max_depth`
 /// above it acts as 127.
-// Bodies that are not one plain message (HTTP batches) and the fuzz targets read through it.
-#[cfg_attr(not(any(feature = "http", feature = "fuzzing")), allow(dead_code))]
+// The fuzz targets read through it (HTTP bodies through `Scanned::decode`).
+#[cfg_attr(not(any(feature = "fuzzing", test)), allow(dead_code))]
 pub fn decode(bytes: &[u8], max_depth: usize) -> Result<Value, ErrorObject> {
     check_depth(bytes, max_depth)?;
     serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
 }
 
-/// -32700 when `bytes` nest deeper than `max_depth` (see [`parse`]): the first check of any
-/// message, before it is costed or parsed.
+/// -32700 when `bytes` nest deeper than `max_depth` (see [`parse`]).
 pub(crate) fn check_depth(bytes: &[u8], max_depth: usize) -> Result<(), ErrorObject> {
-    if exceeds_depth(bytes, max_depth) {
+    let openers = bytes
+        .iter()
+        .fold(0usize, |n, &b| n + usize::from(b == b'{' || b == b'['));
+    check_depth_of(bytes, max_depth, openers)
+}
+
+/// [`check_depth`], given how many `{` and `[` the text has (inside strings or not).
+fn check_depth_of(bytes: &[u8], max_depth: usize, openers: usize) -> Result<(), ErrorObject> {
+    if openers > max_depth && exceeds_depth(bytes, max_depth) {
         return Err(ErrorObject::parse_error(format!(
             "nesting deeper than {max_depth} levels"
         )));
     }
     Ok(())
+}
+
+/// A message's text read once before it is parsed: its nesting checked and what parsing it
+/// will cost known ([`ParseCost`](super::ParseCost)), so the transport can charge that first.
+pub(crate) struct Scanned<'a> {
+    bytes: &'a [u8],
+    /// What parsing it builds (an upper bound).
+    pub(crate) cost: super::ParseCost,
+}
+
+/// Reads `bytes` once: -32700 when they nest deeper than `max_depth`, else what parsing them
+/// will cost, and the way to parse them without reading them again for the nesting.
+pub(crate) fn scan(bytes: &[u8], max_depth: usize) -> Result<Scanned<'_>, ErrorObject> {
+    let (cost, openers) = super::parse_cost::scan(bytes);
+    check_depth_of(bytes, max_depth, openers)?;
+    Ok(Scanned { bytes, cost })
+}
+
+impl Scanned<'_> {
+    /// [`parse`] of the scanned text.
+    pub(crate) fn parse(&self) -> Result<Incoming, ErrorObject> {
+        parse_unchecked(self.bytes)
+    }
+
+    /// [`decode`] of the scanned text.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn decode(&self) -> Result<Value, ErrorObject> {
+        serde_json::from_slice(self.bytes).map_err(ErrorObject::parse_error)
+    }
 }
 
 /// What the bytes of one line or body hold: a message, or a batch of values.
@@ -287,8 +323,17 @@ pub enum Incoming {
 /// unknown member, bytes that are not JSON) is parsed the general way, so the answer, and the
 /// error, are the same either way. (An unknown member goes the general way because skipping it
 /// would not check it: an invalid string inside must still make the whole message -32700.)
+#[cfg_attr(
+    not(any(feature = "client", feature = "fuzzing", test)),
+    allow(dead_code)
+)]
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
     check_depth(bytes, max_depth)?;
+    parse_unchecked(bytes)
+}
+
+/// [`parse`] of text whose nesting was checked.
+fn parse_unchecked(bytes: &[u8]) -> Result<Incoming, ErrorObject> {
     // Only an object: serde would also fill the struct from an array, by position.
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if object && let Ok(wire) = serde_json::from_slice::<Wire>(bytes) {
@@ -344,16 +389,10 @@ struct Members {
 
 /// Whether `bytes` opens more than `max` arrays or objects at once, outside strings. On invalid
 /// JSON the count may be off, but only after the point where the parser fails anyway.
+/// (Depth needs at least as many openers as levels: most messages have fewer openers in all than
+/// the limit, and their count, which the callers take first, is far cheaper than this scan,
+/// which has to follow strings.)
 fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
-    // Depth needs at least as many openers as levels: most messages have fewer openers in all
-    // than the limit, and this count (which the compiler vectorizes) is far cheaper than the
-    // scan below, which has to follow strings.
-    let openers = bytes
-        .iter()
-        .fold(0usize, |n, &b| n + usize::from(b == b'{' || b == b'['));
-    if openers <= max {
-        return false;
-    }
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

@@ -23,12 +23,15 @@ pub use self::content::{
 };
 pub(crate) use self::framing::{Line, read_line};
 #[cfg(feature = "http")]
-pub(crate) use self::jsonrpc::decode;
+pub(crate) use self::jsonrpc::Scanned;
+// The client reads whole messages; the server's transports scan first (`scan`).
+#[cfg(feature = "client")]
+pub(crate) use self::jsonrpc::parse;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
-    Incoming, InvalidMessage, MESSAGE_MAX, Message, Request, bounded, canonical_notification,
-    check_depth, echo, encode_error, encode_notification, encode_raw_response, encode_request,
-    encode_response, id_in_prefix, parse,
+    Incoming, InvalidMessage, MESSAGE_MAX, Message, Request, bounded, canonical_notification, echo,
+    encode_error, encode_notification, encode_raw_response, encode_request, encode_response,
+    id_in_prefix, scan,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,

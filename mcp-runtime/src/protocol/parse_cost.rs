@@ -17,10 +17,11 @@
 //!   longest one is counted once more at the peak.
 //!
 //! The constants come from measuring serde_json 1.x with `preserve_order` (a 72-byte `Value`)
-//! under glibc's allocator; a test in `tests/` checks the bound against the allocations of
-//! hostile shapes. Most messages are a few hundred bytes: for them a cheaper bound from four
-//! byte counts (which the compiler vectorizes) is taken as it is, and the exact scan, which
-//! follows strings, runs only for text that bound says may cost more than [`EXACT_ABOVE`].
+//! under glibc's allocator; a test checks the bound against the allocations of hostile shapes.
+//! Most messages are a few hundred bytes: for them a cheaper bound, one table lookup per byte
+//! (which also counts the openers the nesting check needs, so a message is read once before it
+//! is parsed), is taken as it is, and the exact scan, which follows strings, runs only for text
+//! that bound says may cost more than [`EXACT_ABOVE`].
 
 /// What every message costs beside its values: the envelope's members and the parser's state.
 const FIXED: usize = 1024;
@@ -82,17 +83,61 @@ impl ParseCost {
     /// An upper bound of what parsing `bytes` into a `serde_json::Value` allocates. Text that is
     /// not JSON gets a bound too (parsing it fails, having built less).
     pub fn of(bytes: &[u8]) -> Self {
-        let cheap = cheap_counts(bytes).cost();
-        if cheap.peak <= EXACT_ABOVE {
-            return cheap;
-        }
-        exact_counts(bytes).cost()
+        scan(bytes).0
     }
+}
+
+/// What one byte adds to the cheap bound at the peak, outside strings or in: every byte may be
+/// a string's, and its scratch copy's (2); a `,` may start a value; a `:` an object member; an
+/// opener a value and a container, and it is counted in the top bits too ([`OPENER`]); two
+/// quotes a string.
+const WEIGHTS: [u64; 256] = {
+    let mut table = [2u64; 256];
+    table[b',' as usize] += VALUE.1 as u64;
+    table[b':' as usize] += MEMBER.1 as u64;
+    table[b'[' as usize] += (VALUE.1 + CONTAINER) as u64 + OPENER;
+    table[b'{' as usize] += (VALUE.1 + CONTAINER) as u64 + OPENER;
+    table[b'"' as usize] += (STRING / 2) as u64;
+    table
+};
+
+/// Where the count of openers sits in a sum of [`WEIGHTS`]: above 40 bits of weight (a weight
+/// of at most 762 a byte stays below them for text under 1 GiB), with 24 bits of count (text
+/// under 16 MiB cannot overflow them).
+const OPENER: u64 = 1 << 40;
+const WEIGHT_BITS: u64 = OPENER - 1;
+
+/// The cheap bound of what parsing `bytes` costs (exact when that bound is large), and how many
+/// `[` and `{` the text has, inside strings or not: what the nesting check needs to know whether
+/// it must scan at all.
+pub(crate) fn scan(bytes: &[u8]) -> (ParseCost, usize) {
+    let (weight, openers) = if bytes.len() < 1 << 24 {
+        let sum: u64 = bytes.iter().map(|&b| WEIGHTS[usize::from(b)]).sum();
+        (sum & WEIGHT_BITS, sum >> 40)
+    } else {
+        // Longer text could overflow the packed count: two sums.
+        bytes.iter().fold((0u64, 0u64), |(weight, openers), &b| {
+            let entry = WEIGHTS[usize::from(b)];
+            (weight + (entry & WEIGHT_BITS), openers + (entry >> 40))
+        })
+    };
+    let openers = usize::try_from(openers).unwrap_or(usize::MAX);
+    // The root value and one more string than two quotes make.
+    let peak = usize::try_from(weight)
+        .unwrap_or(usize::MAX)
+        .saturating_add(FIXED + VALUE.1 + STRING);
+    if peak <= EXACT_ABOVE {
+        // Small: held taken as the peak, an upper bound of both.
+        return (ParseCost { held: peak, peak }, openers);
+    }
+    (exact_counts(bytes).cost(), openers)
 }
 
 /// Counts from bytes alone, inside strings or not: every `,` or opener may start a value, every
 /// `:` a member, every opener a container, every two quotes a string, and every byte may be a
-/// string's (twice, for the scratch buffer).
+/// string's (twice, for the scratch buffer). [`WEIGHTS`] sums the same in one pass; this spells
+/// it out, for the tests.
+#[cfg(test)]
 fn cheap_counts(bytes: &[u8]) -> Counts {
     let (commas, colons, openers, quotes) =
         bytes
@@ -202,6 +247,25 @@ mod tests {
         assert_eq!(c.longest_escaped, 0);
         let c = exact(r#"["a\"b", "\\"]"#);
         assert_eq!((c.values, c.strings, c.longest_escaped), (3, 2, 4));
+    }
+
+    #[test]
+    fn the_table_is_the_cheap_counts_and_counts_openers() {
+        let text = br#"{"a": [1, {"b": "[x]"}], "c": "\"{"}"#;
+        let (cost, openers) = scan(text);
+        // In strings or not: the nesting check's first count.
+        assert_eq!(openers, 5);
+        // Eleven quotes: half a string more than the counts' five and a half.
+        let counted = cheap_counts(text).cost().peak;
+        assert!(
+            cost.peak >= counted && cost.peak <= counted + STRING,
+            "{cost:?} {counted}"
+        );
+        // Long text counts the same way, through the unpacked sums.
+        let long = "[".repeat(1 << 24);
+        let (cost, openers) = scan(long.as_bytes());
+        assert_eq!(openers, 1 << 24);
+        assert!(cost.peak > 1 << 24);
     }
 
     #[test]

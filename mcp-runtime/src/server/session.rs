@@ -304,8 +304,7 @@ impl Session {
         session
     }
 
-    /// Handles one message (or batch) from the client, as [`protocol::parse`](crate::protocol::parse)
-    /// read it. `slot` (a place in the session's in-flight window) is held until the work is
+    /// Handles one message (or batch) from the client, as the transport parsed it. `slot` (a place in the session's in-flight window) is held until the work is
     /// done: released at once when it is answered on the spot, else when the request ends,
     /// however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {

@@ -26,8 +26,7 @@ use tokio::sync::mpsc;
 
 use crate::error::Result;
 use crate::protocol::{
-    ErrorObject, Incoming, Line, Message, Outgoing, ParseCost, check_depth, error_codes,
-    id_in_prefix, parse, read_line,
+    ErrorObject, Incoming, Line, Message, Outgoing, error_codes, id_in_prefix, read_line, scan,
 };
 use crate::server::{
     Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Window, channel,
@@ -208,11 +207,15 @@ impl Inbox {
     /// runs; a line that finds the total full is parsed only when it is small, and then only a
     /// message that holds nothing once handled (`ping`, notifications, responses) goes on.
     fn receive(&self, session: &Arc<Session>, line: &[u8], sink: &Sink) {
-        if let Err(error) = check_depth(line, self.max_depth) {
-            let _ = sink.send(Outgoing::error(None, &error));
-            return;
-        }
-        let cost = ParseCost::of(line);
+        // One pass over the line: its nesting, and what parsing it builds.
+        let scanned = match scan(line, self.max_depth) {
+            Ok(scanned) => scanned,
+            Err(error) => {
+                let _ = sink.send(Outgoing::error(None, &error));
+                return;
+            }
+        };
+        let cost = scanned.cost;
         let id = || id_in_prefix(line);
         if cost.peak.saturating_add(REQUEST_OVERHEAD) > self.requests.limit() {
             let error = ErrorObject::invalid_request(format!(
@@ -229,7 +232,7 @@ impl Inbox {
             let _ = sink.send(Outgoing::error(id().as_ref(), &busy()));
             return;
         }
-        let incoming = match parse(line, self.max_depth) {
+        let incoming = match scanned.parse() {
             Ok(incoming) => incoming,
             Err(error) => {
                 let _ = sink.send(Outgoing::error(None, &error));

@@ -1,6 +1,6 @@
 //! A POST's body, read within its client's share of the request budget: charged chunk by chunk
 //! as it arrives (a declared `Content-Length` holds nothing until its bytes come), then, before
-//! it is parsed, charged what parsing it will build ([`ParseCost`], an upper bound from one scan
+//! it is parsed, charged what parsing it will build ([`ParseCost`](crate::protocol::ParseCost), an upper bound from one scan
 //! of the text); once parsed, only what the parsed message holds stays charged, until the
 //! request ends. A body that finds the budget (or its client's share) full may go on on a small
 //! reserve of its own when it is small, for the messages that hold nothing once handled (`ping`,
@@ -15,7 +15,7 @@ use axum::response::Response;
 use futures_util::{FutureExt as _, StreamExt as _};
 
 use super::{HttpState, error_response, json_response};
-use crate::protocol::{ErrorObject, ParseCost, check_depth, encode_error};
+use crate::protocol::{ErrorObject, Scanned, encode_error, scan};
 use crate::server::{Charge, Client, HttpOptions, REQUEST_OVERHEAD};
 
 /// 503 with `Retry-After`: the request budget (or the client's share of it) has no room now.
@@ -105,13 +105,14 @@ impl ReadBody {
         self,
         (state, client): (&HttpState, Option<&Arc<Client>>),
         max_depth: usize,
-        parse: impl FnOnce(&[u8]) -> Result<T, ErrorObject>,
+        parse: impl FnOnce(&Scanned<'_>) -> Result<T, ErrorObject>,
     ) -> Result<(T, Held), Response> {
         let Self { bytes, mut charge } = self;
         let bad =
             |error: ErrorObject| json_response(StatusCode::BAD_REQUEST, encode_error(None, &error));
-        check_depth(&bytes, max_depth).map_err(bad)?;
-        let cost = ParseCost::of(&bytes);
+        // One pass over the text: its nesting, and what parsing it builds.
+        let scanned = scan(&bytes, max_depth).map_err(bad)?;
+        let cost = scanned.cost;
         if !charge.charge.grow(cost.peak) {
             if charge.reserve {
                 return Err(charge.refusal());
@@ -125,7 +126,7 @@ impl ReadBody {
                 return Err(charge.refusal());
             }
         }
-        let parsed = parse(&bytes).map_err(bad)?;
+        let parsed = parse(&scanned).map_err(bad)?;
         let text = bytes.len();
         drop(bytes);
         charge.charge.shrink(text + (cost.peak - cost.held));

@@ -32,7 +32,7 @@ use super::stream::named_event;
 use super::{HttpState, check_host, check_json_content_type, error_response, session_id};
 use crate::context::Principal;
 use crate::protocol::{
-    ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error, parse,
+    ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error,
 };
 use crate::server::{Charge, Outbox, Session, Sink, Window};
 
@@ -319,12 +319,12 @@ pub(super) async fn handle_message(
         Ok(read) => read,
         Err(response) => return response,
     };
-    let depth = limits.max_nesting_depth;
     let from = (&*state, client.as_ref());
-    let (incoming, held) = match body.parse(from, depth, |bytes| parse(bytes, depth)) {
-        Ok(parsed) => parsed,
-        Err(response) => return response,
-    };
+    let (incoming, held) =
+        match body.parse(from, limits.max_nesting_depth, |scanned| scanned.parse()) {
+            Ok(parsed) => parsed,
+            Err(response) => return response,
+        };
     if held.on_reserve() && Window::slots_needed(&incoming) > 0 {
         return held.refusal();
     }

@@ -76,8 +76,8 @@ use self::body::{CONTROL_LARGEST, CONTROL_TOTAL, read_post_body};
 use self::stream::{Bounds, EventStream, parse_event_id};
 use crate::context::Principal;
 use crate::protocol::{
-    ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
-    encode_batch, encode_error, parse,
+    ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, Scanned,
+    encode_batch, encode_error,
 };
 use crate::server::{
     Budget, Charge, Client, Clients, Core, FastMap, HostPolicy, HttpOptions, Kind, McpService,
@@ -844,13 +844,13 @@ struct Post {
 }
 
 impl Post {
-    /// Reads a body: one valid message straight from its bytes; anything else (a batch, an
-    /// invalid message) from its JSON value, where the members of an invalid message still
+    /// Reads a scanned body: one valid message straight from its bytes; anything else (a batch,
+    /// an invalid message) from its JSON value, where the members of an invalid message still
     /// decide where it goes.
-    fn read(body: &[u8], max_depth: usize) -> Result<Self, ErrorObject> {
+    fn read(body: &Scanned<'_>) -> Result<Self, ErrorObject> {
         let runs_user_code =
             |method: &str| Method::parse(method).is_some_and(Method::runs_user_code);
-        if let Incoming::Single(Ok(message)) = parse(body, max_depth)? {
+        if let Incoming::Single(Ok(message)) = body.parse()? {
             let (method, params, id) = match &message {
                 Message::Request(r) => (Some(r.method.as_str()), Some(&r.params), Some(&r.id)),
                 Message::Notification(n) => (Some(n.method.as_str()), Some(&n.params), None),
@@ -866,7 +866,7 @@ impl Post {
                 incoming: Incoming::Single(Ok(message)),
             });
         }
-        let value = decode(body, max_depth)?;
+        let value = body.decode()?;
         let messages: Vec<&Value> = match &value {
             Value::Array(items) => items.iter().collect(),
             single => vec![single],
@@ -965,9 +965,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         Ok(read) => read,
         Err(response) => return response,
     };
-    let depth = limits.max_nesting_depth;
     let from = (&*state, client.as_ref());
-    let (post, charge) = match body.parse(from, depth, |bytes| Post::read(bytes, depth)) {
+    let (post, charge) = match body.parse(from, limits.max_nesting_depth, Post::read) {
         Ok(parsed) => parsed,
         Err(response) => return response,
     };
