@@ -17,7 +17,8 @@
 //!   longest one is counted once more at the peak.
 //!
 //! The constants come from measuring serde_json 1.x with `preserve_order` (a 72-byte `Value`)
-//! under glibc's allocator; a test checks the bound against the allocations of hostile shapes.
+//! under glibc's allocator; `tests/parse_cost.rs` checks the bound against what hostile shapes
+//! allocate.
 //! Most messages are a few hundred bytes: for them a cheaper bound, one table lookup per byte
 //! (which also counts the openers the nesting check needs, so a message is read once before it
 //! is parsed), is taken as it is, and the exact scan, which follows strings, runs only for text
