@@ -17,6 +17,7 @@
 //! - [Streamable HTTP](#streamable-http)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
+//! - [Existing HTTP APIs: `openapi!`](#existing-http-apis-openapi)
 //! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
@@ -124,6 +125,9 @@
 //! - Arguments are strict: an argument that is missing, of the wrong type or unknown comes back
 //!   as a tool error (`isError: true`) naming it and what was expected, so the model can correct
 //!   itself.
+//! - A parameter type that is neither does not compile, and the error names what it misses:
+//!   "`Point` cannot be a `#[tool]` argument: it does not implement `schemars::JsonSchema`"
+//!   (the requirements are the traits of [`bounds`]).
 //!
 //! # Structured output and errors
 //!
@@ -280,8 +284,9 @@
 //! # Skills and Apps
 //!
 //! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
-//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
-//! over the limits or a symbolic link out of the directory is a compile error), and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a
+//! misspelt frontmatter key such as `descripton`, a skill over the limits or a symbolic link
+//! out of the directory is a compile error naming the file and line, `pdf/SKILL.md:3`), and
 //! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
 //! `skills/list`, `skills/get`, `resources/directory/read`, every file at
 //! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
@@ -801,6 +806,8 @@
 //! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | | the message is cut at a character boundary; the rest is on the next page |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | | the oldest are forgotten first |
+//! | `openapi` calls: `Upstream::timeout` | 30 s a request to the API, body included (10 s to connect) | | a tool error |
+//! | `openapi` calls: `Upstream::max_response_bytes` / `max_error_bytes` | 8 MiB of a response read; 4 KiB of an error body in the tool error | | a tool error (nothing more is read); the error body cut at a character boundary |
 //! | error messages | 4 KiB; a client's text (a name, a URI, a value) repeated in one at most 128 bytes, with its length | | cut |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
@@ -835,10 +842,11 @@
 //! | **total accounted** | **720 MiB** |
 //! | **measured, all filled at once (without OAuth)** | **723 MiB** |
 //!
-//! Not counted, because they are yours: what your handlers allocate, and the results they
-//! return while a response is written (at most one per connection). The results tasks keep are
-//! counted above. A stdio server serves the one client that started it, within the same
-//! request, stream and subscription limits (whole: the shares are HTTP's).
+//! Not counted, because they are yours: what your handlers allocate (an `openapi` tool holds at
+//! most `Upstream::max_response_bytes` of an answer, and its text once more in the result), and
+//! the results they return while a response is written (at most one per connection). The
+//! results tasks keep are counted above. A stdio server serves the one client that started it,
+//! within the same request, stream and subscription limits (whole: the shares are HTTP's).
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
 //! hold in a table of its own.
@@ -884,6 +892,28 @@
 //!
 //! [`testing::assert_surface`] pins what a server lists (tools, resources, templates, prompts,
 //! on every revision) in a reviewed file, and fails with each change marked breaking or not.
+//!
+//! # Existing HTTP APIs: `openapi!`
+//!
+//! With the `openapi` feature, `openapi!("api.yaml", ..)` reads an OpenAPI 3.0 or 3.1
+//! description (JSON or YAML, `$ref`s across local files) when the crate compiles, refuses a
+//! broken or unsupported one with an error at the string naming the file and the JSON pointer,
+//! and generates per operation a typed `async fn` and a tool: name from `operationId`,
+//! description from `summary`/`description`, annotations from the method, `inputSchema` from
+//! the path, query and header parameters and the request body, `outputSchema` from the success
+//! response. `include_tags`, `include_paths`, `include_operations`, their `exclude_`
+//! counterparts, `prefix`, `rename` and `replace` select and name them. The calls go to the
+//! [`Upstream`](openapi::Upstream) configured at run time (`API.configure(..)`), with a static
+//! header, a bearer token from the environment, the caller's forwarded OAuth token
+//! (audience-checked, with `OAuth::expose_access_token`) or a hook of your own, within a
+//! timeout and response bounds. See [`mod@openapi`] and the README's *Existing APIs*.
+//!
+//! ```ignore
+//! mod github {
+//!     mcp_runtime::openapi!("github.json", include_tags = ["issues"], prefix = "gh_");
+//! }
+//! // github::API.configure(Upstream::new("https://api.github.com")?.bearer_from_env("GITHUB_TOKEN")?)?;
+//! ```
 //!
 //! # Tracing
 //!
@@ -936,6 +966,9 @@
 //!   notifications and tasks through Redis (the `redis` crate).
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
 //!   both eras); it brings `reqwest` over rustls.
+//! - `openapi`: `openapi!` and [`mod@openapi`]: an existing HTTP API's operations as tools,
+//!   read from its OpenAPI description when the crate compiles (YAML with `yaml-rust2`), called
+//!   with `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
@@ -963,6 +996,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
+pub mod bounds;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completion;
@@ -970,6 +1004,8 @@ pub mod context;
 mod error;
 mod handle;
 mod metadata;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod prompt;
 pub mod protocol;
 mod registration;
@@ -1015,6 +1051,8 @@ pub mod tasks {
 }
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
+#[cfg(all(feature = "macros", feature = "openapi"))]
+pub use mcp_macros::openapi;
 #[cfg(all(feature = "macros", feature = "skills"))]
 pub use mcp_macros::skills;
 #[cfg(feature = "macros")]

@@ -32,7 +32,7 @@
 //! ask first.
 
 pub mod elicit;
-mod principal;
+pub(crate) mod principal;
 mod requests;
 
 use std::sync::Arc;
