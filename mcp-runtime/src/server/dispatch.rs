@@ -28,8 +28,8 @@ use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::protocol::{
-    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, encode_error,
-    encode_raw_response, encode_response,
+    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, echo,
+    encode_error, encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
 #[cfg(feature = "tasks")]
@@ -297,7 +297,7 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
             call.core.options.max_subscriptions,
             call.core.options.max_subscription_uri,
         ),
-        &call.core.subscription_bytes,
+        call.core.subscription_bytes.account(call.sink.client()),
     )?;
     let listener = Arc::new(listener);
     #[cfg(feature = "tasks")]
@@ -394,7 +394,7 @@ async fn route(
     let Some((version, client)) = link.negotiated() else {
         let error = ErrorObject::invalid_request(format!(
             "the session is not initialized: send `initialize` before `{}`",
-            request.method
+            echo(&request.method)
         ));
         return encode_error(Some(&request.id), &error);
     };
@@ -535,19 +535,21 @@ fn skill_request(core: &Core, method: Method, request: &Request) -> Result<Reply
             let uri = uri()?;
             match skills.get(uri) {
                 Some(entry) => Ok(Reply::Value(json!({ "skill": entry }))),
-                None => Err(
-                    ErrorObject::invalid_params(format!("no skill is served at `{uri}`"))
-                        .with_data(json!({ "uri": uri })),
-                ),
+                None => Err(ErrorObject::invalid_params(format!(
+                    "no skill is served at `{}`",
+                    echo(uri)
+                ))
+                .with_data(json!({ "uri": echo(uri) }))),
             }
         }
         _ => {
             let uri = uri()?;
             let Some(children) = skills.children(uri.trim_end_matches('/')) else {
                 return Err(ErrorObject::invalid_params(format!(
-                    "`{uri}` is not a directory this server serves"
+                    "`{}` is not a directory this server serves",
+                    echo(uri)
                 ))
-                .with_data(json!({ "uri": uri })));
+                .with_data(json!({ "uri": echo(uri) })));
             };
             pagination::offset(&request.params)
                 .and_then(|o| pagination::page("resources", children, o, page_size, 0))
@@ -693,9 +695,9 @@ fn string_param(
 fn not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
     ErrorObject::new(
         version.resource_not_found_code(),
-        format!("resource not found: `{uri}`"),
+        format!("resource not found: `{}`", echo(uri)),
     )
-    .with_data(json!({ "uri": uri }))
+    .with_data(json!({ "uri": echo(uri) }))
 }
 
 /// On a stateless retry, checks the echoed `requestState` and hands its answers and the new
@@ -818,7 +820,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     let meta = take_meta(&mut params);
     let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
-            "unknown prompt `{name}`"
+            "unknown prompt `{}`",
+            echo(&name)
         )));
     };
     authorize(call, &prompt.metadata.scopes)?;
@@ -951,7 +954,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     };
     let Some((tool, tool_name)) = call.registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
-            "unknown tool `{name}`"
+            "unknown tool `{}`",
+            echo(&name)
         )));
     };
     let version = call.scope.version;

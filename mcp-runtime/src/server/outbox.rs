@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::sync::mpsc;
 
-use super::{Budget, ENTRY_OVERHEAD};
+use super::{Account, Client, ENTRY_OVERHEAD};
 use crate::context::Principal;
 use crate::protocol::Outgoing;
 
@@ -72,8 +72,9 @@ struct Shared {
     dropped: AtomicUsize,
     /// Wakes a reader waiting for the queue to drain (`Backpressure`).
     drained: tokio::sync::Notify,
-    /// What all such queues of the server may hold together, if they share a budget.
-    total: Option<Arc<Budget>>,
+    /// What all such queues of the server may hold together, if they share a budget, as the
+    /// client this queue is for draws on it.
+    total: Option<Account>,
 }
 
 /// The sending side, cloned for every request that may answer on the stream.
@@ -83,9 +84,6 @@ pub(crate) struct Sink<T = Outgoing> {
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
-    /// The address the requests came from (a stateless HTTP POST, when the server reads
-    /// addresses): whose they are when nobody authenticated.
-    peer: Option<std::net::IpAddr>,
 }
 
 impl<T> Clone for Sink<T> {
@@ -94,7 +92,6 @@ impl<T> Clone for Sink<T> {
             tx: self.tx.clone(),
             shared: Arc::clone(&self.shared),
             principal: self.principal.clone(),
-            peer: self.peer,
         }
     }
 }
@@ -119,12 +116,13 @@ pub(crate) fn channel<T: Weigh>(limit: usize, overflow: Overflow) -> (Sink<T>, O
     channel_within(limit, overflow, None)
 }
 
-/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues:
-/// a message that does not fit in `total` is treated as over the queue's own limit.
+/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues
+/// (and with the other queues of its client, up to the client's share): a message that does
+/// not fit in `total` is treated as over the queue's own limit.
 pub(crate) fn channel_within<T: Weigh>(
     limit: usize,
     overflow: Overflow,
-    total: Option<Arc<Budget>>,
+    total: Option<Account>,
 ) -> (Sink<T>, Outbox<T>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
@@ -141,7 +139,6 @@ pub(crate) fn channel_within<T: Weigh>(
             tx,
             shared: Arc::clone(&shared),
             principal: None,
-            peer: None,
         },
         Outbox { rx, shared },
     )
@@ -160,17 +157,16 @@ impl<T> Sink<T> {
         self.principal.as_ref()
     }
 
-    /// The same queue, for requests from `peer`.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn with_peer(mut self, peer: Option<std::net::IpAddr>) -> Self {
-        self.peer = peer;
-        self
+    /// The client whose share this queue draws on, if it counts toward one (HTTP).
+    pub(crate) fn client(&self) -> Option<&Arc<Client>> {
+        self.shared.total.as_ref().and_then(Account::client)
     }
 
-    /// The address the requests answered here came from.
+    /// The address the requests answered here came from, when their client is one (HTTP
+    /// without OAuth): a stateless client's tasks belong to it.
     #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
     pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
-        self.peer
+        self.client().and_then(|client| client.address())
     }
 }
 
