@@ -892,6 +892,8 @@ pub mod tool;
 pub mod trace;
 mod transport;
 
+pub use crate::server::middleware;
+
 pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};
 pub use crate::handle::ServerHandle;

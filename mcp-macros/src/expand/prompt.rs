@@ -6,8 +6,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
-    param_meta, runtime_path, value_ident,
+    Generated, build_with_layer, call_user_fn, completer, expand_free_fn, handler,
+    icons_meta_scopes, meta_ident, param_meta, runtime_path, value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::PromptAttrs;
@@ -108,6 +108,7 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
         quote!(__mcp::Result<__mcp::GetPromptResult, __mcp::ErrorObject>),
         body,
     );
+    let build = build_with_layer(attrs.layer.as_ref());
     quote! {
         #(#metas)*
         let mut __builder = __mcp::PromptBuilder::new(#name, #handler);
@@ -115,6 +116,6 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
         #(#setup)*
         #(#declares)*
         #check_output
-        __builder.build()
+        #build
     }
 }

@@ -13,8 +13,8 @@ use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::common::{
-    Generated, call_user_fn, expand_free_fn, handler, icons_meta_scopes, meta_ident, param_meta,
-    runtime_path, value_ident,
+    Generated, build_with_layer, call_user_fn, expand_free_fn, handler, icons_meta_scopes,
+    meta_ident, param_meta, runtime_path, value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::ToolAttrs;
@@ -173,6 +173,7 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         quote!(__mcp::CallToolResult),
         body,
     );
+    let build = build_with_layer(attrs.layer.as_ref());
     quote! {
         #(#metas)*
         let mut __builder = __mcp::ToolBuilder::new(#name, #handler);
@@ -180,7 +181,7 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         #(#setup)*
         #(#declares)*
         #declare_output
-        __builder.build()
+        #build
     }
 }
 

@@ -31,5 +31,5 @@ pub use self::lifecycle::{
 };
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
-pub(crate) use self::outgoing::{Outgoing, encode_batch};
+pub(crate) use self::outgoing::{Outgoing, Refusal, encode_batch};
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

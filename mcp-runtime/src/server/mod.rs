@@ -13,6 +13,7 @@ mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
 mod http;
+pub mod middleware;
 mod outbox;
 mod pagination;
 mod registered;
@@ -62,6 +63,8 @@ pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions};
+pub(crate) use self::middleware::Transport;
+use self::middleware::{McpLayer, Next};
 #[cfg(feature = "http")]
 pub(crate) use self::outbox::Weigh;
 #[cfg(feature = "http")]
@@ -262,6 +265,8 @@ pub struct Server {
     skills: Skills,
     #[cfg(feature = "skills")]
     skill_errors: Vec<DefinitionError>,
+    /// The middleware around every request (`Server::layer`); none by default.
+    middleware: Option<Next>,
 }
 
 impl Server {
@@ -298,7 +303,28 @@ impl Server {
             #[cfg(feature = "skills")]
             skill_errors: Vec::new(),
             options: Options::default(),
+            middleware: None,
         }
+    }
+
+    /// Wraps every request of every transport and era in `layer`, a `tower::Layer` whose
+    /// service answers [`McpRequest`](crate::middleware::McpRequest) with
+    /// [`McpResponse`](crate::middleware::McpResponse): tower's own (`ConcurrencyLimitLayer`,
+    /// `TimeoutLayer`, `LoadShedLayer`), the built-in ones of [`middleware`](crate::middleware),
+    /// or yours ([`middleware::from_fn`](crate::middleware::from_fn)). Each call wraps what the
+    /// previous ones added, so the last layer added sees a request first. See
+    /// [`middleware`](crate::middleware).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use tower::limit::ConcurrencyLimitLayer;
+    ///
+    /// let server = Server::new("demo", "1.0.0").layer(ConcurrencyLimitLayer::new(64));
+    /// # let _ = server;
+    /// ```
+    pub fn layer(mut self, layer: impl McpLayer) -> Self {
+        self.middleware = Some(middleware::wrap(self.middleware.take(), layer));
+        self
     }
 
     /// Sets `serverInfo.name`.
@@ -1013,6 +1039,7 @@ impl Server {
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
+                middleware: self.middleware,
                 #[cfg(feature = "skills")]
                 skills,
             }),
@@ -1069,6 +1096,8 @@ pub(crate) struct Core {
     pub(crate) subscription_bytes: Arc<Budget>,
     /// The bytes of requests being read, parsed or run.
     pub(crate) request_bytes: Arc<Budget>,
+    /// The middleware around every request (`Server::layer`).
+    pub(crate) middleware: Option<Next>,
     /// The skills served (fixed for the server's life).
     #[cfg(feature = "skills")]
     pub(crate) skills: SkillCatalog,

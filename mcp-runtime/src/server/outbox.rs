@@ -83,6 +83,8 @@ pub(crate) struct Sink<T = Outgoing> {
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
+    /// The client's address (HTTP), for middleware and telemetry.
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl<T> Clone for Sink<T> {
@@ -91,6 +93,7 @@ impl<T> Clone for Sink<T> {
             tx: self.tx.clone(),
             shared: Arc::clone(&self.shared),
             principal: self.principal.clone(),
+            peer: self.peer,
         }
     }
 }
@@ -137,12 +140,25 @@ pub(crate) fn channel_within<T: Weigh>(
             tx,
             shared: Arc::clone(&shared),
             principal: None,
+            peer: None,
         },
         Outbox { rx, shared },
     )
 }
 
 impl<T> Sink<T> {
+    /// The same queue, for requests from the client at `peer`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_peer(mut self, peer: Option<std::net::SocketAddr>) -> Self {
+        self.peer = peer;
+        self
+    }
+
+    /// The client's address, when the transport knows it.
+    pub(crate) fn peer(&self) -> Option<std::net::SocketAddr> {
+        self.peer
+    }
+
     /// The same queue, for requests made by `principal`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {

@@ -17,6 +17,7 @@ use tokio::task::AbortHandle;
 
 use super::Sink;
 use super::dispatch::Link;
+use super::middleware::Transport;
 use super::{Core, ENTRY_OVERHEAD};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
@@ -124,6 +125,8 @@ pub(crate) struct Session {
     /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
     /// `stdio-N`.
     pub(crate) trace_name: OnceLock<String>,
+    /// The transport, set by the one that is not Streamable HTTP.
+    pub(crate) transport: OnceLock<Transport>,
 }
 
 impl Session {
@@ -143,6 +146,7 @@ impl Session {
             roots: Mutex::new(None),
             closing: tokio::sync::watch::channel(false).0,
             trace_name: OnceLock::new(),
+            transport: OnceLock::new(),
         });
         core.register_session(&session);
         session
@@ -391,7 +395,9 @@ impl Session {
         };
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
+        // With middleware a list may wait (for a concurrency limit, say): it runs as any other.
         if Method::parse(&request.method).is_some_and(Method::answered_inline)
+            && self.core.middleware.is_none()
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
             drop(vacant);
@@ -759,6 +765,13 @@ impl Link for Session {
 
     fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
         self.closing.subscribe()
+    }
+
+    fn transport(&self) -> Transport {
+        self.transport
+            .get()
+            .copied()
+            .unwrap_or(Transport::StreamableHttp)
     }
 }
 

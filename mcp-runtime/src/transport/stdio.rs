@@ -30,7 +30,8 @@ use tokio::sync::mpsc;
 use crate::error::Result;
 use crate::protocol::{ErrorObject, Incoming, Message, Outgoing, error_codes, id_in_prefix, parse};
 use crate::server::{
-    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Window, channel,
+    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
+    channel,
 };
 
 /// The stdio entry points, on the built server.
@@ -122,6 +123,7 @@ where
         };
     let connection = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let _ = session.trace_name.set(format!("stdio-{connection}"));
+    let _ = session.transport.set(Transport::Stdio);
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {

@@ -136,6 +136,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         }
         let session = Session::new(Arc::clone(&state.core), sink.clone());
         let _ = session.trace_name.set(id.clone());
+        let _ = session.transport.set(crate::server::Transport::LegacySse);
         legacy.insert(
             id.clone(),
             Arc::new(LegacySession {
@@ -303,6 +304,10 @@ pub(super) async fn handle_message(
     };
     let (parts, body) = request.into_parts();
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0);
     if let Err(response) = check_json_content_type(&parts.headers) {
         return response;
     }
@@ -340,7 +345,11 @@ pub(super) async fn handle_message(
         None
     };
     // Answered on the session's stream, for this POST's principal (its scopes may have grown).
-    let sink = session.sink.clone().with_principal(principal);
+    let sink = session
+        .sink
+        .clone()
+        .with_principal(principal)
+        .with_peer(peer);
     session.session.receive(incoming, &sink, slot);
     accepted()
 }

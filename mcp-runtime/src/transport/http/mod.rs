@@ -482,6 +482,29 @@ fn error_response_code(status: StatusCode, code: i64, message: &str) -> Response
     )
 }
 
+/// A reply as a POST's whole answer: 200, or the status and `Retry-After` of a refusal (a rate
+/// limit's 429, a shed request's 503).
+pub(super) fn reply_response(reply: Outgoing) -> Response {
+    let refusal = reply.refused();
+    let bytes = reply.into_bytes().unwrap_or_default();
+    match refusal {
+        Some(refusal) => refused_response(refusal, bytes),
+        None => json_response(StatusCode::OK, bytes),
+    }
+}
+
+/// `bytes` with the status and `Retry-After` of `refusal`.
+pub(super) fn refused_response(refusal: crate::protocol::Refusal, bytes: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::OK);
+    let mut response = json_response(status, bytes);
+    if let Some(seconds) = refusal.retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
 pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
@@ -795,10 +818,11 @@ impl Answer {
 async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
-    let peer = parts
+    let peer_addr = parts
         .extensions
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0.ip());
+        .map(|info| info.0);
+    let peer = peer_addr.map(|addr| addr.ip());
     let headers = parts.headers;
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
     let options = state.options();
@@ -842,7 +866,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     }
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        return modern::handle(&state, &headers, message, accepts_sse, charge, principal).await;
+        let caller = (principal, peer_addr);
+        return modern::handle(&state, &headers, message, accepts_sse, charge, caller).await;
     }
     let version = match header_version(&headers) {
         Ok(version) => version,
@@ -855,7 +880,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
         let (sink, mut replies) = state.channel();
-        let sink = sink.with_principal(principal.clone());
+        let sink = sink.with_principal(principal.clone()).with_peer(peer_addr);
         let (notifier, notifications) = state.notifier_channel();
         let session = Session::new(Arc::clone(&state.core), notifier);
         session.receive(incoming, &sink, None);
@@ -943,7 +968,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
         let (sink, mut replies) = state.channel();
-        let sink = sink.with_principal(principal.clone());
+        let sink = sink.with_principal(principal.clone()).with_peer(peer_addr);
         session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
@@ -977,7 +1002,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     };
 
     let (sink, replies) = state.channel();
-    let sink = sink.with_principal(principal);
+    let sink = sink.with_principal(principal).with_peer(peer_addr);
     let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
     session.receive(incoming, &sink, slot);
     share_back(&state, http_session.as_deref()).await;
@@ -989,9 +1014,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     if !batch
         && let Some(Outgoing::Reply { id: Some(id), .. }) = &first
         && ids.first() == Some(id)
-        && let Some(reply) = first.take().and_then(Outgoing::into_bytes)
+        && let Some(reply) = first.take()
     {
-        return json_response(StatusCode::OK, reply);
+        return reply_response(reply);
     }
     let pending: HashSet<RequestId> = ids.into_iter().collect();
 
@@ -1006,7 +1031,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         match tokio::time::timeout(LAZY_SSE_WINDOW, replies.recv()).await {
             Ok(Some(reply)) if Answer::of(&reply, &pending) != Answer::Not => {
                 waiting.ids.clear();
-                return json_response(StatusCode::OK, reply.into_bytes().unwrap_or_default());
+                return reply_response(reply);
             }
             Ok(reply) => first = reply,
             Err(_) => {}
@@ -1263,6 +1288,8 @@ async fn json_replies(
     http_session: Option<&HttpSession>,
 ) -> Response {
     let mut answered = Vec::new();
+    // A lone request's refusal (429, 503) is the response's status.
+    let mut refusal = None;
     while !pending.is_empty() {
         let reply = match first.take() {
             Some(reply) => reply,
@@ -1272,10 +1299,12 @@ async fn json_replies(
             },
         };
         let answers = Answer::of(&reply, pending).settle(pending);
+        let refused = reply.refused();
         let Some(bytes) = reply.into_bytes() else {
             continue;
         };
         if answers {
+            refusal = refused;
             answered.push(bytes);
         } else if let Some(http_session) = http_session {
             shared::to_standalone(http_session, bytes);
@@ -1290,12 +1319,14 @@ async fn json_replies(
         let error = ErrorObject::internal("the answer was lost; send the request again");
         answered.extend(pending.drain().map(|id| encode_error(Some(&id), &error)));
     }
-    let body = if batch && answered.len() > 1 {
-        encode_batch(&answered)
-    } else {
-        answered.into_iter().next().unwrap_or_default()
-    };
-    json_response(StatusCode::OK, body)
+    if batch && answered.len() > 1 {
+        return json_response(StatusCode::OK, encode_batch(&answered));
+    }
+    let body = answered.into_iter().next().unwrap_or_default();
+    match refusal {
+        Some(refusal) if !batch => refused_response(refusal, body),
+        _ => json_response(StatusCode::OK, body),
+    }
 }
 
 async fn handle_get(

@@ -215,7 +215,7 @@ pub(super) async fn handle(
     message: Result<Message, Box<InvalidMessage>>,
     accepts_sse: bool,
     charge: Charge,
-    principal: Option<Arc<Principal>>,
+    (principal, peer): (Option<Arc<Principal>>, Option<std::net::SocketAddr>),
 ) -> Response {
     let request = match message {
         Ok(Message::Request(request)) => request,
@@ -254,7 +254,7 @@ pub(super) async fn handle(
     }
 
     let (sink, mut replies) = state.channel();
-    let sink = sink.with_principal(principal);
+    let sink = sink.with_principal(principal).with_peer(peer);
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
@@ -311,6 +311,9 @@ fn answers(message: &Outgoing, ids: &HashSet<RequestId>) -> bool {
 
 /// A response, as the whole answer to a POST.
 fn reply_response(reply: Outgoing) -> Response {
+    if reply.refused().is_some() {
+        return super::reply_response(reply);
+    }
     let bytes = reply.into_bytes().unwrap_or_default();
     json_response(status_of(&bytes), bytes)
 }
