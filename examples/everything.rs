@@ -5,7 +5,8 @@
 //! `cargo run -p mcp-examples --example everything -- --port 3000` (Streamable HTTP on
 //! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
 //! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
-//! beside `--port` shares the sessions with other replicas through that Redis.
+//! beside `--port` shares the sessions with other replicas through that Redis (`--redis-prefix
+//! PREFIX` puts its keys under another prefix than `mcp`).
 
 use std::time::Duration;
 
@@ -809,6 +810,13 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(Some(url)) => Some(url),
         Some(None) => return Err(std::io::Error::other("--redis takes a URL").into()),
         None => None,
+    };
+    // `--redis-prefix PREFIX`: the replicas' keys (`mcp` by default), for several servers
+    // sharing one Redis.
+    let server = match flag("--redis-prefix") {
+        Some(Some(prefix)) => server.redis_prefix(prefix),
+        Some(None) => return Err(std::io::Error::other("--redis-prefix takes a prefix").into()),
+        None => server,
     };
     match flag("--port") {
         Some(port) => {

@@ -41,7 +41,11 @@ fuzz_target!(|bytes: &[u8]| {
                 if let Err(invalid) = Message::from_value(value) {
                     // Every refusal is answerable, with the id when it could be read.
                     let reply = encode_error(invalid.id.as_ref(), &invalid.error);
-                    assert!(serde_json::from_slice::<serde_json::Value>(&reply).is_ok());
+                    let reply: serde_json::Value =
+                        serde_json::from_slice(&reply).expect("an error reply is JSON");
+                    // `id` is always there: the message's, or `null` (JSON-RPC 2.0).
+                    let id = reply.get("id").expect("an error reply has an `id`");
+                    assert_eq!(id.is_null(), invalid.id.is_none());
                 }
             }
             Err(error) => assert_eq!(error.code, error_codes::PARSE_ERROR),

@@ -19,6 +19,17 @@ pub enum Error {
     /// Reading from or writing to the transport failed.
     #[error("transport i/o failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The Redis of [`Server::redis`](crate::Server::redis) could not be used when serving
+    /// started: not reachable, refusing the connection or its commands, or a malformed URL.
+    /// (Later failures are not errors of the server: the requests that need Redis get -32603.)
+    #[cfg(feature = "redis")]
+    #[error("cannot use Redis at {url}: {reason}")]
+    Redis {
+        /// The URL given to `Server::redis`, its password (if any) replaced by `***`.
+        url: String,
+        /// Why, as Redis (or the connection to it) said.
+        reason: String,
+    },
 }
 
 /// One problem with a server's definition.
@@ -112,6 +123,12 @@ impl fmt::Debug for Error {
             match self {
                 Self::Definition(errors) => f.debug_tuple("Definition").field(errors).finish(),
                 Self::Io(error) => f.debug_tuple("Io").field(error).finish(),
+                #[cfg(feature = "redis")]
+                Self::Redis { url, reason } => f
+                    .debug_struct("Redis")
+                    .field("url", url)
+                    .field("reason", reason)
+                    .finish(),
             }
         } else {
             fmt::Display::fmt(self, f)

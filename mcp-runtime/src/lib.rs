@@ -675,6 +675,10 @@
 //! }
 //! ```
 //!
+//! - Every refusal is a JSON-RPC error with an `id`: the request's once its body was read (400
+//!   without `Mcp-Session-Id`, 404 for an unknown or ended session, 503 when the server is full
+//!   or Redis is down), `null` when it was refused before (`Host`, media types, size, the
+//!   server's request total) or has none to answer (GET, DELETE, a batch, an unreadable id).
 //! - `Host` and `Origin` must name a loopback host unless [`Server::allowed_hosts`] or
 //!   [`Server::allow_any_host`] says otherwise (against DNS rebinding). `serve_http` on a
 //!   non-loopback address with no hosts configured turns the check off; a router from
@@ -692,9 +696,11 @@
 //!   `resources/updated`, the `requestState` key, and tasks (unless [`Server::task_store`] sets
 //!   another store; the replica running a task's handler holds a lease, so a task whose replica
 //!   dies reads `failed` on the others). `serve_http` connects at startup (a Redis
-//!   that cannot be reached is a startup error); with `into_router`, call
-//!   `McpService::connect_redis` first. While Redis is down, requests that need it get -32603
-//!   and the process stays up. The README's *Deployment* section has a one-machine recipe.
+//!   that cannot be reached is a startup error, `Error::Redis`); with `into_router`, call
+//!   `McpService::connect_redis` first. While Redis is down, requests that need it get 503 and
+//!   -32603, and the process stays up; once it is back, a session it lost gets 404 on its next
+//!   request to any replica (a read that finds its connection dropped is sent again on a fresh
+//!   one). The README's *Deployment* section has a one-machine recipe.
 //! - [`Server::cache_hint`] sets the `ttlMs`/`cacheScope` of stateless results (0 and
 //!   `private` by default).
 //! - TCP_NODELAY is set on accepted sockets.

@@ -24,7 +24,8 @@ const MIB: usize = 1024 * 1024;
 /// What a client must see in answer to one row.
 #[derive(Debug, Clone)]
 enum Expect {
-    /// A JSON-RPC error with this code, echoing this id (`None`: no id, or `null`).
+    /// A JSON-RPC error with this code, echoing this id (`None`: an id that could not be read,
+    /// answered with `"id": null` as JSON-RPC 2.0 requires).
     Error(i64, Option<Value>),
     /// A `tools/call` result with `isError: true` whose text contains this.
     ToolError(&'static str),
@@ -341,10 +342,7 @@ fn check(name: &str, expect: &Expect, reply: Option<&Value>) {
             assert!(reply.get("result").is_none(), "{name}: {reply}");
             match id {
                 Some(id) => assert_eq!(reply["id"], *id, "{name}: {reply}"),
-                None => assert!(
-                    reply.get("id").is_none_or(Value::is_null),
-                    "{name}: {reply}"
-                ),
+                None => assert_eq!(reply.get("id"), Some(&Value::Null), "{name}: {reply}"),
             }
         }
         (Expect::ToolError(text), Some(reply)) => {

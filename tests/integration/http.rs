@@ -559,3 +559,33 @@ async fn one_address_past_its_session_cap_gets_503_and_a_session_it_ends_frees_a
     assert_eq!(served.status(), StatusCode::OK);
     assert!(served.headers().contains_key("mcp-session-id"));
 }
+
+#[tokio::test]
+async fn a_redis_that_cannot_be_reached_is_a_startup_error_of_its_own() {
+    // A port nothing listens on: the connection is refused.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let url = format!("redis://:hunter2@127.0.0.1:{port}/0");
+    let service = Server::builder().tool(add).redis(&url).build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let served = tokio::time::timeout(
+        Duration::from_secs(20),
+        service.serve_http_on(listener, std::future::pending()),
+    )
+    .await
+    .expect("startup fails within the connection timeouts");
+    let error = served.expect_err("serving without its Redis is an error");
+    assert!(
+        matches!(error, mcp_runtime::Error::Redis { .. }),
+        "{error:#?}"
+    );
+    let shown = error.to_string();
+    assert!(
+        shown.starts_with(&format!(
+            "cannot use Redis at redis://:***@127.0.0.1:{port}/0: "
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains("hunter2"), "{shown}");
+}

@@ -7,6 +7,7 @@ mod blocking;
 mod conformance_2026;
 mod context;
 mod dynamic;
+mod error_ids;
 mod everything;
 mod examples;
 mod fixtures;

@@ -17,6 +17,8 @@ from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from conftest import _free_port, _wait_port
+
 REQUEST_TIMEOUT = 15.0
 TEST_TIMEOUT = 60.0
 NOTIFICATION_TIMEOUT = 10.0
@@ -290,7 +292,10 @@ def test_redis_down_mid_run_is_a_clean_error_and_service_resumes(cluster) -> Non
     started = time.monotonic()
     for replica in cluster.replicas:
         status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 503, (status, reply)
         assert reply["error"]["code"] == -32603, reply
+        # The error answers the request it refuses (JSON-RPC 2.0: the request's id).
+        assert reply.get("id") == raw.next_id - 1, reply
         message = reply["error"]["message"].lower()
         assert "redis" not in message and "connection" not in message and "refused" not in message, message
     # No request hangs past the store's timeouts.
@@ -313,6 +318,38 @@ def test_redis_down_mid_run_is_a_clean_error_and_service_resumes(cluster) -> Non
     assert all(r.alive() for r in cluster.replicas)
 
 
+def test_redis_restarted_empty_sends_every_replica_to_initialize_at_once(cluster) -> None:
+    """Redis restarts without its data (no persistence): the sessions are gone, and the first
+    request to each replica gets the documented 404 (re-initialize), never a 503 first, even on a
+    replica whose connections to the old Redis are still open."""
+    raw = Raw(cluster.balancer_port)
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 200 and "result" in reply, reply
+    cluster.redis.stop()
+    cluster.redis.start()
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 404, (replica.port, status, reply)
+        assert reply.get("id") == raw.next_id - 1, reply
+    # Each re-initializes, and is served on every replica.
+    raw = Raw(cluster.balancer_port)
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 200 and "result" in reply, reply
+    # The same after an outage during which every replica tried Redis and gave up reconnecting.
+    cluster.redis.stop()
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 503 and reply["error"]["code"] == -32603, reply
+    time.sleep(2)
+    cluster.redis.start()
+    for replica in cluster.replicas:
+        status, reply = raw.request(replica.port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 404, (replica.port, status, reply)
+    assert all(r.alive() for r in cluster.replicas)
+
+
 def test_redis_down_at_startup_is_a_clear_startup_error(cluster) -> None:
     binary = cluster.replicas[0].proc.args[0]
     cluster.redis.stop()
@@ -320,8 +357,33 @@ def test_redis_down_at_startup_is_a_clear_startup_error(cluster) -> None:
     done = subprocess.run([binary, "--redis", cluster.redis.url, "--port", "0"], capture_output=True,
                           text=True, timeout=30)
     assert done.returncode != 0
-    assert "cannot use Redis at" in done.stderr, done.stderr
+    # Redis's failure, reported as such (not as the transport's).
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, done.stderr
+    assert errors[0].startswith(f"Error: cannot use Redis at {cluster.redis.url}: "), done.stderr
     assert time.monotonic() - started < 20
+
+
+def test_a_key_prefix_set_before_the_redis_url_is_used(cluster) -> None:
+    """`redis_prefix` before `redis` (the order `everything` takes its flags in): the replica's
+    keys are under that prefix, none under the default `mcp`."""
+    binary = cluster.replicas[0].proc.args[0]
+    before = _redis_keys(cluster, "mcp:*")
+    port = _free_port()
+    log = cluster.workdir / "prefixed.log"
+    proc = subprocess.Popen([binary, "--redis-prefix", "tenant-a", "--redis", cluster.redis.url,
+                             "--port", str(port)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    try:
+        _wait_port(port, proc, "the prefixed replica")
+        raw = Raw(port)
+        status, reply = raw.request(port, "tools/call", {"name": "test_simple_text", "arguments": {}})
+        assert status == 200 and "result" in reply, reply
+        assert f"tenant-a:session:{raw.session}" in _redis_keys(cluster, "tenant-a:*")
+        assert _redis_keys(cluster, "mcp:*") == before
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_a_hung_redis_times_out_cleanly_and_service_resumes(cluster) -> None:
@@ -451,6 +513,21 @@ def _wait_status(raw: Raw, port: int, task_id: str, wanted: str, within: float) 
             return task, time.monotonic() - start
         assert time.monotonic() - start < within, f"still {task['status']} after {within}s: {task}"
         time.sleep(0.2)
+
+
+def _redis_keys(cluster, pattern: str) -> set[str]:
+    """`KEYS pattern` on the test's Redis (RESP by hand: an array of bulk strings)."""
+    import socket
+    with socket.create_connection(("127.0.0.1", cluster.redis.port), timeout=5) as s:
+        s.sendall(f"*2\r\n$4\r\nKEYS\r\n${len(pattern)}\r\n{pattern}\r\n".encode())
+        reader = s.makefile("rb")
+        head = reader.readline().decode().rstrip("\r\n")
+        assert head[0] == "*", head
+        keys = set()
+        for _ in range(int(head[1:])):
+            length = int(reader.readline().decode()[1:])
+            keys.add(reader.read(length + 2)[:-2].decode())
+    return keys
 
 
 def _redis(cluster, *command: str):

@@ -470,7 +470,7 @@ struct ResultEnvelope<'a, T: ?Sized> {
 #[derive(Serialize)]
 struct ErrorEnvelope<'a> {
     jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Always present: `null` when the request's id could not be read (JSON-RPC 2.0, 5).
     id: Option<&'a RequestId>,
     error: &'a ErrorObject,
 }
@@ -508,7 +508,9 @@ pub(crate) fn encode_response<T: Serialize + ?Sized>(id: &RequestId, result: &T)
     })
 }
 
-/// Serializes an error response. The id is left out when it could not be read (2025-11-25).
+/// Serializes an error response: `"id"` is the request's, or `null` when it could not be read
+/// (an unparseable message, an invalid id, a body not read), as JSON-RPC 2.0 requires of every
+/// response. Every error body the server sends, on every transport, is built here.
 pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
     serde_json::to_vec(&ErrorEnvelope {
         jsonrpc: "2.0",
@@ -516,7 +518,8 @@ pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
         error,
     })
     .unwrap_or_else(|_| {
-        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error"}}"#.to_vec()
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}"#
+            .to_vec()
     })
 }
 
@@ -765,11 +768,13 @@ mod tests {
     }
 
     #[test]
-    fn error_without_readable_id_omits_the_id() {
+    fn error_without_readable_id_has_a_null_id() {
         let bytes = encode_error(None, &ErrorObject::parse_error("eof"));
         let value: Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(value.get("id"), None);
+        assert_eq!(value.get("id"), Some(&Value::Null));
         assert_eq!(value["error"]["code"], -32700);
+        let bytes = encode_error(Some(&RequestId::from("a")), &ErrorObject::internal("x"));
+        assert!(bytes.starts_with(br#"{"jsonrpc":"2.0","id":"a","error":"#));
     }
 
     #[test]

@@ -53,7 +53,7 @@ impl Outgoing {
         }
     }
 
-    /// An error answer, without id when the request's could not be read.
+    /// An error answer; its `id` is `null` when the request's could not be read.
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
         Self::Reply {
             id: id.cloned(),

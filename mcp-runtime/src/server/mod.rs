@@ -117,9 +117,12 @@ pub(crate) struct Options {
     pub(crate) cache: CacheHints,
     /// The secret `requestState` is signed with. Default: random per process.
     pub(crate) request_state_secret: Option<Vec<u8>>,
-    /// The Redis URL and key prefix of the state shared with other replicas (`Server::redis`).
+    /// The Redis URL of the state shared with other replicas (`Server::redis`).
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) redis: Option<(String, String)>,
+    pub(crate) redis: Option<String>,
+    /// The prefix of its keys (`Server::redis_prefix`). Default: `mcp`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) redis_prefix: String,
     /// How long a `requestState` stays valid. Default: 10 minutes.
     pub(crate) request_state_ttl: Duration,
     /// The task store and its bounds.
@@ -149,6 +152,7 @@ impl Default for Options {
             cache: CacheHints::default(),
             request_state_secret: None,
             redis: None,
+            redis_prefix: "mcp".to_owned(),
             request_state_ttl: Duration::from_secs(600),
             #[cfg(feature = "tasks")]
             tasks: self::tasks::TaskOptions::default(),
@@ -744,22 +748,15 @@ impl Server {
     /// process stays up; service resumes when Redis is back. Needs the `redis` feature.
     #[cfg(feature = "redis")]
     pub fn redis(mut self, url: impl Into<String>) -> Self {
-        let prefix = self
-            .options
-            .redis
-            .take()
-            .map_or_else(|| "mcp".to_owned(), |(_, prefix)| prefix);
-        self.options.redis = Some((url.into(), prefix));
+        self.options.redis = Some(url.into());
         self
     }
 
     /// The prefix of this server's Redis keys (`mcp` by default), so several servers can share
-    /// one Redis. Set it after [`redis`](Self::redis).
+    /// one Redis. Before or after [`redis`](Self::redis), it is the same.
     #[cfg(feature = "redis")]
     pub fn redis_prefix(mut self, prefix: impl Into<String>) -> Self {
-        if let Some((_, old)) = &mut self.options.redis {
-            *old = prefix.into();
-        }
+        self.options.redis_prefix = prefix.into();
         self
     }
 
@@ -1155,21 +1152,24 @@ impl Core {
     /// be reached.
     #[cfg(feature = "redis")]
     pub(crate) async fn connect_shared(self: &Arc<Self>) -> Result<()> {
-        let Some((url, prefix)) = &self.options.redis else {
+        let Some(url) = &self.options.redis else {
             return Ok(());
         };
+        let prefix = &self.options.redis_prefix;
         if self.shared.get().is_some() {
             return Ok(());
         }
+        let unusable = |error: shared::StoreError| crate::Error::Redis {
+            url: shared::redis::without_password(url),
+            reason: error.0,
+        };
         let store = shared::redis::RedisStore::connect(url, prefix)
             .await
-            .map_err(|e| std::io::Error::other(format!("cannot use Redis at {url}: {}", e.0)))?;
+            .map_err(unusable)?;
         if self.options.request_state_secret.is_none() {
             let mut fresh = [0u8; 32];
             let _ = getrandom::fill(&mut fresh);
-            let key = store.request_state_key(fresh).await.map_err(|e| {
-                std::io::Error::other(format!("cannot use Redis at {url}: {}", e.0))
-            })?;
+            let key = store.request_state_key(fresh).await.map_err(unusable)?;
             *self
                 .request_state
                 .write()
@@ -1365,5 +1365,24 @@ impl std::fmt::Debug for McpService {
         f.debug_struct("McpService")
             .field("info", &self.core.info)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, feature = "redis"))]
+mod tests {
+    use super::Server;
+
+    /// `redis_prefix` and `redis` in either order configure the same store.
+    #[test]
+    fn the_redis_prefix_holds_whichever_comes_first() {
+        let url = "redis://127.0.0.1:6379/0";
+        let after = Server::new("t", "1").redis(url).redis_prefix("app");
+        let before = Server::new("t", "1").redis_prefix("app").redis(url);
+        for server in [after, before] {
+            assert_eq!(server.options.redis.as_deref(), Some(url));
+            assert_eq!(server.options.redis_prefix, "app");
+        }
+        let default = Server::new("t", "1").redis(url);
+        assert_eq!(default.options.redis_prefix, "mcp");
     }
 }

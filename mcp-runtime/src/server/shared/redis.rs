@@ -2,6 +2,14 @@
 //! reconnects by itself; every command has a timeout), and a pub/sub connection of its own for
 //! the fan-out, reopened whenever it drops.
 //!
+//! The manager replaces a dropped connection only once a command has failed on it. So after
+//! Redis restarts (or the connection drops while the replica is idle) the first command of each
+//! replica would fail although Redis is back. Commands that may run twice with the effect of
+//! once (reads, and writes of values that do not depend on what is stored) go through
+//! [`Retrying`], which sends such a command once more, on the connection the manager opens in
+//! place of the dropped one; the others (appending an event, publishing) are sent once, and a
+//! failure is the request's -32603.
+//!
 //! Keys, all under the configured prefix `P`:
 //! - `P:session:ID`: the session's record (JSON), expiring after the idle time;
 //! - `P:sessions`: sorted set of live session ids, scored by their expiry (ms since the epoch);
@@ -43,6 +51,24 @@ pub(crate) struct RedisStore {
     commands: ConnectionManager,
     fanout: tokio::sync::broadcast::Sender<Fanout>,
     replica: u64,
+}
+
+/// `url` as it may be shown (in a startup error, a log): the password of `redis://user:pass@host`
+/// (or `redis://:pass@host`) replaced by `***`.
+pub(crate) fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let Some((userinfo, _)) = authority.rsplit_once('@') else {
+        return url.to_owned();
+    };
+    let Some((user, _)) = userinfo.split_once(':') else {
+        return url.to_owned();
+    };
+    // `userinfo` is a prefix of `rest`, so what follows it is the host and the rest of the URL.
+    let after = rest.get(userinfo.len()..).unwrap_or_default();
+    format!("{scheme}://{user}:***{after}")
 }
 
 fn failed(error: redis::RedisError) -> StoreError {
@@ -102,9 +128,16 @@ impl RedisStore {
         key
     }
 
-    /// A connection for commands (it reconnects by itself).
+    /// A connection for commands (it reconnects by itself), each sent once; [`retrying`]
+    /// (Self::retrying) for commands that may run twice.
     pub(crate) fn commands(&self) -> ConnectionManager {
         self.commands.clone()
+    }
+
+    /// A connection for commands that may run twice with the effect of once: one that finds
+    /// the connection dropped is sent again on its replacement.
+    pub(crate) fn retrying(&self) -> Retrying {
+        Retrying(self.commands.clone())
     }
 
     /// The fan-out channel.
@@ -116,9 +149,54 @@ impl RedisStore {
     /// one, kept in Redis.
     pub(crate) async fn request_state_key(&self, fresh: [u8; 32]) -> Result<Vec<u8>, StoreError> {
         let key = self.key(&["request-state-key"]);
-        let mut connection = self.commands.clone();
+        let mut connection = self.retrying();
         let _: bool = connection.set_nx(&key, &fresh[..]).await.map_err(failed)?;
         connection.get(&key).await.map_err(failed)
+    }
+}
+
+/// The connection of commands that may run twice with the effect of once (see the module
+/// docs): a command that fails because the connection was dropped (or refused) is sent once
+/// more, which waits for the connection the manager opens in its place. A command that timed
+/// out is not sent again: a Redis that hangs costs a request one timeout, not two.
+#[derive(Clone)]
+pub(crate) struct Retrying(ConnectionManager);
+
+impl redis::aio::ConnectionLike for Retrying {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        command: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        Box::pin(async move {
+            match self.0.req_packed_command(command).await {
+                Err(error) if error.is_connection_dropped() => {
+                    tracing::debug!(%error, "shared store: a dropped connection; sent again");
+                    self.0.req_packed_command(command).await
+                }
+                done => done,
+            }
+        })
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        Box::pin(async move {
+            match self.0.req_packed_commands(pipeline, offset, count).await {
+                Err(error) if error.is_connection_dropped() => {
+                    tracing::debug!(%error, "shared store: a dropped connection; sent again");
+                    self.0.req_packed_commands(pipeline, offset, count).await
+                }
+                done => done,
+            }
+        })
+    }
+
+    fn get_db(&self) -> i64 {
+        self.0.get_db()
     }
 }
 
@@ -208,7 +286,7 @@ impl SharedStore for RedisStore {
                     pipe.srem(self.key(&["subs", uri]), id).ignore();
                 }
             }
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             pipe.query_async::<()>(&mut connection)
                 .await
                 .map_err(failed)
@@ -220,7 +298,7 @@ impl SharedStore for RedisStore {
         id: &'a str,
     ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             let json: Option<String> = connection
                 .get(self.key(&["session", id]))
                 .await
@@ -236,7 +314,7 @@ impl SharedStore for RedisStore {
 
     fn remove_session<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             let record = self.load_session(id).await?;
             let mut pipe = redis::pipe();
             pipe.del(self.key(&["session", id]))
@@ -258,7 +336,7 @@ impl SharedStore for RedisStore {
 
     fn count_sessions(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             let key = self.key(&["sessions"]);
             let (count,): (usize,) = redis::pipe()
                 .zrembyscore(&key, 0, now_ms())
@@ -300,7 +378,7 @@ impl SharedStore for RedisStore {
         after: u64,
     ) -> BoxFuture<'a, Result<Events, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             let entries: Vec<Vec<u8>> = connection
                 .lrange(self.key(&["log", session]), 0, -1)
                 .await
@@ -370,7 +448,7 @@ impl SharedStore for RedisStore {
         after: u64,
     ) -> BoxFuture<'a, Result<Option<(Events, bool)>, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             let entries: Vec<Vec<u8>> = connection
                 .lrange(self.key(&["slog", session, &stream.to_string()]), 0, -1)
                 .await
@@ -407,7 +485,7 @@ impl SharedStore for RedisStore {
         uri: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
         Box::pin(async move {
-            let mut connection = self.commands.clone();
+            let mut connection = self.retrying();
             match uri {
                 Some(uri) => connection
                     .smembers(self.key(&["subs", uri]))
@@ -438,5 +516,24 @@ impl SharedStore for RedisStore {
 
     fn replica(&self) -> u64 {
         self.replica
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        for (url, shown) in [
+            ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+            ("redis://:s3cret@cache:6379/0", "redis://:***@cache:6379/0"),
+            ("rediss://app:s3:cret@cache/1", "rediss://app:***@cache/1"),
+            ("redis://app@cache/1", "redis://app@cache/1"),
+            ("redis://cache/0?password=x", "redis://cache/0?password=x"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(without_password(url), shown, "{url}");
+        }
     }
 }

@@ -189,7 +189,7 @@ impl RedisTaskStore {
 
     async fn load(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
         let shared = self.shared()?;
-        let mut connection = shared.commands();
+        let mut connection = shared.retrying();
         let json: Option<String> = redis::cmd("GET")
             .arg(shared.key(&["task", id]))
             .query_async(&mut connection)
@@ -250,7 +250,7 @@ impl RedisTaskStore {
             return Ok(record);
         }
         let shared = self.shared()?;
-        let mut connection = shared.commands();
+        let mut connection = shared.retrying();
         let leased: bool = redis::cmd("EXISTS")
             .arg(shared.key(&["task-lease", &record.id]))
             .query_async(&mut connection)
@@ -274,7 +274,7 @@ impl RedisTaskStore {
 
     async fn try_list(&self, owner: &str) -> Result<Vec<TaskRecord>, StoreError> {
         let shared = self.shared()?;
-        let mut connection = shared.commands();
+        let mut connection = shared.retrying();
         let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
             .arg(shared.key(&["tasks-of", owner]))
             .arg(ms(SystemTime::now()))

@@ -244,8 +244,13 @@ impl HttpState {
         )
     }
 
-    /// Counts a new session against its client's address; 503 past `max_sessions_per_peer`.
-    fn count_peer(&self, peer: Option<IpAddr>) -> Result<Option<PeerSession>, Response> {
+    /// Counts a new session against its client's address; 503 past `max_sessions_per_peer`,
+    /// answering the `initialize` request `request`.
+    fn count_peer(
+        &self,
+        peer: Option<IpAddr>,
+        request: Option<&RequestId>,
+    ) -> Result<Option<PeerSession>, Response> {
         let (Some(cap), Some(ip)) = (self.options.max_sessions_per_peer, peer) else {
             return Ok(None);
         };
@@ -253,7 +258,8 @@ impl HttpState {
         let count = peers.entry(ip).or_insert(0);
         if *count >= cap {
             tracing::warn!(%ip, cap, "a client address holds its most sessions: `initialize` gets 503");
-            let mut response = error_response(
+            let mut response = error_response_to(
+                request,
                 StatusCode::SERVICE_UNAVAILABLE,
                 "too many sessions from this address; end one or try again later",
             );
@@ -283,13 +289,18 @@ impl HttpState {
         }
     }
 
+    /// The session a request names in `Mcp-Session-Id`, or the refusal answering `request`
+    /// (the id of the request in the body, when there is one): 400 without the header, 404 for
+    /// a session unknown, ended or another principal's, 503 when the shared store fails.
     async fn session(
         &self,
         headers: &HeaderMap,
         principal: Option<&Principal>,
+        request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = headers.get(&MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
-            return Err(error_response(
+            return Err(error_response_to(
+                request,
                 StatusCode::BAD_REQUEST,
                 "the `Mcp-Session-Id` header is missing: send `initialize` first",
             ));
@@ -305,7 +316,8 @@ impl HttpState {
             // exist.
             .filter(|s| s.owner.as_deref() == owner.as_deref());
         let unknown = || {
-            error_response(
+            error_response_to(
+                request,
                 StatusCode::NOT_FOUND,
                 "unknown or ended session: send `initialize` again",
             )
@@ -328,7 +340,7 @@ impl HttpState {
                     Ok(Some(record)) if record.owner != owner => return Err(unknown()),
                     Ok(Some(record)) => record,
                     Ok(None) => return Err(unknown()),
-                    Err(error) => return Err(shared::store_failed(&error)),
+                    Err(error) => return Err(shared::store_failed(request, &error)),
                 };
                 let (notifier, notifications) = self.notifier_channel();
                 let Some(session) =
@@ -354,7 +366,7 @@ impl HttpState {
                     .remove(id);
                 Err(unknown())
             }
-            Err(response) => Err(response),
+            Err(error) => Err(shared::store_failed(request, &error)),
         }
     }
 
@@ -465,20 +477,33 @@ impl HttpState {
     }
 }
 
-/// A JSON-RPC error without id as an HTTP response.
+/// A refusal as an HTTP response whose JSON-RPC error has `"id": null`: for what is refused
+/// before its body is read (or has no request in it: GET, DELETE).
 fn error_response(status: StatusCode, message: &str) -> Response {
+    error_response_to(None, status, message)
+}
+
+/// A refusal as an HTTP response whose JSON-RPC error answers `id` (`null` when `None`): for what
+/// is refused once the body was read and its request's id is known. The code follows the status
+/// (-32001 for 404, the session not found; -32000 otherwise).
+fn error_response_to(id: Option<&RequestId>, status: StatusCode, message: &str) -> Response {
     let code = match status {
         StatusCode::NOT_FOUND => -32001,
         _ => -32000,
     };
-    error_response_code(status, code, message)
+    error_response_code(id, status, code, message)
 }
 
-/// A JSON-RPC error without id, with its code, as an HTTP response.
-fn error_response_code(status: StatusCode, code: i64, message: &str) -> Response {
+/// A JSON-RPC error with its code, answering `id` (`null` when `None`), as an HTTP response.
+fn error_response_code(
+    id: Option<&RequestId>,
+    status: StatusCode,
+    code: i64,
+    message: &str,
+) -> Response {
     json_response(
         status,
-        encode_error(None, &ErrorObject::new(code, message.to_owned())),
+        encode_error(id, &ErrorObject::new(code, message.to_owned())),
     )
 }
 
@@ -616,8 +641,12 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
 }
 
 /// The `MCP-Protocol-Version` of a handshake-era request: absent, or a revision this server
-/// supports (else 400). `2026-07-28` without an envelope is 400 + -32602.
-fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
+/// supports (else 400). `2026-07-28` without an envelope is 400 + -32602. A refusal answers
+/// `request`, the id of the request in the body (a GET has none).
+fn header_version(
+    headers: &HeaderMap,
+    request: Option<&RequestId>,
+) -> Result<Option<ProtocolVersion>, Response> {
     match headers.get(&MCP_PROTOCOL_VERSION) {
         None => Ok(None),
         Some(value) => match value.to_str().ok().and_then(ProtocolVersion::parse) {
@@ -625,14 +654,15 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Respon
             Some(_) => Err(json_response(
                 StatusCode::BAD_REQUEST,
                 encode_error(
-                    None,
+                    request,
                     &ErrorObject::invalid_params(
                         "a 2026-07-28 request needs the `_meta` envelope \
                          (`io.modelcontextprotocol/protocolVersion`)",
                     ),
                 ),
             )),
-            None => Err(error_response(
+            None => Err(error_response_to(
+                request,
                 StatusCode::BAD_REQUEST,
                 "unsupported `MCP-Protocol-Version`",
             )),
@@ -674,7 +704,7 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
         out.push(status(check_host(&options, &map)));
     }
     let _ = accepts(&map);
-    out.push(status(header_version(&map).map(|_| ())));
+    out.push(status(header_version(&map, None).map(|_| ())));
     let _ = is_stateless_era(&map);
     out.push(status(check_json_content_type(&map)));
     let _ = map
@@ -857,6 +887,13 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         ids,
         runs_user_code,
     } = post;
+    // What a refusal from here on answers: the request's id (a batch, a notification or an
+    // unreadable id: `null`).
+    let answering = match &incoming {
+        Incoming::Single(_) => ids.first().cloned(),
+        Incoming::Batch(_) => None,
+    };
+    let answering = answering.as_ref();
     // Scopes are checked before anything runs: a 403 drives the client's step-up.
     #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
@@ -869,7 +906,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let caller = (principal, peer_addr);
         return modern::handle(&state, &headers, message, accepts_sse, charge, caller).await;
     }
-    let version = match header_version(&headers) {
+    let version = match header_version(&headers, answering) {
         Ok(version) => version,
         Err(response) => return response,
     };
@@ -896,7 +933,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             let elsewhere = match state.core.shared() {
                 Some(store) => match store.count_sessions().await {
                     Ok(count) => count,
-                    Err(error) => return shared::store_failed(&error),
+                    Err(error) => return shared::store_failed(answering, &error),
                 },
                 None => 0,
             };
@@ -905,7 +942,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 // The legacy transport's sessions count too (locked after these, as it does).
                 let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
                 if sessions.len().max(elsewhere) + legacy >= options.max_sessions {
-                    let mut response = error_response(
+                    let mut response = error_response_to(
+                        answering,
                         StatusCode::SERVICE_UNAVAILABLE,
                         "too many sessions; try again later",
                     );
@@ -917,7 +955,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                         .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
                     return response;
                 }
-                let peer_session = match state.count_peer(peer) {
+                let peer_session = match state.count_peer(peer, answering) {
                     Ok(counted) => counted,
                     Err(response) => return response,
                 };
@@ -934,14 +972,14 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
                 http_session
             };
             if let Some(store) = state.core.shared()
-                && let Err(response) = shared::sync_out(&state, store, &http_session).await
+                && let Err(error) = shared::sync_out(&state, store, &http_session).await
             {
                 state
                     .sessions
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .remove(&http_session.id);
-                return response;
+                return shared::store_failed(answering, &error);
             }
             if let Ok(value) = HeaderValue::from_str(&http_session.id) {
                 response.headers_mut().insert(MCP_SESSION_ID, value);
@@ -958,7 +996,10 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             None,
         )
     } else {
-        match state.session(&headers, principal.as_deref()).await {
+        match state
+            .session(&headers, principal.as_deref(), answering)
+            .await
+        {
             Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
             Err(response) => return response,
         }
@@ -1243,9 +1284,10 @@ const LAZY_SSE_WINDOW: Duration = Duration::from_millis(100);
 /// With a shared store, writes what a request changed in its session (log level, subscriptions,
 /// initialization) back to the store. A failure is logged: the request already ran.
 async fn share_back(state: &HttpState, http_session: Option<&HttpSession>) {
-    if let (Some(store), Some(http_session)) = (state.core.shared(), http_session) {
-        // Logged by `store_failed`.
-        let _ = shared::sync_out(state, store, http_session).await;
+    if let (Some(store), Some(http_session)) = (state.core.shared(), http_session)
+        && let Err(error) = shared::sync_out(state, store, http_session).await
+    {
+        tracing::error!(%error, "the shared store failed: a session change was not shared");
     }
 }
 
@@ -1346,11 +1388,11 @@ async fn handle_get(
             "`Accept` must list `text/event-stream`",
         );
     }
-    if let Err(response) = header_version(&headers) {
+    if let Err(response) = header_version(&headers, None) {
         return response;
     }
     let session = match state
-        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()))
+        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()), None)
         .await
     {
         Ok(session) => session,
@@ -1373,7 +1415,7 @@ async fn handle_get(
             // A new GET gets what comes from now on.
             None => match store.events_after(&session.id, 0).await {
                 Ok(events) => events.last().map_or(0, |(sequence, _)| *sequence),
-                Err(error) => return shared::store_failed(&error),
+                Err(error) => return shared::store_failed(None, &error),
             },
         };
         return shared::follow(&state, store, &session.id, 0, after).await;
@@ -1409,7 +1451,7 @@ async fn handle_delete(
         return modern::method_not_allowed();
     }
     let session = match state
-        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()))
+        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()), None)
         .await
     {
         Ok(session) => session,
@@ -1418,7 +1460,7 @@ async fn handle_delete(
     if let Some(store) = state.core.shared()
         && let Err(error) = store.remove_session(&session.id).await
     {
-        return shared::store_failed(&error);
+        return shared::store_failed(None, &error);
     }
     let id = headers
         .get(&MCP_SESSION_ID)

@@ -13,14 +13,16 @@ use axum::response::Response;
 use bytes::Bytes;
 
 use super::{HttpSession, HttpState, error_response_code, sse_response};
-use crate::protocol::Outgoing;
+use crate::protocol::{Outgoing, RequestId};
 use crate::server::shared::{Events, Fanout, SharedStore, StoreError};
 use crate::server::{Outbox, Overflow, channel_within};
 
-/// What a client sees when the shared store fails: no internal detail.
-pub(super) fn store_failed(error: &dyn std::fmt::Display) -> Response {
+/// What a client sees when the shared store fails: no internal detail; the error answers
+/// `request` when the body was read (else its id is `null`).
+pub(super) fn store_failed(request: Option<&RequestId>, error: &dyn std::fmt::Display) -> Response {
     tracing::error!(%error, "the shared store failed; the request gets -32603");
     error_response_code(
+        request,
         StatusCode::SERVICE_UNAVAILABLE,
         -32603,
         "internal error: the server's shared state is unavailable; try again shortly",
@@ -33,11 +35,8 @@ pub(super) fn store_failed(error: &dyn std::fmt::Display) -> Response {
 pub(super) async fn sync_in(
     store: &Arc<dyn SharedStore>,
     http_session: &HttpSession,
-) -> Result<bool, Response> {
-    let record = store
-        .load_session(&http_session.id)
-        .await
-        .map_err(|e| store_failed(&e))?;
+) -> Result<bool, StoreError> {
+    let record = store.load_session(&http_session.id).await?;
     let Some(record) = record else {
         return Ok(false);
     };
@@ -83,7 +82,7 @@ pub(super) async fn sync_out(
     state: &HttpState,
     store: &Arc<dyn SharedStore>,
     http_session: &HttpSession,
-) -> Result<(), Response> {
+) -> Result<(), StoreError> {
     let Some(mut record) = http_session.session.record() else {
         return Ok(());
     };
@@ -106,8 +105,7 @@ pub(super) async fn sync_out(
     }
     store
         .save_session(&http_session.id, &record, previous.as_ref(), idle)
-        .await
-        .map_err(|e| store_failed(&e))?;
+        .await?;
     *http_session
         .written
         .lock()
@@ -176,7 +174,7 @@ pub(super) async fn follow(
                 "no stream for that `Last-Event-ID`",
             );
         }
-        Err(error) => return store_failed(&error),
+        Err(error) => return store_failed(None, &error),
     };
     let (tx, rx): (_, Outbox<Bytes>) = channel_within(
         state.core.options.stream_buffer,
