@@ -898,7 +898,7 @@ pub mod tool;
 pub mod trace;
 mod transport;
 
-pub use crate::server::middleware;
+pub use crate::server::{middleware, telemetry};
 
 pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};

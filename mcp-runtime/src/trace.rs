@@ -15,6 +15,11 @@
 //! | `uri` | the URI, on `resources/read` |
 //! | `session` | the `Mcp-Session-Id` over Streamable HTTP; `stdio-N` for the Nth connection served over stdio or a byte stream |
 //!
+//! With [`Server::telemetry`](crate::Server::telemetry), the span also carries the
+//! OpenTelemetry conventions' fields (`otel.name`, `mcp.method.name`, `gen_ai.tool.name`, ...:
+//! see [`telemetry`](crate::telemetry)), which `tracing-opentelemetry` exports as a `SERVER` span
+//! named `tools/call add`; `initialize` and `ping` get a span then too.
+//!
 //! The span wraps the handler, so a `tracing::info!` inside a `#[tool]` carries them. With
 //! `tracing_subscriber::fmt`, a log line reads
 //! `INFO mcp.request{method=tools/call id=2 tool=add session=stdio-1}: my_server: adding`.
@@ -97,6 +102,26 @@ pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing:
         prompt = tracing::field::Empty,
         uri = tracing::field::Empty,
         session = tracing::field::Empty,
+        // OpenTelemetry's conventions for MCP, recorded with `Server::telemetry` (see
+        // `telemetry`); empty, and so not shown, without it.
+        otel.name = tracing::field::Empty,
+        otel.kind = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
+        mcp.method.name = tracing::field::Empty,
+        mcp.session.id = tracing::field::Empty,
+        mcp.protocol.version = tracing::field::Empty,
+        jsonrpc.request.id = tracing::field::Empty,
+        gen_ai.tool.name = tracing::field::Empty,
+        gen_ai.prompt.name = tracing::field::Empty,
+        gen_ai.operation.name = tracing::field::Empty,
+        mcp.resource.uri = tracing::field::Empty,
+        network.transport = tracing::field::Empty,
+        network.protocol.name = tracing::field::Empty,
+        client.address = tracing::field::Empty,
+        client.port = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+        rpc.response.status_code = tracing::field::Empty,
     );
     if span.is_disabled() {
         return span;

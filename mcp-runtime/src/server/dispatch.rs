@@ -25,6 +25,7 @@ use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
 #[cfg(feature = "tasks")]
 use super::tasks::{self, TaskPeer};
+use super::telemetry::{Arrival, Observation};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Extensions, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
@@ -114,6 +115,17 @@ pub(crate) async fn handle_request(
     let span = crate::trace::request_span(&request, link.trace_name());
     let peer = || Arc::clone(link).peer(sink.clone());
     let registry = core.registry();
+    let observation = core.telemetry.as_ref().map(|observer| {
+        let arrival = Arrival {
+            request: &request,
+            version: link.negotiated().map(|(version, _)| version),
+            session: link.trace_name(),
+            transport: link.transport(),
+            peer: sink.peer(),
+            registry: &registry,
+        };
+        observer.start(&arrival, &span)
+    });
     let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
@@ -143,7 +155,7 @@ pub(crate) async fn handle_request(
         ))
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(core, &cancel, routed), span).await
+    tracing::Instrument::instrument(guard.run(core, &cancel, routed, observation), span).await
 }
 
 /// A request's way to its answer, boxed: the future a guard runs.
@@ -207,6 +219,18 @@ pub(crate) async fn handle_stateless(
         })
     };
     let registry = core.registry();
+    let transport = link.map_or(Transport::StreamableHttp, |link| link.transport());
+    let observation = core.telemetry.as_ref().map(|observer| {
+        let arrival = Arrival {
+            request: &request,
+            version: envelope.version().ok(),
+            session: link.and_then(|l| l.trace_name()),
+            transport,
+            peer: sink.peer(),
+            registry: &registry,
+        };
+        observer.start(&arrival, &span)
+    });
     let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
@@ -216,7 +240,7 @@ pub(crate) async fn handle_stateless(
             registry,
             version: envelope.version().ok(),
             envelope: Some(envelope),
-            transport: link.map_or(Transport::StreamableHttp, |link| link.transport()),
+            transport,
             item_done: false,
         };
         let request = McpRequest {
@@ -238,7 +262,7 @@ pub(crate) async fn handle_stateless(
         ))
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(core, &cancel, routed), span).await
+    tracing::Instrument::instrument(guard.run(core, &cancel, routed, observation), span).await
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,
@@ -273,9 +297,13 @@ impl Guard {
         core: &Core,
         cancel: &CancelFlag,
         routed: std::pin::Pin<Box<dyn Future<Output = Answer> + Send + '_>>,
+        observation: Option<Observation>,
     ) -> Option<Outgoing> {
         let id = self.id.clone();
         let answer = self.answer(core, cancel, routed).await;
+        if let Some(observation) = observation {
+            observation.finish(&answer.status);
+        }
         Some(Outgoing::refusal(id, answer.bytes, answer.refusal))
     }
 

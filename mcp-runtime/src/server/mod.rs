@@ -23,6 +23,7 @@ pub(crate) mod shared;
 mod stateless;
 #[cfg(feature = "tasks")]
 pub(crate) mod tasks;
+pub mod telemetry;
 mod window;
 
 use std::any::TypeId;
@@ -271,6 +272,8 @@ pub struct Server {
     skill_errors: Vec<DefinitionError>,
     /// The middleware around every request (`Server::layer`); none by default.
     middleware: Option<Next>,
+    /// Spans and metrics by OpenTelemetry's conventions (`Server::telemetry`); off by default.
+    telemetry: Option<telemetry::Telemetry>,
 }
 
 impl Server {
@@ -308,7 +311,19 @@ impl Server {
             skill_errors: Vec::new(),
             options: Options::default(),
             middleware: None,
+            telemetry: None,
         }
+    }
+
+    /// Turns on telemetry by OpenTelemetry's semantic conventions for MCP: request spans named
+    /// and attributed as they say, the trace context of `params._meta` continued (feature
+    /// `otel`), and the `mcp.server.operation.duration` and `mcp.server.session.duration`
+    /// histograms, kept by the server ([`McpService::metrics_text`], `GET /metrics` with the
+    /// `prometheus` feature) and sent to the global meter provider (feature `otel`). Off by
+    /// default. See [`telemetry`](crate::telemetry).
+    pub fn telemetry(mut self, telemetry: telemetry::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
     }
 
     /// Wraps every request of every transport and era in `layer`, a `tower::Layer` whose
@@ -1037,6 +1052,9 @@ impl Server {
                 subscription_bytes,
                 request_bytes,
                 middleware: self.middleware,
+                telemetry: self
+                    .telemetry
+                    .map(|t| Arc::new(telemetry::Observer::new(t))),
                 #[cfg(feature = "skills")]
                 skills,
             }),
@@ -1095,6 +1113,8 @@ pub(crate) struct Core {
     pub(crate) request_bytes: Arc<Budget>,
     /// The middleware around every request (`Server::layer`).
     pub(crate) middleware: Option<Next>,
+    /// Spans and metrics by OpenTelemetry's conventions (`Server::telemetry`).
+    pub(crate) telemetry: Option<Arc<telemetry::Observer>>,
     /// The skills served (fixed for the server's life).
     #[cfg(feature = "skills")]
     pub(crate) skills: SkillCatalog,
@@ -1350,6 +1370,14 @@ impl McpService {
     /// and to announce changes to the clients: resource updates, list changes.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
+    }
+
+    /// The server's metrics in the Prometheus text exposition format (0.0.4), as `GET /metrics`
+    /// serves them: `None` unless [`Server::telemetry`] keeps metrics. See
+    /// [`telemetry`](crate::telemetry).
+    pub fn metrics_text(&self) -> Option<String> {
+        let observer = self.core.telemetry.as_ref()?;
+        observer.metrics.as_ref().map(|metrics| metrics.render())
     }
 
     /// Ends every open `subscriptions/listen` stream with its final result, as a graceful

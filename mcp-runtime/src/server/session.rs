@@ -127,6 +127,8 @@ pub(crate) struct Session {
     pub(crate) trace_name: OnceLock<String>,
     /// The transport, set by the one that is not Streamable HTTP.
     pub(crate) transport: OnceLock<Transport>,
+    /// When it began, for `mcp.server.session.duration`.
+    created: std::time::Instant,
 }
 
 impl Session {
@@ -147,6 +149,7 @@ impl Session {
             closing: tokio::sync::watch::channel(false).0,
             trace_name: OnceLock::new(),
             transport: OnceLock::new(),
+            created: std::time::Instant::now(),
         });
         core.register_session(&session);
         session
@@ -166,6 +169,32 @@ impl Session {
                 Err(error) => encode_error(Some(&request.id), &error),
             },
         }
+    }
+
+    /// `initialize` or `ping` in a span, measured (with `Server::telemetry`).
+    fn observed_handshake(
+        &self,
+        observer: &Arc<super::telemetry::Observer>,
+        request: &Request,
+        sink: &Sink,
+    ) -> Vec<u8> {
+        let span = crate::trace::request_span(request, self.trace_name.get().map(String::as_str));
+        let registry = self.core.registry();
+        let arrival = super::telemetry::Arrival {
+            request,
+            version: self.version(),
+            session: self.trace_name.get().map(String::as_str),
+            transport: Link::transport(self),
+            peer: sink.peer(),
+            registry: &registry,
+        };
+        let mut observation = observer.start(&arrival, &span);
+        let bytes = span.in_scope(|| self.answer_handshake(request));
+        if let Some(version) = self.version() {
+            observation.settled(version);
+        }
+        observation.finish(&super::middleware::status_of(&bytes));
+        bytes
     }
 
     /// Settles the revision and the client, once: a second `initialize` is refused.
@@ -376,7 +405,10 @@ impl Session {
         if (request.method == "initialize" || request.method == "ping")
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
-            let bytes = self.answer_handshake(&request);
+            let bytes = match &self.core.telemetry {
+                Some(observer) => self.observed_handshake(observer, &request, sink),
+                None => self.answer_handshake(&request),
+            };
             let _ = sink.send(Outgoing::reply(request.id, bytes));
             return;
         }
@@ -503,7 +535,13 @@ impl Session {
 
     /// Waits for in-flight requests to finish, up to `grace`, then stops the rest.
     pub(crate) async fn shutdown(&self, grace: Duration) {
-        self.closing.send_replace(true);
+        let ended = self.closing.send_replace(true);
+        if let (false, Some(observer), Some(negotiated)) =
+            (ended, &self.core.telemetry, self.negotiated.get())
+        {
+            let transport = Link::transport(self);
+            observer.session_ended(Some(negotiated.version), transport, self.created.elapsed());
+        }
         let deadline = tokio::time::Instant::now() + grace;
         loop {
             let empty = self
@@ -648,6 +686,43 @@ impl Session {
         sink: &Sink,
     ) -> Result<Value, ClientRequestError> {
         let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        // With telemetry, the request runs in a `CLIENT` span, whose context the client
+        // continues from `params._meta`.
+        let span = match &self.core.telemetry {
+            Some(_) => super::telemetry::client_span(method, &id, self.trace_name.get()),
+            None => tracing::Span::none(),
+        };
+        #[cfg(feature = "otel")]
+        let params = {
+            let mut params = params;
+            if !span.is_disabled()
+                && let Value::Object(members) = &mut params
+                && let Value::Object(meta) = members
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()))
+            {
+                super::telemetry::otel::carry_trace(&span, meta);
+            }
+            params
+        };
+        let outcome = tracing::Instrument::instrument(
+            self.request_client_as(id, method, params, sink),
+            span.clone(),
+        )
+        .await;
+        if let Err(error) = &outcome {
+            super::telemetry::client_failed(&span, error);
+        }
+        outcome
+    }
+
+    async fn request_client_as(
+        &self,
+        id: RequestId,
+        method: &'static str,
+        params: Value,
+        sink: &Sink,
+    ) -> Result<Value, ClientRequestError> {
         let (tx, rx) = oneshot::channel();
         self.pending
             .lock()

@@ -387,6 +387,19 @@ impl Answer {
     }
 }
 
+/// How an encoded response ended, read back from it (the handshake's own answers, which carry
+/// no status).
+pub(crate) fn status_of(bytes: &[u8]) -> Status {
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        error: Option<ErrorObject>,
+    }
+    match serde_json::from_slice::<Reply>(bytes) {
+        Ok(Reply { error: Some(error) }) => Status::Error(Box::new(error)),
+        _ => Status::Ok,
+    }
+}
+
 /// What an [`McpResponse`] holds: the encoded response the dispatch wrote, or a value a layer
 /// made.
 #[derive(Debug, Clone)]

@@ -1504,7 +1504,11 @@ impl McpService {
             max_connections: options.max_connections,
             header_read_timeout: options.header_read_timeout,
             grace: self.core.options.shutdown_grace,
-            peer_addresses: options.max_sessions_per_peer.is_some(),
+            // Middleware (a rate limit per address) and telemetry (`client.address`) read it too.
+            peer_addresses: options.max_sessions_per_peer.is_some()
+                || self.core.middleware.is_some()
+                || self.core.registry().layered
+                || self.core.telemetry.is_some(),
         };
         let router = router(Arc::clone(&self.core), options);
         let core = Arc::clone(&self.core);
@@ -1586,6 +1590,13 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     }
     #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
+    #[cfg(feature = "prometheus")]
+    let metrics = state
+        .core
+        .telemetry
+        .as_ref()
+        .is_some_and(|t| t.metrics.is_some())
+        .then(|| crate::server::telemetry::metrics_router(Arc::clone(&state.core)));
     #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
     let mut router = router.with_state(state);
     #[cfg(feature = "oauth")]
@@ -1600,6 +1611,11 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
             metadata = metadata.route(&auth.metadata_path, get(auth::metadata));
         }
         router = router.merge(metadata.with_state(auth));
+    }
+    // Metrics are for the operator's scraper: outside OAuth, as the metadata is.
+    #[cfg(feature = "prometheus")]
+    if let Some(metrics) = metrics {
+        router = router.merge(metrics);
     }
     router
 }
