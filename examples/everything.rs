@@ -7,10 +7,18 @@
 //! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
 //! beside `--port` shares the sessions with other replicas through that Redis (`--redis-prefix
 //! PREFIX` puts its keys under another prefix than `mcp`).
+//!
+//! Production settings, on either transport: `--metrics-port M` keeps the OpenTelemetry
+//! conventions' metrics and serves them as Prometheus text at `http://127.0.0.1:M/metrics` (an
+//! HTTP server has them at `/metrics` on its own port too); `--rate-limit N` allows N
+//! `tools/call` a second per caller (the OAuth principal when there is one, else the session,
+//! else the client's address), refusing the rest with -32005 (HTTP 429 with `Retry-After`).
 
 use std::time::Duration;
 
+use mcp_runtime::middleware::RateLimitLayer;
 use mcp_runtime::prelude::*;
+use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::tool::ToolDef;
 
 /// A 1×1 PNG.
@@ -818,15 +826,59 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis-prefix takes a prefix").into()),
         None => server,
     };
-    match flag("--port") {
+    // `--rate-limit N`: N `tools/call` a second per caller (issue 28).
+    let server = match flag("--rate-limit") {
+        Some(Some(rate)) => {
+            let rate: u32 = rate
+                .parse()
+                .map_err(|_| std::io::Error::other("--rate-limit takes calls per second"))?;
+            server.layer(RateLimitLayer::per_second(rate).methods(["tools/call"]))
+        }
+        Some(None) => return Err(std::io::Error::other("--rate-limit takes a number").into()),
+        None => server,
+    };
+    // `--metrics-port M`: the conventions' metrics as Prometheus text on that port (issue 28).
+    let metrics_port = match flag("--metrics-port") {
+        Some(port) => Some(
+            port.and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| std::io::Error::other("--metrics-port takes a port number"))?,
+        ),
+        None => None,
+    };
+    let server = match metrics_port {
+        Some(_) => server.telemetry(Telemetry::new()),
+        None => server,
+    };
+    let port = match flag("--port") {
+        Some(port) => Some(
+            port.and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?,
+        ),
+        None if redis.is_some() => {
+            return Err(
+                std::io::Error::other("--redis needs --port (it shares HTTP sessions)").into(),
+            );
+        }
+        None => None,
+    };
+    let server = match (&redis, port) {
+        (Some(url), Some(_)) => server.redis(url.clone()),
+        _ => server,
+    };
+    let service = match port {
+        Some(_) => server.legacy_sse(true).build()?,
+        None => server.build()?,
+    };
+    if let Some(metrics_port) = metrics_port {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", metrics_port)).await?;
+        eprintln!("serving metrics on http://127.0.0.1:{metrics_port}/metrics");
+        tokio::spawn(mcp_runtime::telemetry::serve_metrics_on(
+            service.clone(),
+            listener,
+        ));
+    }
+    match port {
         Some(port) => {
-            let port: u16 = port
-                .and_then(|p| p.parse().ok())
-                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?;
-            let server = match &redis {
-                Some(url) => server.redis(url.clone()),
-                None => server,
-            };
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
                  HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",
@@ -835,14 +887,8 @@ async fn main() -> mcp_runtime::Result<()> {
                     None => String::new(),
                 }
             );
-            server
-                .legacy_sse(true)
-                .serve_http(("127.0.0.1", port))
-                .await
+            service.serve_http(("127.0.0.1", port)).await
         }
-        None if redis.is_some() => {
-            Err(std::io::Error::other("--redis needs --port (it shares HTTP sessions)").into())
-        }
-        None => server.serve_stdio().await,
+        None => service.serve_stdio().await,
     }
 }

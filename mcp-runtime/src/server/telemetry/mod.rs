@@ -419,6 +419,15 @@ pub async fn serve_metrics(
     addr: impl tokio::net::ToSocketAddrs,
 ) -> crate::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_metrics_on(service, listener).await
+}
+
+#[cfg(feature = "prometheus")]
+/// [`serve_metrics`] on a bound listener.
+pub async fn serve_metrics_on(
+    service: crate::McpService,
+    listener: tokio::net::TcpListener,
+) -> crate::Result<()> {
     let router = metrics_router(Arc::clone(&service.core));
     axum::serve(listener, router).await?;
     Ok(())
