@@ -102,26 +102,6 @@ pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing:
         prompt = tracing::field::Empty,
         uri = tracing::field::Empty,
         session = tracing::field::Empty,
-        // OpenTelemetry's conventions for MCP, recorded with `Server::telemetry` (see
-        // `telemetry`); empty, and so not shown, without it.
-        otel.name = tracing::field::Empty,
-        otel.kind = tracing::field::Empty,
-        otel.status_code = tracing::field::Empty,
-        otel.status_description = tracing::field::Empty,
-        mcp.method.name = tracing::field::Empty,
-        mcp.session.id = tracing::field::Empty,
-        mcp.protocol.version = tracing::field::Empty,
-        jsonrpc.request.id = tracing::field::Empty,
-        gen_ai.tool.name = tracing::field::Empty,
-        gen_ai.prompt.name = tracing::field::Empty,
-        gen_ai.operation.name = tracing::field::Empty,
-        mcp.resource.uri = tracing::field::Empty,
-        network.transport = tracing::field::Empty,
-        network.protocol.name = tracing::field::Empty,
-        client.address = tracing::field::Empty,
-        client.port = tracing::field::Empty,
-        error.type = tracing::field::Empty,
-        rpc.response.status_code = tracing::field::Empty,
     );
     if span.is_disabled() {
         return span;

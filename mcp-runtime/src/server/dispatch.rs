@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::Core;
 use super::Sink;
-use super::middleware::{self, Answer, McpRequest, Origin, Transport};
+use super::middleware::{self, Answer, McpRequest, Origin, RequestParts, Transport};
 use super::pagination;
 use super::registry::Registry;
 use super::stateless::request_state::Binding;
@@ -112,20 +112,26 @@ pub(crate) async fn handle_request(
     let core = link.core();
     let guard = Guard::new(core, &request, false);
     // The handler runs in the request's span, and its `tracing` events can reach its client.
-    let span = crate::trace::request_span(&request, link.trace_name());
     let peer = || Arc::clone(link).peer(sink.clone());
     let registry = core.registry();
-    let observation = core.telemetry.as_ref().map(|observer| {
-        let arrival = Arrival {
-            request: &request,
-            version: link.negotiated().map(|(version, _)| version),
-            session: link.trace_name(),
-            transport: link.transport(),
-            peer: sink.peer(),
-            registry: &registry,
-        };
-        observer.start(&arrival, &span)
-    });
+    let (span, observation) = match &core.telemetry {
+        Some(observer) => {
+            let arrival = Arrival {
+                request: &request,
+                version: link.negotiated().map(|(version, _)| version),
+                session: link.trace_name(),
+                transport: link.transport(),
+                peer: sink.peer(),
+                registry: &registry,
+            };
+            let (span, observation) = observer.start(&arrival);
+            (span, Some(observation))
+        }
+        None => (
+            crate::trace::request_span(&request, link.trace_name()),
+            None,
+        ),
+    };
     let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
@@ -138,11 +144,7 @@ pub(crate) async fn handle_request(
             transport: link.transport(),
             item_done: false,
         };
-        let request = McpRequest {
-            request,
-            extensions: Extensions::new(),
-            origin,
-        };
+        let request = McpRequest::new(request, origin);
         Box::pin(middleware::serve(request))
     } else {
         Box::pin(route(
@@ -163,11 +165,11 @@ type BoxedAnswer<'a> = std::pin::Pin<Box<dyn Future<Output = Answer> + Send + 'a
 
 /// A request that came through the middleware layers, to its method.
 pub(crate) async fn route_layered(request: McpRequest) -> Answer {
-    let McpRequest {
+    let RequestParts {
         request,
         extensions,
         origin,
-    } = request;
+    } = *request.inner;
     let Origin {
         core,
         link,
@@ -209,7 +211,6 @@ pub(crate) async fn handle_stateless(
 ) -> Option<Outgoing> {
     let guard = Guard::new(core, &request, true);
     // As in `handle_request`: the request's span, and `tracing` events to its client.
-    let span = crate::trace::request_span(&request, link.and_then(|l| l.trace_name()));
     let log_level = envelope.log_level;
     let peer = || -> Arc<dyn Peer> {
         Arc::new(StatelessPeer {
@@ -220,17 +221,24 @@ pub(crate) async fn handle_stateless(
     };
     let registry = core.registry();
     let transport = link.map_or(Transport::StreamableHttp, |link| link.transport());
-    let observation = core.telemetry.as_ref().map(|observer| {
-        let arrival = Arrival {
-            request: &request,
-            version: envelope.version().ok(),
-            session: link.and_then(|l| l.trace_name()),
-            transport,
-            peer: sink.peer(),
-            registry: &registry,
-        };
-        observer.start(&arrival, &span)
-    });
+    let (span, observation) = match &core.telemetry {
+        Some(observer) => {
+            let arrival = Arrival {
+                request: &request,
+                version: envelope.version().ok(),
+                session: link.and_then(|l| l.trace_name()),
+                transport,
+                peer: sink.peer(),
+                registry: &registry,
+            };
+            let (span, observation) = observer.start(&arrival);
+            (span, Some(observation))
+        }
+        None => {
+            let session = link.and_then(|l| l.trace_name());
+            (crate::trace::request_span(&request, session), None)
+        }
+    };
     let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
@@ -243,11 +251,7 @@ pub(crate) async fn handle_stateless(
             transport,
             item_done: false,
         };
-        let request = McpRequest {
-            request,
-            extensions: Extensions::new(),
-            origin,
-        };
+        let request = McpRequest::new(request, origin);
         Box::pin(middleware::serve(request))
     } else {
         Box::pin(route_stateless(

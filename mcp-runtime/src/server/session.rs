@@ -178,7 +178,6 @@ impl Session {
         request: &Request,
         sink: &Sink,
     ) -> Vec<u8> {
-        let span = crate::trace::request_span(request, self.trace_name.get().map(String::as_str));
         let registry = self.core.registry();
         let arrival = super::telemetry::Arrival {
             request,
@@ -188,7 +187,7 @@ impl Session {
             peer: sink.peer(),
             registry: &registry,
         };
-        let mut observation = observer.start(&arrival, &span);
+        let (span, mut observation) = observer.start(&arrival);
         let bytes = span.in_scope(|| self.answer_handshake(request));
         if let Some(version) = self.version() {
             observation.settled(version);

@@ -170,65 +170,93 @@ pub(crate) struct Origin {
 /// A request on its way to its method: what middleware sees. See the [module docs](self).
 #[derive(Clone)]
 pub struct McpRequest {
+    /// Boxed: a request is moved through every layer's future, and one pointer moves cheaply.
+    pub(crate) inner: Box<RequestParts>,
+}
+
+/// What an [`McpRequest`] holds.
+#[derive(Clone)]
+pub(crate) struct RequestParts {
     pub(crate) request: Request,
     pub(crate) extensions: Extensions,
     pub(crate) origin: Origin,
 }
 
 impl McpRequest {
+    /// A request on its way through the middleware, with no extensions yet.
+    pub(crate) fn new(request: Request, origin: Origin) -> Self {
+        Self {
+            inner: Box::new(RequestParts {
+                request,
+                extensions: Extensions::new(),
+                origin,
+            }),
+        }
+    }
+
     /// The JSON-RPC id the answer must echo.
     pub fn id(&self) -> &RequestId {
-        &self.request.id
+        &self.inner.request.id
     }
 
     /// The method, for example `tools/call`.
     pub fn method(&self) -> &str {
-        &self.request.method
+        &self.inner.request.method
     }
 
     /// The params object (empty when the request had none).
     pub fn params(&self) -> &Map<String, Value> {
-        &self.request.params
+        &self.inner.request.params
     }
 
     /// The params object, to change what the method receives. (A stateless request's envelope
     /// in `_meta` was read before the layers ran: changing it there changes nothing.)
     pub fn params_mut(&mut self) -> &mut Map<String, Value> {
-        &mut self.request.params
+        &mut self.inner.request.params
     }
 
     /// `params._meta`, when the request has one.
     pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.request.params.get("_meta").and_then(Value::as_object)
+        self.inner
+            .request
+            .params
+            .get("_meta")
+            .and_then(Value::as_object)
     }
 
     /// What the request is about: the tool's name on `tools/call`, the prompt's on
     /// `prompts/get`, the URI on `resources/read` and `resources/(un)subscribe`.
     pub fn target(&self) -> Option<&str> {
-        let key = match self.request.method.as_str() {
+        let key = match self.inner.request.method.as_str() {
             "tools/call" | "prompts/get" => "name",
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
             _ => return None,
         };
-        self.request.params.get(key).and_then(Value::as_str)
+        self.inner.request.params.get(key).and_then(Value::as_str)
     }
 
     /// The tool a `tools/call` names, when this server serves it (enabled).
     pub fn tool(&self) -> Option<&ToolDef> {
-        if self.request.method != "tools/call" {
+        if self.inner.request.method != "tools/call" {
             return None;
         }
         let name = self.target()?;
-        self.origin.registry.tools.get(name).map(|(tool, _)| tool)
+        self.inner
+            .origin
+            .registry
+            .tools
+            .get(name)
+            .map(|(tool, _)| tool)
     }
 
     /// The prompt a `prompts/get` names, when this server serves it.
     pub fn prompt(&self) -> Option<&PromptDef> {
-        if self.request.method != "prompts/get" {
+        if self.inner.request.method != "prompts/get" {
             return None;
         }
         let name = self.target()?;
-        self.origin
+        self.inner
+            .origin
             .registry
             .prompts
             .get(name)
@@ -237,11 +265,12 @@ impl McpRequest {
 
     /// The resource or template a `resources/read` reads, when this server serves one.
     pub fn resource(&self) -> Option<&ResourceDef> {
-        if self.request.method != "resources/read" {
+        if self.inner.request.method != "resources/read" {
             return None;
         }
         let uri = self.target()?;
-        self.origin
+        self.inner
+            .origin
             .registry
             .resources
             .resolve(uri)
@@ -250,7 +279,7 @@ impl McpRequest {
 
     /// The handshake era (a session) or the stateless one (an envelope).
     pub fn era(&self) -> Era {
-        if self.origin.envelope.is_some() {
+        if self.inner.origin.envelope.is_some() {
             Era::Stateless
         } else {
             Era::Handshake
@@ -260,7 +289,7 @@ impl McpRequest {
     /// The revision the request is served under: the session's, or the envelope's. `None` for a
     /// request on a session that `initialize` has not settled yet (dispatch refuses it).
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.origin.version
+        self.inner.origin.version
     }
 
     /// The session the request belongs to: a Streamable HTTP session's `Mcp-Session-Id`, a
@@ -268,44 +297,48 @@ impl McpRequest {
     /// process (every request on it, in either era). `None` for a stateless (2026-07-28) HTTP
     /// request and on a `stateless_http` server.
     pub fn session_id(&self) -> Option<&str> {
-        self.origin.link.as_ref().and_then(|link| link.trace_name())
+        self.inner
+            .origin
+            .link
+            .as_ref()
+            .and_then(|link| link.trace_name())
     }
 
     /// The caller the request's access token vouched for: over HTTP on a server with OAuth.
     pub fn principal(&self) -> Option<&Principal> {
-        self.origin.sink.principal().map(|p| &**p)
+        self.inner.origin.sink.principal().map(|p| &**p)
     }
 
     /// The transport the request came on.
     pub fn transport(&self) -> Transport {
-        self.origin.transport
+        self.inner.origin.transport
     }
 
     /// The client's address, over HTTP as `serve_http` accepted the connection (behind a proxy,
     /// the proxy's; with `into_router`, when the requests carry axum's `ConnectInfo`).
     pub fn peer_addr(&self) -> Option<SocketAddr> {
-        self.origin.sink.peer()
+        self.inner.origin.sink.peer()
     }
 
     /// Whether the client cancelled the request (or went away).
     pub fn is_cancelled(&self) -> bool {
-        self.origin.cancel.is_cancelled()
+        self.inner.origin.cancel.is_cancelled()
     }
 
     /// The request's extensions.
     pub fn extensions(&self) -> &Extensions {
-        &self.extensions
+        &self.inner.extensions
     }
 
     /// The request's extensions, to add to: what is put here reaches the layers after this
     /// one and the handler ([`Extension<T>`]).
     pub fn extensions_mut(&mut self) -> &mut Extensions {
-        &mut self.extensions
+        &mut self.inner.extensions
     }
 
     /// The layers of the item the request is for, when it has some and they have not run.
     fn item_layers(&self) -> Option<Next> {
-        let layer = match self.request.method.as_str() {
+        let layer = match self.inner.request.method.as_str() {
             "tools/call" => self.tool()?.layer.as_ref(),
             "prompts/get" => self.prompt()?.layer.as_ref(),
             "resources/read" => self.resource()?.layer.as_ref(),
@@ -318,10 +351,10 @@ impl McpRequest {
 impl std::fmt::Debug for McpRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpRequest")
-            .field("id", &self.request.id)
-            .field("method", &self.request.method)
+            .field("id", &self.inner.request.id)
+            .field("method", &self.inner.request.method)
             .field("era", &self.era())
-            .field("transport", &self.origin.transport)
+            .field("transport", &self.inner.origin.transport)
             .field("session_id", &self.session_id())
             .finish_non_exhaustive()
     }
@@ -659,6 +692,8 @@ fn with_id(bytes: &[u8], old: &RequestId, new: &RequestId) -> Vec<u8> {
 /// A type-erased service of the request path, cloned for each request.
 trait Erased: Send + Sync {
     fn clone_box(&self) -> Box<dyn Erased>;
+    /// Whether the service can never fail (its error is `Infallible`, as `from_fn`'s).
+    fn infallible(&self) -> bool;
     fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>>;
     fn call(&mut self, request: McpRequest) -> BoxFuture<Result<McpResponse, BoxError>>;
 }
@@ -666,11 +701,15 @@ trait Erased: Send + Sync {
 impl<S> Erased for S
 where
     S: Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
-    S::Error: Into<BoxError>,
+    S::Error: Into<BoxError> + 'static,
     S::Future: Send + 'static,
 {
     fn clone_box(&self) -> Box<dyn Erased> {
         Box::new(self.clone())
+    }
+
+    fn infallible(&self) -> bool {
+        std::any::TypeId::of::<S::Error>() == std::any::TypeId::of::<Infallible>()
     }
 
     fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
@@ -719,7 +758,7 @@ impl Next {
     fn new<S>(service: S) -> Self
     where
         S: Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
-        S::Error: Into<BoxError>,
+        S::Error: Into<BoxError> + 'static,
         S::Future: Send + 'static,
     {
         Self {
@@ -729,11 +768,16 @@ impl Next {
 
     /// Runs `request` through the rest of the path: waits until the next service is ready,
     /// calls it, and answers an error as the runtime does (see the [module docs](self)).
-    pub async fn run(mut self, request: McpRequest) -> McpResponse {
-        let failure = Failure::of(&request);
-        let ready = std::future::poll_fn(|cx| Service::poll_ready(&mut self, cx)).await;
+    pub async fn run(self, request: McpRequest) -> McpResponse {
+        // The dispatch itself is always ready and never fails: no error to answer. (Boxed: its
+        // future is large, and the futures of the layers around it are moved into boxes.)
+        let Some(mut inner) = self.inner else {
+            return Box::pin(dispatch(request)).await;
+        };
+        let failure = Failure::of(&request, !inner.infallible());
+        let ready = std::future::poll_fn(|cx| inner.poll_ready(cx)).await;
         let outcome = match ready {
-            Ok(()) => Service::call(&mut self, request).await,
+            Ok(()) => inner.call(request).await,
             Err(error) => Err(error),
         };
         outcome.unwrap_or_else(|error| failure.answer(error))
@@ -762,23 +806,26 @@ impl Service<McpRequest> for Next {
 
 /// The innermost step: the item's own layers if it has some, else the method.
 async fn dispatch(mut request: McpRequest) -> McpResponse {
-    if !request.origin.item_done {
-        request.origin.item_done = true;
-        if let Some(item) = request.item_layers() {
+    if !request.inner.origin.item_done {
+        request.inner.origin.item_done = true;
+        // Only a snapshot that has item layers is searched for the item's.
+        if request.inner.origin.registry.layered
+            && let Some(item) = request.item_layers()
+        {
             return item.run(request).await;
         }
     }
-    let id = request.request.id.clone();
+    let id = request.inner.request.id.clone();
     McpResponse::from_answer(id, super::dispatch::route_layered(request).await)
 }
 
 /// Runs `request` through the server's layers (the item's inside them) to its answer, with
 /// the id it must carry.
 pub(crate) async fn serve(request: McpRequest) -> Answer {
-    let core = Arc::clone(&request.origin.core);
-    let id = request.request.id.clone();
-    let stateless = request.origin.envelope.is_some();
-    let method = stateless.then(|| request.request.method.clone());
+    let core = Arc::clone(&request.inner.origin.core);
+    let id = request.inner.request.id.clone();
+    let stateless = request.inner.origin.envelope.is_some();
+    let method = stateless.then(|| request.inner.request.method.clone());
     let next = core.middleware.clone().unwrap_or_else(Next::dispatch);
     let mut response = next.run(request).await;
     response.set_id(id);
@@ -800,8 +847,9 @@ struct Failure {
 }
 
 impl Failure {
-    fn of(request: &McpRequest) -> Self {
-        let tool = (request.method() == "tools/call")
+    /// `named`: whether the tool's name is kept, for a service that can fail at all.
+    fn of(request: &McpRequest, named: bool) -> Self {
+        let tool = (named && request.method() == "tools/call")
             .then(|| request.target().map(str::to_owned))
             .flatten();
         Self {
@@ -849,7 +897,7 @@ impl<L> McpLayer for L
 where
     L: Layer<Next>,
     L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
-    <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+    <L::Service as Service<McpRequest>>::Error: Into<BoxError> + 'static,
     <L::Service as Service<McpRequest>>::Future: Send + 'static,
 {
     fn wrap(self, next: Next) -> Next {
@@ -968,15 +1016,32 @@ where
 {
     type Response = McpResponse;
     type Error = Infallible;
-    type Future = BoxFuture<Result<McpResponse, Infallible>>;
+    type Future = FromFnFuture<Fut>;
 
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let future = (self.f)(request, self.next.clone());
-        Box::pin(async move { Ok(future.await) })
+        FromFnFuture {
+            inner: (self.f)(request, self.next.clone()),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of a [`FromFn`] service: the function's, never failing.
+    pub struct FromFnFuture<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future<Output = McpResponse>> Future for FromFnFuture<F> {
+    type Output = Result<McpResponse, Infallible>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        self.project().inner.poll(cx).map(Ok)
     }
 }
 

@@ -141,18 +141,16 @@ impl Observer {
 
     /// Starts observing a request: the conventions' fields go on `span` (before it is first
     /// entered, as `tracing-opentelemetry` needs for the name, kind and parent).
-    pub(crate) fn start(
-        self: &Arc<Self>,
-        arrival: &Arrival<'_>,
-        span: &tracing::Span,
-    ) -> Observation {
+    pub(crate) fn start(self: &Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Observation) {
         let request = arrival.request;
         let method = method_label(&request.method);
         let target = target_of(request, arrival.registry);
-        if self.spans && !span.is_disabled() {
-            record_arrival(span, arrival, method, target.as_ref());
-        }
-        Observation {
+        let span = if self.spans {
+            request_span(arrival, target.as_ref())
+        } else {
+            crate::trace::request_span(request, arrival.session)
+        };
+        let observation = Observation {
             observer: Arc::clone(self),
             started: Instant::now(),
             span: span.clone(),
@@ -163,7 +161,8 @@ impl Observer {
                 version: arrival.version,
                 transport: arrival.transport,
             },
-        }
+        };
+        (span, observation)
     }
 
     /// A session ended after `lasted`.
@@ -264,69 +263,72 @@ fn target_of(request: &Request, registry: &Registry) -> Option<(&'static str, Ar
     }
 }
 
-/// A request id as the conventions write it: a string as it is, a number in decimal.
-fn id_text(id: &RequestId) -> String {
-    match id {
-        RequestId::Number(n) => n.to_string(),
-        RequestId::String(s) => s.to_string(),
+/// The request's `mcp.request` span with the conventions' fields as well as its own (see
+/// [`trace`](crate::trace)), all given at once: one call into the subscriber, not one per field.
+fn request_span(arrival: &Arrival<'_>, target: Option<&(&'static str, Arc<str>)>) -> tracing::Span {
+    use tracing::field::Empty;
+    if !tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO) {
+        return tracing::Span::none();
     }
-}
-
-fn record_arrival(
-    span: &tracing::Span,
-    arrival: &Arrival<'_>,
-    method: &'static str,
-    target: Option<&(&'static str, Arc<str>)>,
-) {
-    use tracing::field::display;
     let request = arrival.request;
+    let param = |key: &str| request.params.get(key).and_then(Value::as_str);
+    let (tool, prompt, uri) = match request.method.as_str() {
+        "tools/call" => (param("name"), None, None),
+        "prompts/get" => (None, param("name"), None),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            (None, None, param("uri"))
+        }
+        _ => (None, None, None),
+    };
     let name = match target {
         Some((_, target)) => format!("{} {target}", request.method),
         None => request.method.clone(),
     };
-    span.record("otel.name", name.as_str());
-    span.record("otel.kind", "server");
-    // The method as sent: the conventions allow a custom value for a method they do not list.
-    span.record("mcp.method.name", request.method.as_str());
-    let _ = method;
-    span.record("jsonrpc.request.id", id_text(&request.id).as_str());
-    if let Some(session) = arrival.session {
-        span.record("mcp.session.id", session);
-    }
-    if let Some(version) = arrival.version {
-        span.record("mcp.protocol.version", version.as_str());
-    }
-    let param = |key: &str| request.params.get(key).and_then(Value::as_str);
-    match request.method.as_str() {
-        "tools/call" => {
-            if let Some(tool) = param("name") {
-                span.record("gen_ai.tool.name", tool);
-            }
-            span.record("gen_ai.operation.name", "execute_tool");
-        }
-        "prompts/get" => {
-            if let Some(prompt) = param("name") {
-                span.record("gen_ai.prompt.name", prompt);
-            }
-        }
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            if let Some(uri) = param("uri") {
-                span.record("mcp.resource.uri", uri);
-            }
-        }
-        _ => {}
-    }
-    span.record("network.transport", arrival.transport.network_transport());
-    if arrival.transport != Transport::Stdio {
-        span.record("network.protocol.name", "http");
-    }
-    if let Some(peer) = arrival.peer {
-        span.record("client.address", display(peer.ip()));
-        span.record("client.port", peer.port());
-    }
+    let http = arrival.transport != Transport::Stdio;
+    let span = tracing::info_span!(
+        target: "mcp_runtime::request",
+        "mcp.request",
+        method = %request.method,
+        id = %request.id,
+        tool,
+        prompt,
+        uri,
+        session = arrival.session,
+        otel.name = name.as_str(),
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = request.method.as_str(),
+        mcp.session.id = arrival.session,
+        mcp.protocol.version = arrival.version.map(ProtocolVersion::as_str),
+        jsonrpc.request.id = display(IdText(&request.id)),
+        gen_ai.tool.name = tool,
+        gen_ai.prompt.name = prompt,
+        gen_ai.operation.name = tool.map(|_| "execute_tool"),
+        mcp.resource.uri = uri,
+        network.transport = arrival.transport.network_transport(),
+        network.protocol.name = http.then_some("http"),
+        client.address = arrival.peer.map(|p| display(p.ip())),
+        client.port = arrival.peer.map(|p| p.port()),
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    );
     #[cfg(feature = "otel")]
     if let Some(Value::Object(meta)) = request.params.get("_meta") {
-        otel::continue_trace(span, meta);
+        otel::continue_trace(&span, meta);
+    }
+    span
+}
+
+/// A request id as the conventions write it: a string as it is, a number in decimal.
+struct IdText<'a>(&'a RequestId);
+
+impl std::fmt::Display for IdText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => f.write_str(s),
+        }
     }
 }
 
@@ -336,28 +338,21 @@ pub(crate) fn client_span(
     id: &RequestId,
     session: Option<&String>,
 ) -> tracing::Span {
-    let span = tracing::info_span!(
+    use tracing::field::Empty;
+    tracing::info_span!(
         target: "mcp_runtime::request",
         "mcp.client_request",
         method,
         otel.name = method,
         otel.kind = "client",
         mcp.method.name = method,
-        jsonrpc.request.id = tracing::field::Empty,
-        mcp.session.id = tracing::field::Empty,
-        network.transport = tracing::field::Empty,
-        error.type = tracing::field::Empty,
-        rpc.response.status_code = tracing::field::Empty,
-        otel.status_code = tracing::field::Empty,
-        otel.status_description = tracing::field::Empty,
-    );
-    if !span.is_disabled() {
-        span.record("jsonrpc.request.id", id_text(id).as_str());
-        if let Some(session) = session {
-            span.record("mcp.session.id", session.as_str());
-        }
-    }
-    span
+        jsonrpc.request.id = display(IdText(id)),
+        mcp.session.id = session.map(String::as_str),
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+    )
 }
 
 /// The client refused (or never answered) a request the server sent it.

@@ -78,14 +78,15 @@ impl Instruments {
     }
 
     pub(crate) fn operation(&self, labels: &Operation, lasted: Duration) {
-        let mut attributes = vec![KeyValue::new("mcp.method.name", labels.method)];
+        let mut attributes = Vec::with_capacity(8);
+        attributes.push(KeyValue::new("mcp.method.name", labels.method));
         if let Some((key, name)) = &labels.target {
             let key = if *key == "gen_ai_tool_name" {
                 "gen_ai.tool.name"
             } else {
                 "gen_ai.prompt.name"
             };
-            attributes.push(KeyValue::new(key, name.to_string()));
+            attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
         }
         if labels.method == "tools/call" {
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
