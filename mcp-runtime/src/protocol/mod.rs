@@ -4,6 +4,7 @@
 //! Nothing here knows about tools, sessions or transports; everything above builds on it.
 
 mod content;
+mod framing;
 // `pub(crate)` so the hidden `fuzzing` module can re-export the framing; without that feature
 // its `pub` items are reachable from this crate only.
 #[cfg_attr(not(feature = "fuzzing"), allow(unreachable_pub))]
@@ -12,12 +13,14 @@ mod lifecycle;
 mod logging;
 mod method;
 mod outgoing;
+mod stateless;
 mod version;
 
 pub use self::content::{
     Annotations, Audio, BlobResourceContents, Content, EmbeddedResource, Icon, IconTheme, Image,
     ResourceContents, ResourceLink, Role, Text, TextResourceContents,
 };
+pub(crate) use self::framing::{Line, read_line};
 #[cfg(feature = "http")]
 pub(crate) use self::jsonrpc::decode;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
@@ -32,4 +35,10 @@ pub use self::lifecycle::{
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
 pub(crate) use self::outgoing::{Outgoing, Refusal, encode_batch};
+pub(crate) use self::stateless::{
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
+    SUBSCRIPTION_ID_KEY,
+};
+#[cfg(any(feature = "client", feature = "testing"))]
+pub(crate) use self::stateless::{add_envelope, answer_input, input_requests};
 pub use self::version::{ProtocolVersion, UnsupportedVersion, negotiate_version};

@@ -83,7 +83,8 @@ pub(crate) struct Sink<T = Outgoing> {
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
-    /// The client's address (HTTP), for middleware and telemetry.
+    /// The client's address (HTTP, when the server reads addresses): for middleware and
+    /// telemetry, and whose a stateless request's tasks are when nobody authenticated.
     peer: Option<std::net::SocketAddr>,
 }
 

@@ -4,6 +4,14 @@
 //! The in-process client runs the real stdio transport over an in-memory pipe, so what a test
 //! sees is exactly what a client on stdio would see.
 //!
+//! It is a harness for testing a server, not an application's client: it sends raw and
+//! malformed lines, skips `initialize` or asks for any version string, picks its answers with a
+//! plain closure, and shows every message the server sends that answered none of its requests,
+//! in order ([`Client::next_message`]). To talk to a server as an application or a gateway does
+//! (both eras chosen for you, HTTP, a child process, bounded buffers, cancellation), use
+//! `mcp_runtime::client` (the `client` feature); the two share the 2026-07-28 envelope and the
+//! `input_required` round.
+//!
 //! ```
 //! use mcp_runtime::prelude::*;
 //! use mcp_runtime::testing::Client;
@@ -45,7 +53,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestId};
+use crate::protocol::{
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ErrorObject, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
+    ProtocolVersion, RequestId, add_envelope, answer_input, input_requests,
+};
 use crate::server::{McpService, Server};
 use crate::tool::CallToolResult;
 
@@ -220,13 +231,15 @@ impl ClientBuilder {
         ));
         tokio::spawn(write_messages(writer, outbox));
         let envelope = self.stateless.then(|| {
-            let mut meta = json!({
-                "io.modelcontextprotocol/protocolVersion": self.protocol_version,
-                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
-                "io.modelcontextprotocol/clientInfo": self.client_info,
-            });
+            let mut meta = serde_json::Map::new();
+            meta.insert(
+                PROTOCOL_VERSION_KEY.into(),
+                self.protocol_version.clone().into(),
+            );
+            meta.insert(CLIENT_CAPABILITIES_KEY.into(), self.capabilities.clone());
+            meta.insert(CLIENT_INFO_KEY.into(), self.client_info.clone());
             if let Some(level) = &self.log_level {
-                meta["io.modelcontextprotocol/logLevel"] = Value::from(level.as_str());
+                meta.insert(LOG_LEVEL_KEY.into(), Value::from(level.as_str()));
             }
             meta
         });
@@ -265,7 +278,7 @@ pub struct Client {
     timeout: Duration,
     initialize_result: Option<Value>,
     /// The stateless era's `_meta` envelope, added to every request.
-    envelope: Option<Value>,
+    envelope: Option<serde_json::Map<String, Value>>,
     on_request: RequestHandler,
 }
 
@@ -307,24 +320,18 @@ impl Client {
             return Ok(result);
         }
         for _ in 0..MAX_INPUT_ROUNDS {
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            let Some(requests) = input_requests(&result) else {
                 return Ok(result);
-            }
+            };
             let mut responses = serde_json::Map::new();
-            if let Some(Value::Object(requests)) = result.get("inputRequests") {
-                for (key, request) in requests {
-                    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
-                    let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                    let answer = (self.on_request)(method, &params).map_err(ClientError::Rpc)?;
-                    responses.insert(key.clone(), answer);
-                }
+            for (key, method, params) in requests {
+                let answer =
+                    (self.on_request)(&method, &Value::Object(params)).map_err(ClientError::Rpc)?;
+                responses.insert(key, answer);
             }
             let mut retry = params.clone();
             if let Value::Object(retry) = &mut retry {
-                retry.insert("inputResponses".into(), Value::Object(responses));
-                if let Some(state) = result.get("requestState") {
-                    retry.insert("requestState".into(), state.clone());
-                }
+                answer_input(retry, responses, &result);
             }
             let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
             result = self.request_with_id(id, method, retry).await?;
@@ -386,16 +393,11 @@ impl Client {
 
     /// Adds the stateless envelope to a request's `_meta`, keeping what the caller put there.
     fn enveloped(&self, mut params: Value) -> Value {
-        let Some(Value::Object(envelope)) = &self.envelope else {
+        let Some(envelope) = &self.envelope else {
             return params;
         };
         if let Value::Object(params) = &mut params {
-            let meta = params.entry("_meta").or_insert_with(|| json!({}));
-            if let Value::Object(meta) = meta {
-                for (key, value) in envelope {
-                    meta.entry(key.clone()).or_insert_with(|| value.clone());
-                }
-            }
+            add_envelope(params, envelope);
         }
         params
     }

@@ -21,14 +21,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
-    ReadBuf,
-};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter, ReadBuf};
 use tokio::sync::mpsc;
 
 use crate::error::Result;
-use crate::protocol::{ErrorObject, Incoming, Message, Outgoing, error_codes, id_in_prefix, parse};
+use crate::protocol::{
+    ErrorObject, Incoming, Line, Message, Outgoing, error_codes, id_in_prefix, parse, read_line,
+};
 use crate::server::{
     Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
     channel,
@@ -158,7 +157,29 @@ where
             Err(error) => break Err(error),
         }
     };
-    session.shutdown(grace).await;
+    // End of input: nothing more will be asked. Requests and tasks still running get the
+    // grace period; what runs after it is stopped (nobody could read a task's result any more),
+    // and said so.
+    let started = std::time::Instant::now();
+    let requests = session.shutdown(grace, true).await;
+    let tasks = session.release_tasks().await;
+    if !requests.is_empty() || !tasks.is_empty() {
+        tracing::warn!(
+            grace_ms = grace.as_millis() as u64,
+            requests = %requests.join(", "),
+            tasks = %tasks.join(", "),
+            "end of input: {} request(s) and {} task(s) still running after the {:.1} s grace \
+             period were stopped",
+            requests.len(),
+            tasks.len(),
+            grace.as_secs_f64()
+        );
+    } else if started.elapsed() >= std::time::Duration::from_millis(100) {
+        tracing::info!(
+            waited_ms = started.elapsed().as_millis() as u64,
+            "end of input: every request and task finished"
+        );
+    }
     drop(session);
     drop(sink);
     let write_result = match writer {
@@ -271,72 +292,6 @@ mod pipes {
 
     pub(super) fn stdout() -> Option<tokio::io::Sink> {
         None
-    }
-}
-
-enum Line {
-    /// A line is in the buffer (without its newline).
-    Complete,
-    /// The line was longer than the limit and was skipped; its length (the buffer holds its
-    /// first [`TOO_LONG_HEAD`] bytes).
-    TooLong(usize),
-    /// The input has ended.
-    End,
-}
-
-/// How much of a line over the limit is kept: enough for the id, which comes first in what
-/// clients send.
-const TOO_LONG_HEAD: usize = 4096;
-
-async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> io::Result<Line> {
-    buf.clear();
-    let mut length = 0usize;
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            // A last line without a newline still counts.
-            return Ok(match (length, too_long) {
-                (0, _) => Line::End,
-                (_, true) => Line::TooLong(length),
-                (_, false) => Line::Complete,
-            });
-        }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(newline) => (&available[..newline], Some(newline + 1)),
-            None => (available, None),
-        };
-        length += chunk.len();
-        if !too_long {
-            if length > max {
-                too_long = true;
-                // The head is kept for the id an error can name.
-                buf.extend_from_slice(
-                    chunk
-                        .get(..TOO_LONG_HEAD.saturating_sub(buf.len()))
-                        .unwrap_or(chunk),
-                );
-                buf.truncate(TOO_LONG_HEAD);
-            } else {
-                buf.extend_from_slice(chunk);
-            }
-        }
-        let consumed = done.unwrap_or(chunk.len());
-        reader.consume(consumed);
-        if done.is_some() {
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            return Ok(if too_long {
-                Line::TooLong(length)
-            } else {
-                Line::Complete
-            });
-        }
     }
 }
 
@@ -461,31 +416,4 @@ async fn write_line<W: AsyncWrite + Unpin>(
     };
     writer.write_all(message).await?;
     writer.write_all(b"\n").await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    async fn lines(input: &[u8], max: usize) -> Vec<String> {
-        let mut reader = BufReader::with_capacity(4, input);
-        let mut buf = Vec::new();
-        let mut out = Vec::new();
-        loop {
-            match read_line(&mut reader, &mut buf, max).await.unwrap() {
-                Line::End => return out,
-                Line::Complete => out.push(String::from_utf8(buf.clone()).unwrap()),
-                Line::TooLong(n) => out.push(format!("<{n} bytes>")),
-            }
-        }
-    }
-
-    #[tokio::test]
-    async fn lines_split_on_newlines_and_skip_oversized_ones() {
-        assert_eq!(lines(b"ab\r\ncd\n", 10).await, ["ab", "cd"]);
-        assert_eq!(
-            lines(b"0123456789abc\nok\nlast", 10).await,
-            ["<13 bytes>", "ok", "last"]
-        );
-    }
 }

