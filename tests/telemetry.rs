@@ -331,9 +331,27 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
         "an unserved tool's name is no label: {text}"
     );
 
-    // The same through the global meter provider.
+    // The session's duration, once it ends (the stdio connection closes).
     drop(client);
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let ended = async {
+        loop {
+            let text = service.metrics_text().unwrap();
+            if text.contains("mcp_server_session_duration_seconds_count{mcp_protocol_version=\"2025-11-25\",network_transport=\"pipe\"} 1\n") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), ended)
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "no session duration in\n{}",
+                service.metrics_text().unwrap()
+            )
+        });
+
+    // The same through the global meter provider.
     meters.force_flush().unwrap();
     let exported = metric_exporter.get_finished_metrics().unwrap();
     let histogram = exported

@@ -15,6 +15,7 @@
 //! - [Context: logging, progress, cancellation, questions to the client](#context-logging-progress-cancellation-questions-to-the-client)
 //! - [Both protocol eras](#both-protocol-eras)
 //! - [Streamable HTTP](#streamable-http)
+//! - [Middleware and telemetry](#middleware-and-telemetry)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
 //! - [Cargo features](#cargo-features)
@@ -789,6 +790,9 @@
 //! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | the message is cut at a character boundary; the rest is on the next page |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
+//! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each) | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
+//! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys and answers) a cache, each for 60 s | the oldest are dropped first; an answer over an eighth of the bytes is not kept |
+//! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names | new label sets are counted under one `_OTHER` series |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -811,12 +815,64 @@
 //! | the runtime itself | 10 MiB |
 //! | **total** | **1,085 MiB** |
 //!
+//! Middleware and telemetry are off by default and outside that total; each adds, when it is
+//! on: a rate limiter 100,000 keys × about 48 bytes with its map (under 5 MiB); a response cache
+//! its 16 MiB; telemetry's metrics 2 × 2,000 series × under 400 bytes (under 2 MiB).
+//!
 //! Not counted, because they are yours: what your handlers allocate, and the results they
 //! return while a response is written (at most one per connection). The results tasks keep are
 //! counted above. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
 //! hold in a table of its own.
+//!
+//! # Middleware and telemetry
+//!
+//! [`Server::layer`] wraps every request of every transport and era in a `tower::Layer`, and
+//! `#[tool(layer = ..)]` (on `#[resource]` and `#[prompt]` too, or
+//! [`ToolDef::layer`](tool::ToolDef::layer) in code) one item's calls: tower's own
+//! `ConcurrencyLimitLayer`, `TimeoutLayer` and `LoadShedLayer` work as they are, and their errors
+//! become MCP answers. A layer sees an [`McpRequest`](middleware::McpRequest) (method, params,
+//! id, era and revision, session, principal, transport, peer address, extensions) and returns an
+//! [`McpResponse`](middleware::McpResponse); it may answer on its own, and what it puts in the
+//! request's extensions a handler takes as an [`Extension<T>`](middleware::Extension)
+//! parameter. [`middleware::from_fn`] makes a layer of an `async fn`. Built in:
+//! [`RateLimitLayer`](middleware::RateLimitLayer) (feature `rate-limit`: GCRA, per principal,
+//! session, address or tool; -32005 with `retryAfter`, HTTP 429 with `Retry-After`),
+//! [`CacheLayer`](middleware::CacheLayer) (`read_only` + `idempotent` tools) and
+//! [`ErrorMaskingLayer`](middleware::ErrorMaskingLayer). See [`middleware`].
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//! use tower::limit::ConcurrencyLimitLayer;
+//! use tower::timeout::TimeoutLayer;
+//!
+//! /// Search the web: slow, so it gets a deadline of its own.
+//! #[tool(layer = TimeoutLayer::new(Duration::from_millis(20)))]
+//! async fn search(query: String) -> String {
+//!     tokio::time::sleep(Duration::from_secs(1)).await;
+//!     query
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! let server = Server::builder().tool(search).layer(ConcurrencyLimitLayer::new(64));
+//! let client = Client::connect(server).await?;
+//! let late = client.call_tool("search", json!({"query": "mcp"})).await?;
+//! assert!(late.is_error);
+//! assert_eq!(late.text(), "tool `search` timed out");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Server::telemetry`] names and attributes request spans by OpenTelemetry's semantic
+//! conventions for MCP (`tools/call add`, kind `SERVER`, `mcp.*`, `gen_ai.*`, `error.type`),
+//! continues the trace a client sends in `params._meta` (feature `otel`), and keeps the
+//! `mcp.server.operation.duration` and `mcp.server.session.duration` histograms, as Prometheus
+//! text at `GET /metrics` (feature `prometheus`) and on the global meter provider (`otel`). See
+//! [`telemetry`].
 //!
 //! # Testing
 //!
@@ -909,6 +965,10 @@
 //!   it brings `jsonwebtoken` and `reqwest` over rustls.
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
 //!   notifications and tasks through Redis (the `redis` crate).
+//! - `rate-limit`: [`middleware::RateLimitLayer`], GCRA rate limits (`governor`).
+//! - `otel`: OpenTelemetry: trace context through `params._meta`, and the metrics on the global
+//!   meter provider (`opentelemetry`, `tracing-opentelemetry`); the exporter is yours.
+//! - `prometheus`: `GET /metrics` on the HTTP router and [`telemetry::serve_metrics`].
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
 //!   both eras); it brings `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
