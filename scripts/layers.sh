@@ -10,8 +10,8 @@ cd "$(dirname "$0")/../mcp-runtime/src"
 # The client (`mcp_runtime::client`) sits beside the server: it speaks the protocol's types and
 # the items' result types, and neither the server nor the transports name it (a gateway that
 # proxies upstreams will, from above both).
-# module: the modules it may name. Anything not listed here (lib.rs, __private, testing) may name
-# anything: they sit on top.
+# module: the modules it may name. Anything not listed here (lib.rs, __private, bounds, testing)
+# may name anything: they sit on top.
 declare -A allowed=(
   [protocol]=""
   [error]=""
@@ -24,6 +24,7 @@ declare -A allowed=(
   [resource]="tool completion context protocol schema metadata error"
   [skill]="resource tool completion context protocol schema metadata error"
   [app]="resource tool completion context protocol schema metadata error"
+  [openapi]="tool completion context protocol schema metadata error"
   [registration]="tool prompt resource"
   [trace]="context protocol"
   [handle]="protocol error"
@@ -31,7 +32,7 @@ declare -A allowed=(
   [server]="handle registration trace skill app tool prompt resource completion context protocol schema metadata error"
   [transport]="server handle trace tool prompt resource completion context protocol error"
 )
-order=(transport server client registration trace skill app tool prompt resource completion context handle schema metadata error protocol)
+order=(transport server client registration trace skill app openapi tool prompt resource completion context handle schema metadata error protocol)
 
 status=0
 for module in "${order[@]}"; do

@@ -18,6 +18,7 @@
 //! - [Middleware and telemetry](#middleware-and-telemetry)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
+//! - [Existing HTTP APIs: `openapi!`](#existing-http-apis-openapi)
 //! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
@@ -125,6 +126,9 @@
 //! - Arguments are strict: an argument that is missing, of the wrong type or unknown comes back
 //!   as a tool error (`isError: true`) naming it and what was expected, so the model can correct
 //!   itself.
+//! - A parameter type that is neither does not compile, and the error names what it misses:
+//!   "`Point` cannot be a `#[tool]` argument: it does not implement `schemars::JsonSchema`"
+//!   (the requirements are the traits of [`bounds`]).
 //!
 //! # Structured output and errors
 //!
@@ -281,8 +285,9 @@
 //! # Skills and Apps
 //!
 //! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
-//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
-//! over the limits or a symbolic link out of the directory is a compile error), and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a
+//! misspelt frontmatter key such as `descripton`, a skill over the limits or a symbolic link
+//! out of the directory is a compile error naming the file and line, `pdf/SKILL.md:3`), and
 //! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
 //! `skills/list`, `skills/get`, `resources/directory/read`, every file at
 //! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
@@ -793,6 +798,8 @@
 //! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each) | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
 //! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys and answers) a cache, each for 60 s | the oldest are dropped first; an answer over an eighth of the bytes is not kept |
 //! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names | new label sets are counted under one `_OTHER` series |
+//! | `openapi` calls: `Upstream::timeout` | 30 s a request to the API, body included (10 s to connect) | a tool error |
+//! | `openapi` calls: `Upstream::max_response_bytes` / `max_error_bytes` | 8 MiB of a response read; 4 KiB of an error body in the tool error | a tool error (nothing more is read); the error body cut at a character boundary |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -819,8 +826,9 @@
 //! on: a rate limiter 100,000 keys × about 48 bytes with its map (under 5 MiB); a response cache
 //! its 16 MiB; telemetry's metrics 2 × 2,000 series × under 400 bytes (under 2 MiB).
 //!
-//! Not counted, because they are yours: what your handlers allocate, and the results they
-//! return while a response is written (at most one per connection). The results tasks keep are
+//! Not counted, because they are yours: what your handlers allocate (an `openapi` tool holds at
+//! most `Upstream::max_response_bytes` of an answer, and its text once more in the result), and
+//! the results they return while a response is written (at most one per connection). The results tasks keep are
 //! counted above. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
@@ -916,6 +924,28 @@
 //! [`testing::assert_surface`] pins what a server lists (tools, resources, templates, prompts,
 //! on every revision) in a reviewed file, and fails with each change marked breaking or not.
 //!
+//! # Existing HTTP APIs: `openapi!`
+//!
+//! With the `openapi` feature, `openapi!("api.yaml", ..)` reads an OpenAPI 3.0 or 3.1
+//! description (JSON or YAML, `$ref`s across local files) when the crate compiles, refuses a
+//! broken or unsupported one with an error at the string naming the file and the JSON pointer,
+//! and generates per operation a typed `async fn` and a tool: name from `operationId`,
+//! description from `summary`/`description`, annotations from the method, `inputSchema` from
+//! the path, query and header parameters and the request body, `outputSchema` from the success
+//! response. `include_tags`, `include_paths`, `include_operations`, their `exclude_`
+//! counterparts, `prefix`, `rename` and `replace` select and name them. The calls go to the
+//! [`Upstream`](openapi::Upstream) configured at run time (`API.configure(..)`), with a static
+//! header, a bearer token from the environment, the caller's forwarded OAuth token
+//! (audience-checked, with `OAuth::expose_access_token`) or a hook of your own, within a
+//! timeout and response bounds. See [`mod@openapi`] and the README's *Existing APIs*.
+//!
+//! ```ignore
+//! mod github {
+//!     mcp_runtime::openapi!("github.json", include_tags = ["issues"], prefix = "gh_");
+//! }
+//! // github::API.configure(Upstream::new("https://api.github.com")?.bearer_from_env("GITHUB_TOKEN")?)?;
+//! ```
+//!
 //! # Tracing
 //!
 //! Each request runs in a `tracing` span with its method, id, tool name and session, and
@@ -971,6 +1001,9 @@
 //! - `prometheus`: `GET /metrics` on the HTTP router and [`telemetry::serve_metrics`].
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
 //!   both eras); it brings `reqwest` over rustls.
+//! - `openapi`: `openapi!` and [`mod@openapi`]: an existing HTTP API's operations as tools,
+//!   read from its OpenAPI description when the crate compiles (YAML with `yaml-rust2`), called
+//!   with `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
@@ -998,6 +1031,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
+pub mod bounds;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completion;
@@ -1005,6 +1039,8 @@ pub mod context;
 mod error;
 mod handle;
 mod metadata;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod prompt;
 pub mod protocol;
 mod registration;
@@ -1052,6 +1088,8 @@ pub mod tasks {
 }
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
+#[cfg(all(feature = "macros", feature = "openapi"))]
+pub use mcp_macros::openapi;
 #[cfg(all(feature = "macros", feature = "skills"))]
 pub use mcp_macros::skills;
 #[cfg(feature = "macros")]

@@ -717,6 +717,23 @@ impl ToolBuilder {
         self
     }
 
+    /// The input and output schemas of a tool described elsewhere (an OpenAPI operation): the
+    /// input taken like an `Args<T>`'s (the handler reads the arguments whole), the output an
+    /// object's; both made portable on the wire like every other tool's.
+    #[cfg(feature = "openapi")]
+    pub(crate) fn described_schemas(
+        &mut self,
+        input: Map<String, Value>,
+        output: Option<Map<String, Value>>,
+    ) -> &mut Self {
+        self.args_struct = Some(input);
+        if let Some(output) = output {
+            self.def.output = OutputShape::Object;
+            self.def.output_schema = Some(output);
+        }
+        self
+    }
+
     /// The return type's JSON is the output: record its schema and shape.
     pub fn structured_output<T: JsonSchema>(&mut self) -> &mut Self {
         let mut root = schema::root_schema::<T>();

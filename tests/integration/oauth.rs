@@ -1336,6 +1336,115 @@ async fn a_principal_holds_its_share_of_live_tasks_and_another_principal_is_serv
     );
 }
 
+/// The `echoJson` operation of tests/openapi/echo.yaml as a tool that forwards the caller's
+/// token (`Upstream::forward_caller_token`).
+mod forwarding {
+    mcp_runtime::openapi!(
+        "../openapi/echo.yaml",
+        prefix = "forwarding_",
+        include_operations = ["echoJson"]
+    );
+}
+
+/// The API the forwarding tool calls, as the token's `aud` must name it.
+const API_AUDIENCE: &str = "https://api.example.com";
+
+/// A server whose one tool forwards the caller's token; `expose` keeps tokens for handlers.
+async fn start_forwarding(issuer: &str, expose: bool) -> (String, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    let mut oauth = OAuth::new(&resource).authorization_server(issuer);
+    if expose {
+        oauth = oauth.expose_access_token();
+    }
+    let service = Server::builder()
+        .tool(forwarding::echo_json)
+        .oauth(oauth)
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    (addr, resource)
+}
+
+/// What the forwarding tool answered for a stateless call carrying `token`.
+async fn forwarded(addr: &str, token: &str) -> (bool, String) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "forwarding_echo_json", "arguments": {"name": "n"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let bearer = format!("Bearer {token}");
+    let request = build(
+        addr,
+        "/mcp",
+        Carry::Header(&bearer),
+        Some("forwarding_echo_json"),
+        body,
+    );
+    let answer = body_json(send(addr, request).await).await;
+    let result = &answer["result"];
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (result["isError"] == true, text)
+}
+
+#[tokio::test]
+async fn a_caller_token_is_forwarded_only_when_kept_and_issued_for_the_api() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let echo = mcp_tests::echo::start().await;
+    forwarding::API
+        .configure(
+            mcp_runtime::openapi::Upstream::new(format!("http://{echo}"))
+                .unwrap()
+                .forward_caller_token(API_AUDIENCE),
+        )
+        .unwrap();
+    let (addr, resource) = start_forwarding(issuer, true).await;
+    let claims = |aud: Value| {
+        json!({"iss": issuer, "aud": aud, "sub": "agent", "client_id": "agent",
+               "scope": "notes:read", "iat": now(), "exp": now() + 600})
+    };
+    // Issued for this server and the API: forwarded as it came.
+    let both = signed(
+        issuer,
+        claims(json!([resource, API_AUDIENCE])),
+        "own",
+        json!({}),
+    )
+    .await;
+    let (failed, text) = forwarded(&addr, &both).await;
+    assert!(!failed, "{text}");
+    let seen: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(seen["headers"]["authorization"], format!("Bearer {both}"));
+    // Issued for this server only (a real client-credentials token): not sent to the API.
+    let own = token(issuer, &resource, "notes:read").await;
+    let (failed, text) = forwarded(&addr, &own).await;
+    assert!(failed);
+    assert_eq!(
+        text,
+        "the caller's token is not issued for `https://api.example.com`, so it is not forwarded there"
+    );
+    // A server that does not keep tokens has none to forward.
+    let (addr, resource) = start_forwarding(issuer, false).await;
+    let both = signed(
+        issuer,
+        claims(json!([resource, API_AUDIENCE])),
+        "own",
+        json!({}),
+    )
+    .await;
+    let (failed, text) = forwarded(&addr, &both).await;
+    assert!(failed);
+    assert!(text.contains("does not keep it"), "{text}");
+}
+
 static PROFILE_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The caller's profile section `text`: the same for the same caller, so it may be cached.

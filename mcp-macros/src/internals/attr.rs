@@ -105,7 +105,7 @@ pub(crate) struct ServerAttrs {
 
 /// Parses `key = value, flag, ...` with the closed key set `K`: unknown and duplicate keys are
 /// recorded and skipped, and `on_key` reads the value of every accepted key.
-fn parse_keys<K: Key>(
+pub(crate) fn parse_keys<K: Key>(
     cx: &Ctxt,
     args: TokenStream,
     attr: &str,
@@ -142,18 +142,24 @@ fn on_meta<'c, K: Key>(
 ) -> impl FnMut(ParseNestedMeta<'_>) -> syn::Result<()> + 'c {
     move |meta| {
         let name = key_of(&meta);
+        // An attribute reads `#[tool]`; a function-like macro (`openapi!`) as it is.
+        let shown = if attr.ends_with('!') {
+            attr.to_owned()
+        } else {
+            format!("#[{attr}]")
+        };
         let Some(&(_, key)) = K::ALL.iter().find(|(text, _)| *text == name) else {
             cx.error_spanned_by(
                 &meta.path,
                 format!(
-                    "unknown `#[{attr}]` key `{name}`; expected one of {}",
+                    "unknown `{shown}` key `{name}`; expected one of {}",
                     symbol::list::<K>()
                 ),
             );
             return skip_rest(&meta);
         };
         if seen.contains(&key) && !key.repeatable() {
-            cx.error_spanned_by(&meta.path, format!("duplicate `#[{attr}]` key `{name}`"));
+            cx.error_spanned_by(&meta.path, format!("duplicate `{shown}` key `{name}`"));
             return skip_rest(&meta);
         }
         seen.push(key);
@@ -161,7 +167,7 @@ fn on_meta<'c, K: Key>(
     }
 }
 
-fn string_value(
+pub(crate) fn string_value(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     key: &str,
@@ -170,7 +176,11 @@ fn string_value(
     Ok(value(cx, meta, key, attr)?.and_then(|e| string(cx, e, key)))
 }
 
-fn crate_path(cx: &Ctxt, meta: &ParseNestedMeta<'_>, attr: &str) -> syn::Result<Option<syn::Path>> {
+pub(crate) fn crate_path(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    attr: &str,
+) -> syn::Result<Option<syn::Path>> {
     let Some(path) = string_value(cx, meta, "crate", attr)? else {
         return Ok(None);
     };
@@ -292,7 +302,7 @@ impl ServerAttrs {
 }
 
 /// Reads the value after `key =` as an expression, or records that one is missing.
-fn value(
+pub(crate) fn value(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     key: &str,
@@ -333,7 +343,11 @@ fn string(cx: &Ctxt, expr: Expr, key: &str) -> Option<LitStr> {
 }
 
 /// A hint flag: bare `read_only` is `true`, `read_only = false` says so explicitly.
-fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<LitBool>> {
+pub(crate) fn flag(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+) -> syn::Result<Option<LitBool>> {
     if meta.input.peek(syn::Token![=]) {
         match meta.value()?.parse::<Expr>()? {
             Expr::Lit(ExprLit {
@@ -356,7 +370,7 @@ fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<
     }
 }
 
-fn key_of(meta: &ParseNestedMeta<'_>) -> String {
+pub(crate) fn key_of(meta: &ParseNestedMeta<'_>) -> String {
     meta.path
         .get_ident()
         .map(ToString::to_string)

@@ -168,3 +168,21 @@ pub(crate) fn list<K: Key>() -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(feature = "openapi")]
+keys! {
+    /// `openapi!("file", ..)`, after the file.
+    OpenapiKey {
+        IncludeTags = "include_tags",
+        ExcludeTags = "exclude_tags",
+        IncludePaths = "include_paths",
+        ExcludePaths = "exclude_paths",
+        IncludeOperations = "include_operations",
+        ExcludeOperations = "exclude_operations",
+        Prefix = "prefix",
+        Rename = "rename",
+        Replace = "replace",
+        OutputSchemas = "output_schemas",
+        Crate = "crate",
+    }
+}

@@ -33,7 +33,7 @@
 
 pub mod elicit;
 mod extensions;
-mod principal;
+pub(crate) mod principal;
 mod requests;
 
 use std::sync::Arc;
