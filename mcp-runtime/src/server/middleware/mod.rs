@@ -2,7 +2,7 @@
 //!
 //! A request, once parsed and classified (its era, its session or envelope, its caller) and
 //! before it is dispatched to a method, is an [`McpRequest`]; what answers it is an
-//! [`McpResponse`]. Between the two sits a [`tower::Service`]: [`Server::layer`] wraps every
+//! [`McpResponse`]. Between the two sits a [`tower::Service`]: [`Server::layer`](crate::Server::layer) wraps every
 //! request of every transport (stdio, Streamable HTTP, legacy SSE) and era in a
 //! [`tower::Layer`], and [`ToolDef::layer`](crate::tool::ToolDef::layer) (`#[tool(layer =
 //! ..)]`, the same on `#[resource]` and `#[prompt]`) wraps the calls of one item only. The
@@ -55,7 +55,7 @@
 //!
 //! # Order
 //!
-//! Each [`Server::layer`] wraps everything added before it, as axum's `Router::layer` does: the
+//! Each [`Server::layer`](crate::Server::layer) wraps everything added before it, as axum's `Router::layer` does: the
 //! last one added sees a request first. `tower::ServiceBuilder` composes several in reading
 //! order (its first is outermost). A per-item layer runs inside the server's layers, right
 //! before the item's handler.
@@ -880,7 +880,7 @@ impl Failure {
 }
 
 /// A `tower::Layer` that can wrap the request path: one whose service answers [`McpRequest`]
-/// with [`McpResponse`]. Implemented for every such layer; [`Server::layer`] and the per-item
+/// with [`McpResponse`]. Implemented for every such layer; [`Server::layer`](crate::Server::layer) and the per-item
 /// `layer` take one.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot wrap MCP requests",
