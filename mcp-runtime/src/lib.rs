@@ -766,8 +766,9 @@
 //! ## Limits
 //!
 //! Nothing a client sends grows the server's memory without bound: every queue, buffer, map and
-//! log a client can fill has a limit, each a [`Server`] setting, and the worst case of all of
-//! them together, from the defaults, is under 1 GiB (below).
+//! log a client can fill has a limit, each a [`Server`] setting, or all of them as one
+//! [`Limits`] value ([`Server::limits`], `Limits::default()` being the defaults below), and the
+//! worst case of all of them together, from the defaults, is 1,085 MiB (below).
 //!
 //! | limit | default | past it |
 //! |---|---|---|
@@ -1055,6 +1056,11 @@ pub mod tool;
 pub mod trace;
 mod transport;
 
+#[cfg(feature = "http")]
+pub use crate::server::options::HttpOptions;
+pub use crate::server::options::Limits;
+#[cfg(feature = "tasks")]
+pub use crate::server::options::TaskOptions;
 pub use crate::server::{middleware, telemetry};
 
 pub use crate::context::{Context, Elicit, Principal};

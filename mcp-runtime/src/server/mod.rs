@@ -15,6 +15,7 @@ mod dynamic;
 #[cfg(feature = "http")]
 mod http;
 pub mod middleware;
+pub(crate) mod options;
 mod outbox;
 mod pagination;
 mod registered;
@@ -251,6 +252,24 @@ pub struct Items {
 ///     Server::new("demo", env!("CARGO_PKG_VERSION")).serve_stdio().await
 /// }
 /// ```
+///
+/// # What the builder sets
+///
+/// - **What it serves**: everything registered ([`Server::new`]) or what is named
+///   ([`Server::builder`], [`tool`](Self::tool), [`resource`](Self::resource),
+///   [`prompt`](Self::prompt), [`with`](Self::with), the `_def` forms), skills, the Server Card.
+/// - **What it says about itself**: [`name`](Self::name), [`version`](Self::version),
+///   [`title`](Self::title), [`instructions`](Self::instructions), ...
+/// - **Its settings, in groups** with their documented defaults: [`limits`](Self::limits)
+///   ([`Limits`](crate::Limits): the crate docs' limits table as one value), `http_options`
+///   (`HttpOptions`: the endpoint's path, hosts, sessions, the legacy transport), `task_options`
+///   (`TaskOptions`: the task store's bounds). Each single setter below
+///   ([`max_message_size`](Self::max_message_size), [`allowed_hosts`](Self::allowed_hosts), ...)
+///   sets one value of a group.
+/// - **Middleware**: [`layer`](Self::layer) (a `tower::Layer` around every request) and
+///   [`telemetry`](Self::telemetry) (OpenTelemetry's conventions), rather than more setters.
+/// - **Subsystems with their own builders**: `oauth` (`OAuth`), `redis`, `task_store`,
+///   [`cache_hint`](Self::cache_hint).
 ///
 /// # The inventory trap
 ///
