@@ -2,7 +2,7 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
@@ -251,6 +251,7 @@ impl<S> Layer<S> for RateLimitLayer {
         let store = BoundedStore {
             map: Mutex::default(),
             max: settings.max_keys,
+            len: AtomicUsize::new(0),
         };
         RateLimit {
             inner,
@@ -369,6 +370,8 @@ const OVERFLOW: u64 = u64::MAX;
 struct BoundedStore {
     map: Mutex<crate::server::FastMap<u64, u64>>,
     max: usize,
+    /// The map's length, kept beside it so a request reads it without the lock.
+    len: AtomicUsize,
 }
 
 impl BoundedStore {
@@ -391,7 +394,9 @@ impl StateStore for BoundedStore {
             OVERFLOW
         };
         let (outcome, next) = f(map.get(&key).map(|&tat| Nanos::from(tat)))?;
-        map.insert(key, next.into());
+        if map.insert(key, next.into()).is_none() {
+            self.len.store(map.len(), Ordering::Relaxed);
+        }
         Ok(outcome)
     }
 }
@@ -399,7 +404,9 @@ impl StateStore for BoundedStore {
 impl ShrinkableKeyedStateStore<u64> for BoundedStore {
     fn retain_recent(&self, drop_below: Nanos) {
         let below: u64 = drop_below.into();
-        self.lock().retain(|_, tat| *tat >= below);
+        let mut map = self.lock();
+        map.retain(|_, tat| *tat >= below);
+        self.len.store(map.len(), Ordering::Relaxed);
     }
 
     fn shrink_to_fit(&self) {
@@ -407,10 +414,47 @@ impl ShrinkableKeyedStateStore<u64> for BoundedStore {
     }
 
     fn len(&self) -> usize {
-        self.lock().len()
+        self.len.load(Ordering::Relaxed)
     }
 
     fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(store: &BoundedStore, key: u64, tat: u64) -> Option<u64> {
+        store
+            .measure_and_replace(&key, |old| {
+                Ok::<_, ()>((old.map(u64::from), Nanos::from(tat)))
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn new_keys_past_the_bound_share_the_overflow_key() {
+        let store = BoundedStore {
+            map: Mutex::default(),
+            max: 2,
+            len: AtomicUsize::new(0),
+        };
+        assert_eq!(check(&store, 1, 10), None);
+        assert_eq!(check(&store, 2, 20), None);
+        // A third key finds the store full: it shares the overflow key's state.
+        assert_eq!(check(&store, 3, 30), None);
+        assert_eq!(check(&store, 4, 40), Some(30));
+        // Known keys keep their own.
+        assert_eq!(check(&store, 1, 11), Some(10));
+        assert_eq!(store.len(), 3);
+        store.retain_recent(Nanos::from(25));
+        assert_eq!(store.len(), 1, "only the overflow key's time is recent");
+        assert_eq!(
+            check(&store, 5, 50),
+            None,
+            "room again for a key of its own"
+        );
     }
 }
