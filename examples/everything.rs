@@ -6,7 +6,10 @@
 //! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
 //! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
 //! beside `--port` shares the sessions with other replicas through that Redis (`--redis-prefix
-//! PREFIX` puts its keys under another prefix than `mcp`).
+//! PREFIX` puts its keys under another prefix than `mcp`); `--issuer URL --resource URL` makes
+//! it an OAuth 2.1 resource server for that issuer's tokens (what `scripts/hostile.sh` uses to
+//! key the fair shares by principal); `--trusted-proxy ADDRESS` believes that reverse proxy's
+//! `X-Forwarded-For` (HAProxy in front of replicas).
 //!
 //! Production settings, on either transport: `--metrics-port M` keeps the OpenTelemetry
 //! conventions' metrics and serves them as Prometheus text at `http://127.0.0.1:M/metrics` (an
@@ -825,6 +828,30 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis takes a URL").into()),
         None => None,
     };
+    // `--issuer URL --resource URL` beside `--port`: an OAuth 2.1 resource server, every request
+    // with a token the issuer made for the resource (the hostile runs keyed by principal).
+    let oauth = match (flag("--issuer"), flag("--resource")) {
+        (Some(Some(issuer)), Some(Some(resource))) => Some(
+            mcp_runtime::OAuth::new(resource)
+                .authorization_server(issuer)
+                .scopes_supported(["notes:read", "notes:write", "admin"]),
+        ),
+        (None, None) => None,
+        _ => {
+            return Err(std::io::Error::other("--issuer and --resource take a URL each").into());
+        }
+    };
+    // `--trusted-proxy ADDRESS`: a reverse proxy whose `Forwarded` / `X-Forwarded-For` names the
+    // client (HAProxy in front of replicas), for the fair shares.
+    let server = match flag("--trusted-proxy") {
+        Some(Some(proxy)) => server.trusted_proxies([proxy]),
+        Some(None) => {
+            return Err(
+                std::io::Error::other("--trusted-proxy takes an address or a range").into(),
+            );
+        }
+        None => server,
+    };
     // `--redis-prefix PREFIX`: the replicas' keys (`mcp` by default), for several servers
     // sharing one Redis.
     let server = match flag("--redis-prefix") {
@@ -860,16 +887,21 @@ async fn main() -> mcp_runtime::Result<()> {
             port.and_then(|p| p.parse::<u16>().ok())
                 .ok_or_else(|| std::io::Error::other("--port takes a port number"))?,
         ),
-        None if redis.is_some() => {
-            return Err(
-                std::io::Error::other("--redis needs --port (it shares HTTP sessions)").into(),
-            );
+        None if redis.is_some() || oauth.is_some() => {
+            return Err(std::io::Error::other(
+                "--redis and --issuer need --port (they concern HTTP)",
+            )
+            .into());
         }
         None => None,
     };
     let server = match (&redis, port) {
         (Some(url), Some(_)) => server.redis(url.clone()),
         _ => server,
+    };
+    let server = match oauth {
+        Some(oauth) => server.oauth(oauth),
+        None => server,
     };
     let service = match port {
         // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.

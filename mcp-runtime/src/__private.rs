@@ -545,7 +545,10 @@ pub mod resource_param {
         match text.parse::<T>() {
             Ok(value) => Some(value),
             Err(error) => {
-                call.record(format!("invalid value for `{name}`: {error}"));
+                call.record(format!(
+                    "invalid value for `{name}`: {}",
+                    crate::protocol::echo(&error.to_string())
+                ));
                 None
             }
         }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::completion::Completer;
 use crate::context::Context;
 use crate::metadata::{Metadata, item_setters};
-use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role};
+use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role, echo};
 use crate::tool::{BoxFuture, SourceLocation};
 
 /// One message of a prompt.
@@ -273,8 +273,10 @@ impl PromptCall {
         match text.parse::<T>() {
             Ok(value) => Some(value),
             Err(error) => {
-                self.errors
-                    .push(format!("invalid value for argument `{name}`: {error}"));
+                self.errors.push(format!(
+                    "invalid value for argument `{name}`: {}",
+                    echo(&error.to_string())
+                ));
                 None
             }
         }

@@ -18,8 +18,12 @@ use crate::context::Context;
 pub use crate::metadata::SourceLocation;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
-    Audio, Content, EmbeddedResource, Icon, Image, ProtocolVersion, ResourceLink, Text,
+    Audio, Content, EmbeddedResource, Icon, Image, MESSAGE_MAX, ProtocolVersion, ResourceLink,
+    Text, bounded, echo,
 };
+
+/// How many unknown arguments an argument error names.
+const UNKNOWN_LISTED: usize = 8;
 use crate::schema::{self, Direction, SchemaStyle};
 
 pub use crate::context::BoxFuture;
@@ -444,11 +448,16 @@ impl ToolCall {
             let expected = &self.argument_names;
             let mut unknown: Vec<&String> = self.arguments.keys().collect();
             unknown.sort();
-            let list = unknown
+            // Named, each cut to a bound, the first few: the keys are the client's.
+            let mut list = unknown
                 .iter()
-                .map(|k| format!("`{k}`"))
+                .take(UNKNOWN_LISTED)
+                .map(|k| format!("`{}`", echo(k)))
                 .collect::<Vec<_>>()
                 .join(", ");
+            if unknown.len() > UNKNOWN_LISTED {
+                list.push_str(&format!(" and {} more", unknown.len() - UNKNOWN_LISTED));
+            }
             let message = if expected.is_empty() {
                 format!("unknown argument {list}; this tool takes no arguments")
             } else {
@@ -464,19 +473,23 @@ impl ToolCall {
         self.errors.is_empty()
     }
 
-    /// The tool error that reports every recorded argument problem.
+    /// The tool error that reports every recorded argument problem (cut at 4 KiB: the
+    /// problems repeat the client's values).
     pub(crate) fn argument_error(&self) -> CallToolResult {
-        CallToolResult::error(format!(
+        let text = format!(
             "invalid arguments for tool `{}`: {}",
             self.tool,
             self.errors.join("; ")
-        ))
+        );
+        CallToolResult::error(bounded(&text, MESSAGE_MAX).into_owned())
     }
 }
 
 /// Turns serde's "expected i64" into words a model (and a JSON Schema reader) knows.
 pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
+    // serde's message quotes the value it could not take: the client's, of any length.
     let text = error.to_string();
+    let text = echo(&text).into_owned();
     let Some((head, expected)) = text.rsplit_once("expected ") else {
         return text;
     };
@@ -925,7 +938,10 @@ pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> O
             if path == "." {
                 call.record(inner);
             } else {
-                call.record(format!("invalid value for argument `{path}`: {inner}"));
+                call.record(format!(
+                    "invalid value for argument `{}`: {inner}",
+                    echo(&path)
+                ));
             }
             None
         }

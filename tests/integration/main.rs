@@ -11,6 +11,7 @@ mod dynamic;
 mod error_ids;
 mod everything;
 mod examples;
+mod fair;
 mod fixtures;
 mod http;
 mod http_stateless;

@@ -511,3 +511,184 @@ async fn a_rate_limit_answers_429_with_retry_after_over_http_per_session() {
         ]
     );
 }
+
+// Middleware and the fair shares (issue 26): layers see a request once the transport has
+// admitted it and charged its bytes, read the client as the shares do, and whatever a layer
+// answers, the charge comes back.
+
+/// A 2026-07-28 `tools/call` of `lookup` with the key `key`.
+fn stateless_lookup(addr: &str, id: u32, key: &str) -> hyper::Request<String> {
+    let params = json!({"name": "lookup", "arguments": {"key": key}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}});
+    stateless_post(addr, id, "tools/call", params)
+}
+
+#[tokio::test]
+async fn a_rate_limit_per_address_counts_the_client_a_trusted_proxy_names() {
+    let peers = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = {
+        let peers = Arc::clone(&peers);
+        move |request: McpRequest, next: Next| {
+            peers.lock().unwrap().push(request.peer_addr());
+            next.run(request)
+        }
+    };
+    let addr = http::start(
+        Server::builder()
+            .tool(lookup)
+            .trusted_proxies(["127.0.0.2"])
+            .layer(middleware::from_fn(record))
+            // Two a minute: nothing refills while the test runs.
+            .layer(
+                RateLimitLayer::new(2, Duration::from_secs(60))
+                    .key(RateKey::peer())
+                    .methods(["tools/call"]),
+            ),
+    )
+    .await;
+    let via_proxy = |id: u32, client: &str| {
+        let mut request = stateless_lookup(&addr, id, "p");
+        request
+            .headers_mut()
+            .insert("x-forwarded-for", client.parse().unwrap());
+        request
+    };
+    let status = |response: hyper::Response<hyper::body::Incoming>| response.status();
+    // Through the proxy, 203.0.113.1 has its own rate...
+    for id in 1..=2 {
+        let served = http::send_from(&addr, "127.0.0.2", via_proxy(id, "203.0.113.1")).await;
+        assert_eq!(status(served), StatusCode::OK);
+    }
+    let refused = http::send_from(&addr, "127.0.0.2", via_proxy(3, "203.0.113.1")).await;
+    assert_eq!(status(refused), StatusCode::TOO_MANY_REQUESTS);
+    // ... and 203.0.113.2, behind the same proxy, another.
+    for id in 4..=5 {
+        let served = http::send_from(&addr, "127.0.0.2", via_proxy(id, "203.0.113.2")).await;
+        assert_eq!(
+            status(served),
+            StatusCode::OK,
+            "not the proxy's rate, the client's"
+        );
+    }
+    // From an address that is not a trusted proxy the header is ignored: 127.0.0.3 is its own
+    // caller, though it claims to be 203.0.113.2, whose rate is spent.
+    let served = http::send_from(&addr, "127.0.0.3", via_proxy(6, "203.0.113.2")).await;
+    assert_eq!(status(served), StatusCode::OK);
+
+    // The recorder is inside the rate limiter (added before it): it saw what was served.
+    let peers = peers.lock().unwrap().clone();
+    assert_eq!(peers.len(), 5, "{peers:?}");
+    let proxied: std::net::SocketAddr = "203.0.113.1:0".parse().unwrap();
+    assert_eq!(peers[0], Some(proxied), "the forwarded client, no port");
+    let direct = peers[4].expect("the connection's address");
+    assert_eq!(direct.ip().to_string(), "127.0.0.3");
+    assert_ne!(direct.port(), 0);
+}
+
+/// Sleeps a second, within a 20 ms deadline of its own.
+#[tool(layer = TimeoutLayer::new(Duration::from_millis(20)))]
+async fn napping() -> String {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    "rested".to_owned()
+}
+
+/// Answers once a minute.
+#[tool(layer = RateLimitLayer::new(1, Duration::from_secs(60)))]
+async fn scarce() -> String {
+    "here".to_owned()
+}
+
+/// Refuses `refused`, panics on `boom`, lets the rest through.
+async fn gatekeeper(request: McpRequest, next: Next) -> McpResponse {
+    match request.target() {
+        Some("refused") => {
+            let id = request.id().clone();
+            McpResponse::error(id, ErrorObject::invalid_params("not today"))
+        }
+        Some("boom") => panic!("a layer that panics"),
+        _ => next.run(request).await,
+    }
+}
+
+#[tokio::test]
+async fn the_request_budget_comes_back_whatever_a_layer_answers() {
+    // 64 KiB messages and a budget for about one more than the largest message at its peak
+    // (its text, its string and that string's copy): requests that left even a few of their
+    // charges behind would soon find no room, and get 503.
+    let addr = http::start(
+        Server::builder()
+            .tool(lookup)
+            .tool(napping)
+            .tool(scarce)
+            .max_message_size(64 * 1024)
+            .request_bytes_total(300 * 1024)
+            .client_share(100)
+            .layer(middleware::from_fn(gatekeeper)),
+    )
+    .await;
+    let session = http::initialize(&addr).await;
+    let call = |id: u32, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": arguments}})
+    };
+    let mut id = 0;
+    for round in 0..40 {
+        for (name, expected) in [
+            ("refused", StatusCode::OK),
+            ("boom", StatusCode::OK),
+            ("napping", StatusCode::OK),
+            ("scarce", StatusCode::OK),
+        ] {
+            id += 1;
+            let response = send(
+                &addr,
+                post(&addr, Some(&session), call(id, name, json!({}))),
+            )
+            .await;
+            let status = response.status();
+            let body = body_json(response).await;
+            let expected = match name {
+                "scarce" if round > 0 => StatusCode::TOO_MANY_REQUESTS,
+                _ => expected,
+            };
+            assert_eq!(status, expected, "round {round}, {name}: {body}");
+            match name {
+                "refused" => assert_eq!(body["error"]["message"], "not today"),
+                "boom" => assert_eq!(body["error"]["code"], -32603),
+                "napping" => assert_eq!(body["result"]["isError"], true, "{body}"),
+                _ => {}
+            }
+        }
+        // The stateless era holds its charge on a task of its own.
+        id += 1;
+        let refused = {
+            let params = json!({"name": "refused", "arguments": {}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}});
+            send(&addr, stateless_post(&addr, id, "tools/call", params)).await
+        };
+        // An error of the stateless era is its HTTP status too (-32602: 400).
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "round {round}");
+        assert_eq!(body_json(refused).await["error"]["message"], "not today");
+    }
+    // All of it came back: the largest message the server takes still fits.
+    let key = "k".repeat(60 * 1024);
+    let response = send(
+        &addr,
+        post(
+            &addr,
+            Some(&session),
+            call(9_999, "lookup", json!({"key": key})),
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = body_json(response).await;
+    assert!(
+        body["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("value of kkk")),
+        "{body}"
+    );
+}

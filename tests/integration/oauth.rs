@@ -1534,3 +1534,101 @@ async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() 
         );
     }
 }
+
+/// A token for `resource` from the client credentials of `client` (another principal than the
+/// `agent` of [`token`]).
+async fn token_of(issuer: &str, client: (&str, &str), resource: &str, scope: &str) -> String {
+    let answer = form(
+        issuer,
+        "/token",
+        client,
+        &[
+            ("grant_type", "client_credentials"),
+            ("scope", scope),
+            ("resource", resource),
+        ],
+    )
+    .await;
+    answer["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {answer}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn with_oauth_the_fair_shares_are_a_principals_wherever_it_connects_from() {
+    use mcp_tests::http::send_from;
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    // Eight sessions in all: two for each principal.
+    let service = Server::builder()
+        .tool(whoami)
+        .max_sessions(8)
+        .oauth(OAuth::new(&resource).authorization_server(issuer))
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    let attacker = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let victim = format!(
+        "Bearer {}",
+        token_of(
+            issuer,
+            ("mcp-server", "mcp-server-secret"),
+            &resource,
+            "notes:read"
+        )
+        .await
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "fair", "version": "1"}}});
+    // The attacker's principal gets two sessions, from two addresses; from a third it is still
+    // the same client, at its share.
+    for from in ["127.0.0.2", "127.0.0.4"] {
+        let response = send_from(
+            &addr,
+            from,
+            in_session(&addr, None, &attacker, init.clone()),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "{from}");
+    }
+    let refused = send_from(
+        &addr,
+        "127.0.0.5",
+        in_session(&addr, None, &attacker, init.clone()),
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    // Another principal on the attacker's own address is another client: served.
+    let response = send_from(&addr, "127.0.0.2", in_session(&addr, None, &victim, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "whoami", "arguments": {}}});
+    let response = send_from(
+        &addr,
+        "127.0.0.2",
+        in_session(&addr, Some(&session), &victim, call),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply = body_json(response).await;
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("mcp-server"),
+        "{reply}"
+    );
+}

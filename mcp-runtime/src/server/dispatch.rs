@@ -30,7 +30,7 @@ use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Extensions, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::protocol::{
-    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId,
+    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, echo,
     encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
@@ -441,7 +441,7 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
             call.core.options.max_subscriptions,
             call.core.options.max_subscription_uri,
         ),
-        &call.core.subscription_bytes,
+        call.core.subscription_bytes.account(call.sink.client()),
     )?;
     let listener = Arc::new(listener);
     #[cfg(feature = "tasks")]
@@ -540,7 +540,7 @@ async fn route(
     let Some((version, client)) = link.negotiated() else {
         let error = ErrorObject::invalid_request(format!(
             "the session is not initialized: send `initialize` before `{}`",
-            request.method
+            echo(&request.method)
         ));
         return Answer::error(Some(&request.id), error);
     };
@@ -683,19 +683,21 @@ fn skill_request(core: &Core, method: Method, request: &Request) -> Result<Reply
             let uri = uri()?;
             match skills.get(uri) {
                 Some(entry) => Ok(Reply::Value(json!({ "skill": entry }))),
-                None => Err(
-                    ErrorObject::invalid_params(format!("no skill is served at `{uri}`"))
-                        .with_data(json!({ "uri": uri })),
-                ),
+                None => Err(ErrorObject::invalid_params(format!(
+                    "no skill is served at `{}`",
+                    echo(uri)
+                ))
+                .with_data(json!({ "uri": echo(uri) }))),
             }
         }
         _ => {
             let uri = uri()?;
             let Some(children) = skills.children(uri.trim_end_matches('/')) else {
                 return Err(ErrorObject::invalid_params(format!(
-                    "`{uri}` is not a directory this server serves"
+                    "`{}` is not a directory this server serves",
+                    echo(uri)
                 ))
-                .with_data(json!({ "uri": uri })));
+                .with_data(json!({ "uri": echo(uri) })));
             };
             pagination::offset(&request.params)
                 .and_then(|o| pagination::page("resources", children, o, page_size, 0))
@@ -842,9 +844,9 @@ fn string_param(
 fn not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
     ErrorObject::new(
         version.resource_not_found_code(),
-        format!("resource not found: `{uri}`"),
+        format!("resource not found: `{}`", echo(uri)),
     )
-    .with_data(json!({ "uri": uri }))
+    .with_data(json!({ "uri": echo(uri) }))
 }
 
 /// On a stateless retry, checks the echoed `requestState` and hands its answers and the new
@@ -967,7 +969,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     let meta = take_meta(&mut params);
     let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
-            "unknown prompt `{name}`"
+            "unknown prompt `{}`",
+            echo(&name)
         )));
     };
     authorize(call, &prompt.metadata.scopes)?;
@@ -1082,7 +1085,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     let meta = take_meta(&mut params);
     let Some((tool, tool_name)) = call.registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
-            "unknown tool `{name}`"
+            "unknown tool `{}`",
+            echo(&name)
         )));
     };
     let version = call.scope.version;
@@ -1165,7 +1169,7 @@ fn task_owner(call: &Call<'_>) -> String {
     if let Some(name) = call.link.and_then(|l| l.trace_name()) {
         return tasks::session_owner(name);
     }
-    match call.sink.peer().map(|address| address.ip()) {
+    match call.sink.client_address() {
         Some(address) => format!("peer:{address}"),
         None => "anonymous".to_owned(),
     }

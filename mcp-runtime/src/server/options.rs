@@ -35,6 +35,7 @@ pub struct Limits {
     max_message_size: usize,
     max_nesting_depth: usize,
     request_bytes_total: usize,
+    client_share: u8,
     max_in_flight_requests: usize,
     stream_buffer: usize,
     max_subscriptions: usize,
@@ -104,6 +105,7 @@ impl Limits {
             max_message_size: options.max_message_size,
             max_nesting_depth: options.max_nesting_depth,
             request_bytes_total: options.request_bytes_total,
+            client_share: options.client_share,
             max_in_flight_requests: options.max_in_flight,
             stream_buffer: options.stream_buffer,
             max_subscriptions: options.max_subscriptions,
@@ -130,6 +132,7 @@ impl Limits {
         options.max_message_size = self.max_message_size;
         options.max_nesting_depth = self.max_nesting_depth;
         options.request_bytes_total = self.request_bytes_total;
+        options.client_share = self.client_share;
         options.max_in_flight = self.max_in_flight_requests;
         options.stream_buffer = self.stream_buffer;
         options.max_subscriptions = self.max_subscriptions;
@@ -168,10 +171,20 @@ impl Limits {
         self
     }
 
-    /// The bytes of requests in flight, all clients together (17 MiB): past it, 503 with
-    /// `Retry-After` over HTTP, the request's error on stdio. See [`Server::request_bytes_total`].
+    /// The bytes requests in flight hold, all clients together (192 MiB): their text as it
+    /// arrives, then what parsing it builds. Past it (or past one client's share), 503 with
+    /// `Retry-After` over HTTP, the request's error on stdio. See
+    /// [`Server::request_bytes_total`].
     pub fn request_bytes_total(mut self, bytes: usize) -> Self {
         self.request_bytes_total = bytes;
+        self
+    }
+
+    /// The percentage of each bound the clients share that one client may hold (25; 100 turns
+    /// the shares off): connections, request bytes, sessions, open streams, unread stream bytes,
+    /// event logs, subscriptions. See [`Server::client_share`].
+    pub fn client_share(mut self, percent: u8) -> Self {
+        self.client_share = percent.clamp(1, 100);
         self
     }
 
@@ -196,8 +209,8 @@ impl Limits {
         self
     }
 
-    /// The bytes of subscription URIs all sessions hold together (32 MiB). See
-    /// [`Server::subscription_bytes_total`].
+    /// The bytes of subscription URIs all sessions hold together (32 MiB; one client at most
+    /// its share). See [`Server::subscription_bytes_total`].
     pub fn subscription_bytes_total(mut self, bytes: usize) -> Self {
         self.subscription_bytes_total = bytes;
         self
@@ -223,7 +236,8 @@ impl Limits {
         self
     }
 
-    /// The bytes all HTTP streams may hold unread together (128 MiB).
+    /// The bytes all HTTP streams may hold unread together (128 MiB; one client's streams at
+    /// most its share). See `Server::stream_buffer_total`.
     pub fn stream_buffer_total(mut self, bytes: usize) -> Self {
         self.stream_buffer_total = bytes;
         self
@@ -236,13 +250,14 @@ impl Limits {
     }
 
     /// The bytes of kept events, one session's streams together (1 MiB) and all sessions' (128
-    /// MiB).
+    /// MiB; one client's sessions at most its share). See `Server::event_log_bytes`.
     pub fn event_log_bytes(mut self, per_session: usize, total: usize) -> Self {
         self.event_log_bytes = (per_session, total);
         self
     }
 
-    /// The HTTP connections `serve_http` keeps open (512).
+    /// The HTTP connections `serve_http` keeps open (512), one address at most its share. See
+    /// `Server::max_connections`.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
         self
@@ -266,7 +281,8 @@ impl Limits {
         self
     }
 
-    /// The HTTP sessions one client address may hold (no cap of its own).
+    /// The HTTP sessions one client may hold (its share of `max_sessions`: 2,500). See
+    /// `Server::max_sessions_per_peer`.
     pub fn max_sessions_per_peer(mut self, sessions: usize) -> Self {
         self.max_sessions_per_peer = Some(sessions);
         self
@@ -286,8 +302,9 @@ impl Limits {
 }
 
 /// The Streamable HTTP endpoint: its path, the legacy HTTP+SSE transport, the `Host`/`Origin`
-/// check, sessions or none. [`Server::http_options`] sets them all; its bounds are in
-/// [`Limits`], OAuth is [`Server::oauth`](crate::Server).
+/// check, the reverse proxies trusted to name the client, sessions or none.
+/// [`Server::http_options`] sets them all; its bounds are in [`Limits`], OAuth is
+/// [`Server::oauth`](crate::Server).
 ///
 /// ```
 /// use mcp_runtime::{HttpOptions, Server};
@@ -296,6 +313,7 @@ impl Limits {
 ///     HttpOptions::default()
 ///         .path("/api/mcp")
 ///         .allowed_hosts(["mcp.example.com"])
+///         .trusted_proxies(["10.0.0.0/8"])
 ///         .legacy_sse(true),
 /// );
 /// # let _ = server;
@@ -310,6 +328,9 @@ pub struct HttpOptions {
     legacy_sse: bool,
     legacy_sse_path: String,
     legacy_messages_path: String,
+    trusted_proxies: Vec<super::IpRange>,
+    /// What `trusted_proxies` could not read, reported by `Server::build`.
+    unreadable_proxies: Vec<String>,
 }
 
 #[cfg(feature = "http")]
@@ -324,13 +345,16 @@ impl Default for HttpOptions {
             legacy_sse: http.legacy_sse,
             legacy_sse_path: http.legacy_sse_path,
             legacy_messages_path: http.legacy_messages_path,
+            trusted_proxies: http.trusted_proxies,
+            unreadable_proxies: Vec::new(),
         }
     }
 }
 
 #[cfg(feature = "http")]
 impl HttpOptions {
-    fn apply(self, http: &mut super::HttpOptions) {
+    /// Writes these options into `http`; what could not be read, as `build` reports it.
+    fn apply(self, http: &mut super::HttpOptions) -> Vec<crate::DefinitionError> {
         http.path = self.path;
         http.hosts = self.hosts;
         http.hosts_configured = self.hosts_configured;
@@ -338,6 +362,11 @@ impl HttpOptions {
         http.legacy_sse = self.legacy_sse;
         http.legacy_sse_path = self.legacy_sse_path;
         http.legacy_messages_path = self.legacy_messages_path;
+        http.trusted_proxies = self.trusted_proxies;
+        self.unreadable_proxies
+            .iter()
+            .map(|proxy| super::unreadable_proxy(proxy, "HttpOptions::trusted_proxies"))
+            .collect()
     }
 
     /// The endpoint's path (`/mcp`). See [`Server::http_path`].
@@ -358,6 +387,21 @@ impl HttpOptions {
     pub fn allow_any_host(mut self) -> Self {
         self.hosts = super::HostPolicy::Any;
         self.hosts_configured = true;
+        self
+    }
+
+    /// Adds reverse proxies (addresses or ranges: `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`; none by
+    /// default) whose `Forwarded` / `X-Forwarded-For` header names the client, for the fair
+    /// shares, rate limits per address and telemetry. A value that is neither fails
+    /// [`Server::build`]. See [`Server::trusted_proxies`].
+    pub fn trusted_proxies<S: AsRef<str>>(mut self, proxies: impl IntoIterator<Item = S>) -> Self {
+        for proxy in proxies {
+            let proxy = proxy.as_ref();
+            match super::IpRange::parse(proxy) {
+                Some(range) => self.trusted_proxies.push(range),
+                None => self.unreadable_proxies.push(proxy.to_owned()),
+            }
+        }
         self
     }
 
@@ -460,7 +504,7 @@ impl TaskOptions {
     }
 
     /// Keeps tasks in `store` instead of the default in-memory one. See [`Server::task_store`].
-    pub fn store(mut self, store: std::sync::Arc<dyn crate::tasks::TaskStore>) -> Self {
+    pub fn store(mut self, store: std::sync::Arc<dyn super::tasks::TaskStore>) -> Self {
         self.inner.store = Some(store);
         self
     }
@@ -483,7 +527,8 @@ impl Server {
     /// Sets the Streamable HTTP endpoint's options at once (see [`HttpOptions`]); what was set
     /// before with their own setters is replaced. Its bounds are [`Limits`].
     pub fn http_options(mut self, options: HttpOptions) -> Self {
-        options.apply(&mut self.options.http);
+        let errors = options.apply(&mut self.options.http);
+        self.setting_errors.extend(errors);
         self
     }
 
@@ -560,5 +605,36 @@ mod tests {
             .handler_timeout(Duration::from_secs(3));
         assert_eq!(grouped.current_limits(), single.current_limits());
         assert_ne!(grouped.current_limits(), Limits::default());
+    }
+
+    #[test]
+    fn the_fair_shares_settings_are_in_their_groups() {
+        // The share is a limit: set in `Limits`, it is what `Server::client_share` sets.
+        let grouped = Server::builder().limits(Limits::default().client_share(10));
+        let single = Server::builder().client_share(10);
+        assert_eq!(grouped.current_limits(), single.current_limits());
+        assert_eq!(grouped.options.client_share, 10);
+        assert_eq!(Limits::default().client_share, 25);
+        // Trusted proxies are the endpoint's: set in `HttpOptions`, they are what
+        // `Server::trusted_proxies` sets, and one that cannot be read fails `build`.
+        let grouped = Server::builder()
+            .http_options(HttpOptions::default().trusted_proxies(["10.0.0.0/8", "::1"]));
+        let single = Server::builder().trusted_proxies(["10.0.0.0/8", "::1"]);
+        assert_eq!(
+            grouped.options.http.trusted_proxies,
+            single.options.http.trusted_proxies
+        );
+        assert_eq!(grouped.options.http.trusted_proxies.len(), 2);
+        let built = Server::builder()
+            .http_options(HttpOptions::default().trusted_proxies(["proxy.local"]))
+            .build();
+        let Err(error) = built else {
+            panic!("an unreadable proxy fails the build");
+        };
+        let error = error.to_string();
+        assert!(
+            error.contains("proxy.local") && error.contains("HttpOptions::trusted_proxies"),
+            "{error}"
+        );
     }
 }

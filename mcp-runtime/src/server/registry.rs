@@ -17,7 +17,7 @@ use super::{FastMap, pagination};
 use crate::completion::Completer;
 use crate::error::{DefinitionError, is_valid_tool_name};
 use crate::prompt::PromptDef;
-use crate::protocol::{ErrorObject, ProtocolVersion};
+use crate::protocol::{ErrorObject, ProtocolVersion, echo};
 use crate::resource::{ResourceDef, ResourceInfo, UriTemplate};
 use crate::schema::SchemaStyle;
 use crate::server::Items;
@@ -246,9 +246,9 @@ impl PromptRegistry {
         name: &str,
         argument: &str,
     ) -> Result<Option<&Completer>, ErrorObject> {
-        let (prompt, _) = self
-            .get(name)
-            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt `{name}`")))?;
+        let (prompt, _) = self.get(name).ok_or_else(|| {
+            ErrorObject::invalid_params(format!("unknown prompt `{}`", echo(name)))
+        })?;
         Ok(prompt
             .completers
             .iter()
@@ -467,7 +467,10 @@ impl ResourceRegistry {
             .enabled_templates()
             .find(|t| t.uri == template)
             .ok_or_else(|| {
-                ErrorObject::invalid_params(format!("unknown resource template `{template}`"))
+                ErrorObject::invalid_params(format!(
+                    "unknown resource template `{}`",
+                    echo(template)
+                ))
             })?;
         Ok(def
             .completers

@@ -18,12 +18,12 @@ use tokio::task::AbortHandle;
 use super::Sink;
 use super::dispatch::Link;
 use super::middleware::Transport;
-use super::{Core, ENTRY_OVERHEAD};
+use super::{Client, Core, ENTRY_OVERHEAD};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
     ErrorObject, Incoming, InitializeParams, InvalidMessage, LoggingLevel, Message, Method,
-    Outgoing, ProtocolVersion, Request, RequestId, canonical_notification, encode_batch,
+    Outgoing, ProtocolVersion, Request, RequestId, canonical_notification, echo, encode_batch,
     encode_error, encode_notification, encode_request, encode_response, negotiate_version,
 };
 
@@ -131,12 +131,14 @@ pub(crate) struct Session {
     pub(crate) transport: OnceLock<Transport>,
     /// When it began, for `mcp.server.session.duration`.
     created: std::time::Instant,
+    /// The client that opened it (HTTP), whose shares its holdings count toward.
+    pub(crate) client: Option<Arc<Client>>,
 }
 
 impl Session {
     /// A new session whose unsolicited messages go to `notifier`, registered with the server
-    /// so announcements reach it.
-    pub(crate) fn new(core: Arc<Core>, notifier: Sink) -> Arc<Self> {
+    /// so announcements reach it; what it holds counts toward `client`'s shares.
+    pub(crate) fn new(core: Arc<Core>, notifier: Sink, client: Option<Arc<Client>>) -> Arc<Self> {
         let session = Arc::new(Self {
             core: Arc::clone(&core),
             negotiated: OnceLock::new(),
@@ -152,6 +154,7 @@ impl Session {
             trace_name: OnceLock::new(),
             transport: OnceLock::new(),
             created: std::time::Instant::now(),
+            client,
         });
         core.register_session(&session);
         session
@@ -207,7 +210,10 @@ impl Session {
         }
         let params: InitializeParams =
             serde_json::from_value(Value::Object(request.params.clone())).map_err(|e| {
-                ErrorObject::invalid_params(format!("invalid `initialize` params: {e}"))
+                ErrorObject::invalid_params(format!(
+                    "invalid `initialize` params: {}",
+                    echo(&e.to_string())
+                ))
             })?;
         let version = negotiate_version(&params.protocol_version);
         let client = Arc::new(ClientInfo {
@@ -268,22 +274,34 @@ impl Session {
                     options.max_subscriptions
                 )));
             }
-            if !self
-                .core
-                .subscription_bytes
-                .take(uri.len() + ENTRY_OVERHEAD)
-            {
+            if !self.hold_subscription(uri) {
                 return Err(ErrorObject::invalid_params(
-                    "the server holds as many subscriptions as it can: try again later",
+                    "the server holds as many subscriptions as it can for this client: \
+                     unsubscribe from some, or try again later",
                 ));
             }
             subscriptions.insert(uri.clone());
         } else if subscriptions.remove(uri) {
-            self.core
-                .subscription_bytes
-                .give(uri.len() + ENTRY_OVERHEAD);
+            self.release_subscription(uri);
         }
         Ok(json!({}))
+    }
+
+    /// Takes what a subscription to `uri` holds from the server's subscription total, within
+    /// its client's share; whether it fit.
+    pub(crate) fn hold_subscription(&self, uri: &str) -> bool {
+        self.core
+            .subscription_bytes
+            .account(self.client.as_ref())
+            .take(uri.len() + ENTRY_OVERHEAD)
+    }
+
+    /// Gives back what a subscription to `uri` held.
+    pub(crate) fn release_subscription(&self, uri: &str) {
+        self.core
+            .subscription_bytes
+            .account(self.client.as_ref())
+            .give(uri.len() + ENTRY_OVERHEAD);
     }
 
     /// Sends an unsolicited message, once the client has said `notifications/initialized`
@@ -306,8 +324,9 @@ impl Session {
         core: Arc<Core>,
         notifier: Sink,
         version: ProtocolVersion,
+        client: Option<Arc<Client>>,
     ) -> Arc<Self> {
-        let session = Self::new(core, notifier);
+        let session = Self::new(core, notifier, client);
         let client = Arc::new(ClientInfo {
             implementation: crate::protocol::Implementation::new("stateless-client", "0"),
             capabilities: crate::protocol::ClientCapabilities::default(),
@@ -317,10 +336,9 @@ impl Session {
         session
     }
 
-    /// Handles one message (or batch) from the client, as [`protocol::parse`](crate::protocol::parse)
-    /// read it. `slot` (a place in the session's in-flight window) is held until the work is
-    /// done: released at once when it is answered on the spot, else when the request ends,
-    /// however it ends.
+    /// Handles one message (or batch) from the client, as the transport parsed it. `slot` (a
+    /// place in the session's in-flight window) is held until the work is done: released at
+    /// once when it is answered on the spot, else when the request ends, however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {
         match incoming {
             Incoming::Batch(batch) => self.receive_batch(batch, sink, slot),
@@ -370,6 +388,10 @@ impl Session {
             let mut replies = Vec::new();
             let link = session.link();
             for value in batch {
+                // A batch's messages run one after another on one task: it gives way to other
+                // requests between them, so a batch of heavy calls (each announcing to every
+                // session, say) cannot hold a worker thread for the whole batch.
+                tokio::task::yield_now().await;
                 match Message::from_value(value) {
                     Ok(Message::Request(request)) if request.method == "initialize" => {
                         let error = ErrorObject::invalid_request(
@@ -711,14 +733,18 @@ impl Session {
         notifier: Sink,
         id: &str,
         record: &super::shared::SessionRecord,
+        client: Option<Arc<Client>>,
     ) -> Option<Arc<Self>> {
         let version = ProtocolVersion::parse(&record.version)?;
-        let client = Arc::new(ClientInfo {
+        let info = Arc::new(ClientInfo {
             implementation: serde_json::from_value(record.client.clone()).ok()?,
             capabilities: serde_json::from_value(record.capabilities.clone()).ok()?,
         });
-        let session = Self::new(core, notifier);
-        let _ = session.negotiated.set(Negotiated { version, client });
+        let session = Self::new(core, notifier, client);
+        let _ = session.negotiated.set(Negotiated {
+            version,
+            client: info,
+        });
         session
             .initialized
             .store(record.initialized, Ordering::Release);
@@ -729,11 +755,7 @@ impl Session {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
             for uri in &record.subscriptions {
-                if session
-                    .core
-                    .subscription_bytes
-                    .take(uri.len() + ENTRY_OVERHEAD)
-                {
+                if session.hold_subscription(uri) {
                     subscriptions.insert(uri.clone());
                 }
             }
@@ -830,7 +852,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        // Its subscriptions give their bytes back to the server's total.
+        // Its subscriptions give their bytes back to the server's total and its client's share.
         let subscriptions = self
             .subscriptions
             .get_mut()
@@ -839,7 +861,10 @@ impl Drop for Session {
             .iter()
             .map(|uri| uri.len() + ENTRY_OVERHEAD)
             .sum();
-        self.core.subscription_bytes.give(held);
+        self.core
+            .subscription_bytes
+            .account(self.client.as_ref())
+            .give(held);
     }
 }
 

@@ -83,6 +83,13 @@
 //! tools that need one, or behind a method check). Notifications and the client's responses do
 //! not. A server with no layer, server-wide or on any item, runs the request path it had before
 //! middleware existed: the check is one pointer.
+//!
+//! A layer sees a request once the transport has admitted it: its bytes, and what parsing them
+//! built, are charged to its client's share of `Server::request_bytes_total`, and it holds a
+//! place in its session's window. Both are held until the request is answered, whatever answers
+//! it (a layer on its own, a refusal, a timeout, a panic, which becomes -32603), or until it is
+//! cancelled. What a layer refuses has still been read: to keep a client from sending at all,
+//! the shares and the transport's limits come first.
 
 mod cache;
 mod mask;
@@ -314,8 +321,11 @@ impl McpRequest {
         self.inner.origin.transport
     }
 
-    /// The client's address, over HTTP as `serve_http` accepted the connection (behind a proxy,
-    /// the proxy's; with `into_router`, when the requests carry axum's `ConnectInfo`).
+    /// The client's address, over HTTP as `serve_http` accepted the connection (with
+    /// `into_router`, when the requests carry axum's `ConnectInfo`). Behind a proxy it is the
+    /// proxy's, unless the proxy is one of [`Server::trusted_proxies`](crate::Server): then it
+    /// is the client that proxy's `Forwarded` / `X-Forwarded-For` names, with port 0 (as the
+    /// fair shares read it).
     pub fn peer_addr(&self) -> Option<SocketAddr> {
         self.inner.origin.sink.peer()
     }

@@ -66,7 +66,8 @@ impl RateKey {
         Self::of(SESSION)
     }
 
-    /// The client's IP address (HTTP; behind a proxy, the proxy's).
+    /// The client's IP address (HTTP; behind a proxy, the proxy's, unless it is one of
+    /// `Server::trusted_proxies`: then the client its forwarding header names).
     pub fn peer() -> Self {
         Self::of(PEER)
     }

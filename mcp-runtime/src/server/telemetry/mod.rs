@@ -24,7 +24,7 @@
 //! | `mcp.resource.uri` | on `resources/read`, `resources/subscribe`, `resources/unsubscribe` |
 //! | `network.transport` | `pipe` (stdio), `tcp` (HTTP) |
 //! | `network.protocol.name` | `http` over HTTP |
-//! | `client.address`, `client.port` | the TCP peer, over HTTP |
+//! | `client.address`, `client.port` | the client, over HTTP: the TCP peer, or behind one of `Server::trusted_proxies` the client its forwarding header names (no port) |
 //! | `error.type` | the JSON-RPC error code (`-32602`), or `tool_error` for a result with `isError` |
 //! | `rpc.response.status_code` | the JSON-RPC error code |
 //!
@@ -309,7 +309,8 @@ fn request_span(arrival: &Arrival<'_>, target: Option<&(&'static str, Arc<str>)>
         network.transport = arrival.transport.network_transport(),
         network.protocol.name = http.then_some("http"),
         client.address = arrival.peer.map(|p| display(p.ip())),
-        client.port = arrival.peer.map(|p| p.port()),
+        // A client named by a trusted proxy's header has no port (0).
+        client.port = arrival.peer.map(|p| p.port()).filter(|&port| port != 0),
         error.type = Empty,
         rpc.response.status_code = Empty,
     );
