@@ -10,11 +10,19 @@
 //! it an OAuth 2.1 resource server for that issuer's tokens (what `scripts/hostile.sh` uses to
 //! key the fair shares by principal); `--trusted-proxy ADDRESS` believes that reverse proxy's
 //! `X-Forwarded-For` (HAProxy in front of replicas).
+//!
+//! Production settings, on either transport: `--metrics-port M` keeps the OpenTelemetry
+//! conventions' metrics and serves them as Prometheus text at `http://127.0.0.1:M/metrics` (an
+//! HTTP server has them at `/metrics` on its own port too); `--rate-limit N` allows N
+//! `tools/call` a second per caller (the OAuth principal when there is one, else the session,
+//! else the client's address), refusing the rest with -32005 (HTTP 429 with `Retry-After`).
 
 use std::time::Duration;
 
 use mcp_runtime::ServerCard;
+use mcp_runtime::middleware::RateLimitLayer;
 use mcp_runtime::prelude::*;
+use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::tool::ToolDef;
 
 /// A 1×1 PNG.
@@ -851,24 +859,71 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis-prefix takes a prefix").into()),
         None => server,
     };
-    match flag("--port") {
-        Some(port) => {
-            let port: u16 = port
-                .and_then(|p| p.parse().ok())
-                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?;
-            let server = match &redis {
-                Some(url) => server.redis(url.clone()),
-                None => server,
-            };
-            let server = match oauth {
-                Some(oauth) => server.oauth(oauth),
-                None => server,
-            };
-            // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
-            let server = server.server_card(
+    // `--rate-limit N`: N `tools/call` a second per caller (issue 28).
+    let server = match flag("--rate-limit") {
+        Some(Some(rate)) => {
+            let rate: u32 = rate
+                .parse()
+                .map_err(|_| std::io::Error::other("--rate-limit takes calls per second"))?;
+            server.layer(RateLimitLayer::per_second(rate).methods(["tools/call"]))
+        }
+        Some(None) => return Err(std::io::Error::other("--rate-limit takes a number").into()),
+        None => server,
+    };
+    // `--metrics-port M`: the conventions' metrics as Prometheus text on that port (issue 28).
+    let metrics_port = match flag("--metrics-port") {
+        Some(port) => Some(
+            port.and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| std::io::Error::other("--metrics-port takes a port number"))?,
+        ),
+        None => None,
+    };
+    let server = match metrics_port {
+        Some(_) => server.telemetry(Telemetry::new()),
+        None => server,
+    };
+    let port = match flag("--port") {
+        Some(port) => Some(
+            port.and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?,
+        ),
+        None if redis.is_some() || oauth.is_some() => {
+            return Err(std::io::Error::other(
+                "--redis and --issuer need --port (they concern HTTP)",
+            )
+            .into());
+        }
+        None => None,
+    };
+    let server = match (&redis, port) {
+        (Some(url), Some(_)) => server.redis(url.clone()),
+        _ => server,
+    };
+    let server = match oauth {
+        Some(oauth) => server.oauth(oauth),
+        None => server,
+    };
+    let service = match port {
+        // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
+        Some(port) => server
+            .legacy_sse(true)
+            .server_card(
                 ServerCard::new("com.example/everything")
                     .remote(format!("http://127.0.0.1:{port}/mcp")),
-            );
+            )
+            .build()?,
+        None => server.build()?,
+    };
+    if let Some(metrics_port) = metrics_port {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", metrics_port)).await?;
+        eprintln!("serving metrics on http://127.0.0.1:{metrics_port}/metrics");
+        tokio::spawn(mcp_runtime::telemetry::serve_metrics_on(
+            service.clone(),
+            listener,
+        ));
+    }
+    match port {
+        Some(port) => {
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
                  HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",
@@ -877,15 +932,8 @@ async fn main() -> mcp_runtime::Result<()> {
                     None => String::new(),
                 }
             );
-            server
-                .legacy_sse(true)
-                .serve_http(("127.0.0.1", port))
-                .await
+            service.serve_http(("127.0.0.1", port)).await
         }
-        None if redis.is_some() || oauth.is_some() => Err(std::io::Error::other(
-            "--redis and --issuer need --port (they concern HTTP)",
-        )
-        .into()),
-        None => server.serve_stdio().await,
+        None => service.serve_stdio().await,
     }
 }

@@ -15,6 +15,7 @@
 //! - [Context: logging, progress, cancellation, questions to the client](#context-logging-progress-cancellation-questions-to-the-client)
 //! - [Both protocol eras](#both-protocol-eras)
 //! - [Streamable HTTP](#streamable-http)
+//! - [Middleware and telemetry](#middleware-and-telemetry)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
 //! - [Existing HTTP APIs: `openapi!`](#existing-http-apis-openapi)
@@ -765,14 +766,15 @@
 //! ## Limits
 //!
 //! Nothing a client sends grows the server's memory without bound: every queue, buffer, map and
-//! log a client can fill has a limit, each a [`Server`] setting, and all of them filled at once,
-//! from the defaults, measure under 800 MiB (below). No one client can lock the others
-//! out either: every bound the clients share is also counted per client, and one client holds
-//! at most its share of it ([`Server::client_share`], a quarter by default, and never less than
-//! the largest single thing the bound holds; live tasks and task results have shares of their
-//! own, a tenth and an eighth), so a newcomer is served while the server has room.
-//! A client is its OAuth principal when [`Server::oauth`] is set, else its address (an IPv6
-//! address by its /64); behind a reverse proxy, its address is read from `Forwarded` or
+//! log a client can fill has a limit, each a [`Server`] setting, or all of them as one
+//! [`Limits`] value ([`Server::limits`], `Limits::default()` being the defaults below), and all
+//! of them filled at once, from the defaults, measure under 800 MiB (below). No one client can
+//! lock the others out either: every bound the clients share is also counted per client, and
+//! one client holds at most its share of it ([`Server::client_share`], a quarter by default, and
+//! never less than the largest single thing the bound holds; live tasks and task results have
+//! shares of their own, a tenth and an eighth), so a newcomer is served while the server has
+//! room. A client is its OAuth principal when [`Server::oauth`] is set, else its address (an
+//! IPv6 address by its /64); behind a reverse proxy, its address is read from `Forwarded` or
 //! `X-Forwarded-For` only on connections from [`Server::trusted_proxies`] (none by default).
 //! What a session holds (its streams, logs, subscriptions) counts toward the client that opened
 //! it. `ping`, a fresh `initialize`, notifications and the client's responses are never refused
@@ -807,6 +809,9 @@
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | | the oldest are forgotten first |
 //! | `Server::redis_session_cache` (with `Server::redis`) | 10,000 session records and 16 MiB of their text, on each replica | | any records are dropped, and read from Redis again on their sessions' next requests |
+//! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each) | keys follow sessions, principals and addresses ([`RateKey`](middleware::RateKey)), whose shares bound how many one client makes | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
+//! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys and answers) a cache, each for 60 s | | the oldest are dropped first (a caller past them is served, uncached); an answer over an eighth of the bytes is not kept |
+//! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names | | new label sets are counted under one `_OTHER` series |
 //! | `openapi` calls: `Upstream::timeout` | 30 s a request to the API, body included (10 s to connect) | | a tool error |
 //! | `openapi` calls: `Upstream::max_response_bytes` / `max_error_bytes` | 8 MiB of a response read; 4 KiB of an error body in the tool error | | a tool error (nothing more is read); the error body cut at a character boundary |
 //! | error messages | 4 KiB; a client's text (a name, a URI, a value) repeated in one at most 128 bytes, with its length | | cut |
@@ -844,6 +849,10 @@
 //! | **total accounted** | **720 MiB** (737 MiB with Redis's record cache) |
 //! | **measured, all filled at once (without OAuth)** | **723 MiB** |
 //!
+//! Middleware and telemetry are off by default and outside that total; each adds, when it is
+//! on: a rate limiter 100,000 keys × about 48 bytes with its map (under 5 MiB); a response cache
+//! its 16 MiB; telemetry's metrics 2 × 2,000 series × under 400 bytes (under 2 MiB).
+//!
 //! Not counted, because they are yours: what your handlers allocate (an `openapi` tool holds at
 //! most `Upstream::max_response_bytes` of an answer, and its text once more in the result), and
 //! the results they return while a response is written (at most one per connection). The
@@ -852,6 +861,54 @@
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
 //! hold in a table of its own.
+//!
+//! # Middleware and telemetry
+//!
+//! [`Server::layer`] wraps every request of every transport and era in a `tower::Layer`, and
+//! `#[tool(layer = ..)]` (on `#[resource]` and `#[prompt]` too, or
+//! [`ToolDef::layer`](tool::ToolDef::layer) in code) one item's calls: tower's own
+//! `ConcurrencyLimitLayer`, `TimeoutLayer` and `LoadShedLayer` work as they are, and their errors
+//! become MCP answers. A layer sees an [`McpRequest`](middleware::McpRequest) (method, params,
+//! id, era and revision, session, principal, transport, peer address, extensions) and returns an
+//! [`McpResponse`](middleware::McpResponse); it may answer on its own, and what it puts in the
+//! request's extensions a handler takes as an [`Extension<T>`](middleware::Extension)
+//! parameter. [`middleware::from_fn`] makes a layer of an `async fn`. Built in:
+//! [`RateLimitLayer`](middleware::RateLimitLayer) (feature `rate-limit`: GCRA, per principal,
+//! session, address or tool; -32005 with `retryAfter`, HTTP 429 with `Retry-After`),
+//! [`CacheLayer`](middleware::CacheLayer) (`read_only` + `idempotent` tools) and
+//! [`ErrorMaskingLayer`](middleware::ErrorMaskingLayer). See [`middleware`].
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//! use tower::limit::ConcurrencyLimitLayer;
+//! use tower::timeout::TimeoutLayer;
+//!
+//! /// Search the web: slow, so it gets a deadline of its own.
+//! #[tool(layer = TimeoutLayer::new(Duration::from_millis(20)))]
+//! async fn search(query: String) -> String {
+//!     tokio::time::sleep(Duration::from_secs(1)).await;
+//!     query
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! let server = Server::builder().tool(search).layer(ConcurrencyLimitLayer::new(64));
+//! let client = Client::connect(server).await?;
+//! let late = client.call_tool("search", json!({"query": "mcp"})).await?;
+//! assert!(late.is_error);
+//! assert_eq!(late.text(), "tool `search` timed out");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Server::telemetry`] names and attributes request spans by OpenTelemetry's semantic
+//! conventions for MCP (`tools/call add`, kind `SERVER`, `mcp.*`, `gen_ai.*`, `error.type`),
+//! continues the trace a client sends in `params._meta` (feature `otel`), and keeps the
+//! `mcp.server.operation.duration` and `mcp.server.session.duration` histograms, as Prometheus
+//! text at `GET /metrics` (feature `prometheus`) and on the global meter provider (`otel`). See
+//! [`telemetry`].
 //!
 //! # Testing
 //!
@@ -966,6 +1023,10 @@
 //!   it brings `jsonwebtoken` and `reqwest` over rustls.
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
 //!   notifications and tasks through Redis (the `redis` crate).
+//! - `rate-limit`: [`middleware::RateLimitLayer`], GCRA rate limits (`governor`).
+//! - `otel`: OpenTelemetry: trace context through `params._meta`, and the metrics on the global
+//!   meter provider (`opentelemetry`, `tracing-opentelemetry`); the exporter is yours.
+//! - `prometheus`: `GET /metrics` on the HTTP router and [`telemetry::serve_metrics`].
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
 //!   both eras); it brings `reqwest` over rustls.
 //! - `openapi`: `openapi!` and [`mod@openapi`]: an existing HTTP API's operations as tools,
@@ -1021,6 +1082,13 @@ pub mod testing;
 pub mod tool;
 pub mod trace;
 mod transport;
+
+#[cfg(feature = "http")]
+pub use crate::server::options::HttpOptions;
+pub use crate::server::options::Limits;
+#[cfg(feature = "tasks")]
+pub use crate::server::options::TaskOptions;
+pub use crate::server::{middleware, telemetry};
 
 pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};

@@ -147,6 +147,8 @@ pub struct PromptDef {
     pub(crate) arguments: Vec<PromptArgument>,
     pub(crate) handler: PromptHandler,
     pub(crate) completers: Vec<(String, Completer)>,
+    /// Its own middleware (`PromptDef::layer`, `#[prompt(layer = ..)]`).
+    pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
 
 impl fmt::Debug for PromptDef {
@@ -322,6 +324,7 @@ impl PromptBuilder {
                 arguments: Vec::new(),
                 handler: Arc::new(handler),
                 completers: Vec::new(),
+                layer: None,
             },
         }
     }

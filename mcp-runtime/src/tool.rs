@@ -334,6 +334,8 @@ pub struct ToolDef {
     pub(crate) header_params: Arc<[(String, Vec<String>)]>,
     /// Whether a call may, or must, run as a task.
     pub(crate) task_support: TaskSupport,
+    /// Its own middleware (`ToolDef::layer`, `#[tool(layer = ..)]`).
+    pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
 
 /// Whether a tool's calls run as tasks: `#[tool(task = "optional")]` or `task = "required"`.
@@ -383,6 +385,11 @@ impl ToolDef {
     /// The description.
     pub fn description(&self) -> Option<&str> {
         self.metadata.description.as_deref()
+    }
+
+    /// The hints `tools/list` gives about it (`read_only`, `idempotent`, ...).
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.annotations
     }
 
     /// Whether its calls run as tasks.
@@ -660,6 +667,7 @@ impl ToolBuilder {
                 raw_input_schema: false,
                 header_params: Arc::default(),
                 task_support: TaskSupport::Forbidden,
+                layer: None,
             },
             generator: schema::generator(),
             properties: Map::new(),

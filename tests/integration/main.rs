@@ -18,6 +18,7 @@ mod http_stateless;
 mod legacy_sse;
 mod lifecycle;
 mod load;
+mod middleware;
 mod notes;
 mod oauth;
 mod prompts;

@@ -1445,6 +1445,96 @@ async fn a_caller_token_is_forwarded_only_when_kept_and_issued_for_the_api() {
     assert!(text.contains("does not keep it"), "{text}");
 }
 
+static PROFILE_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The caller's profile section `text`: the same for the same caller, so it may be cached.
+#[tool(read_only, idempotent)]
+async fn profile(text: String, caller: Principal) -> String {
+    let run = PROFILE_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    format!("{} (run {run}, {text})", caller.subject().unwrap_or("?"))
+}
+
+/// An OAuth server with a rate limit per principal and a response cache.
+async fn start_layered(issuer: &str) -> (String, String) {
+    use mcp_runtime::middleware::{CacheLayer, RateKey, RateLimitLayer};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    let service = Server::builder()
+        .tool(profile)
+        .tool(whoami)
+        .oauth(OAuth::new(&resource).authorization_server(issuer))
+        .layer(CacheLayer::new())
+        .layer(
+            // Three a minute: nothing refills while the test runs, however slow the machine.
+            RateLimitLayer::new(3, std::time::Duration::from_secs(60))
+                .key(RateKey::principal())
+                .methods(["tools/call"]),
+        )
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    (addr, resource)
+}
+
+/// A token the provider signs for `subject`.
+async fn token_for(issuer: &str, resource: &str, subject: &str) -> String {
+    let claims = json!({"iss": issuer, "aud": resource, "sub": subject, "client_id": subject,
+        "scope": "notes:read", "iat": now(), "exp": now() + 600});
+    format!("Bearer {}", signed(issuer, claims, "own", json!({})).await)
+}
+
+#[tokio::test]
+async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start_layered(issuer).await;
+    let alice = token_for(issuer, &resource, "alice").await;
+    let bob = token_for(issuer, &resource, "bob").await;
+    let ask = |tool: &str, auth: &str| {
+        let request = stateless_call(&addr, "/mcp", Carry::Header(auth), tool);
+        send(&addr, request)
+    };
+
+    // The cache: alice's second call is hers from the cache, bob gets his own.
+    let first = body_json(ask("profile", &alice).await).await;
+    let again = body_json(ask("profile", &alice).await).await;
+    let text = |v: &Value| {
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(text(&first).starts_with("alice (run "), "{first}");
+    assert_eq!(text(&first), text(&again), "served from the cache");
+    let bobs = body_json(ask("profile", &bob).await).await;
+    assert!(
+        text(&bobs).starts_with("bob (run "),
+        "never alice's answer: {bobs}"
+    );
+    assert_ne!(text(&bobs), text(&first));
+
+    // The rate: alice has used her three calls (the cached one counts: the limit is outside the
+    // cache); bob has used one.
+    assert_eq!(ask("whoami", &alice).await.status(), StatusCode::OK);
+    let refused = ask("whoami", &alice).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(body_json(refused).await["error"]["code"], -32005);
+    for _ in 0..2 {
+        let served = ask("whoami", &bob).await;
+        assert_eq!(
+            served.status(),
+            StatusCode::OK,
+            "another principal at full rate"
+        );
+    }
+}
+
 /// A token for `resource` from the client credentials of `client` (another principal than the
 /// `agent` of [`token`]).
 async fn token_of(issuer: &str, client: (&str, &str), resource: &str, scope: &str) -> String {

@@ -31,6 +31,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) ui: Option<LitStr>,
     /// `task = "optional" | "required"`: the tool may (or must) run as a task.
     pub(crate) task: Option<LitStr>,
+    /// `layer = expr`: middleware around this tool's calls only.
+    pub(crate) layer: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -66,6 +68,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) meta: Option<Expr>,
     pub(crate) list: Option<Expr>,
     pub(crate) allow_traversal: Option<LitBool>,
+    /// `layer = expr`: middleware around this resource's reads only.
+    pub(crate) layer: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -79,6 +83,8 @@ pub(crate) struct PromptAttrs {
     /// `scopes = [..]`: the OAuth scopes a caller needs.
     pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
+    /// `layer = expr`: middleware around this prompt's `prompts/get` only.
+    pub(crate) layer: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -239,6 +245,7 @@ impl ResourceAttrs {
                 ResourceKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ResourceKey::List => attrs.list = value(cx, meta, name, attr)?,
                 ResourceKey::AllowTraversal => attrs.allow_traversal = flag(cx, meta, name)?,
+                ResourceKey::Layer => attrs.layer = value(cx, meta, name, attr)?,
                 ResourceKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
@@ -260,6 +267,7 @@ impl PromptAttrs {
                 PromptKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
                 PromptKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 PromptKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
+                PromptKey::Layer => attrs.layer = value(cx, meta, name, attr)?,
                 PromptKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
@@ -404,6 +412,7 @@ impl ToolAttrs {
                         attrs.task = None;
                     }
                 }
+                ToolKey::Layer => attrs.layer = value(cx, meta, name, attr)?,
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

@@ -60,6 +60,7 @@ keys! {
         Inline = "inline",
         Ui = "ui",
         Task = "task",
+        Layer = "layer",
         Crate = "crate",
     }
 }
@@ -80,6 +81,7 @@ keys! {
         Meta = "meta",
         List = "list",
         AllowTraversal = "allow_traversal",
+        Layer = "layer",
         Crate = "crate",
     }
 }
@@ -93,6 +95,7 @@ keys! {
         Icons = "icons",
         Scopes = "scopes",
         Meta = "meta",
+        Layer = "layer",
         Crate = "crate",
     }
 }

@@ -43,6 +43,11 @@ pub mod error_codes {
     pub const SERVER_ERROR: i64 = -32000;
     /// `resources/read` of an unknown URI in the handshake era.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// The request is over a rate limit (`middleware::RateLimitLayer`); `data.retryAfter` says
+    /// in how many seconds to try again. A code of this implementation, outside the band
+    /// -32020..-32099 that 2026-07-28 reserves, in the shape SEP-3304 proposes (its -32023 is
+    /// not accepted yet): the number EIP-1474 gives "limit exceeded".
+    pub const RATE_LIMITED: i64 = -32005;
     /// 2025-11-25: the request needs a URL elicitation first.
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// 2026-07-28: an HTTP header disagrees with the body.

@@ -39,7 +39,7 @@ pub use self::lifecycle::{
 };
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
-pub(crate) use self::outgoing::{Outgoing, encode_batch};
+pub(crate) use self::outgoing::{Outgoing, Refusal, encode_batch};
 pub(crate) use self::parse_cost::PARSE_SLACK;
 pub use self::parse_cost::ParseCost;
 pub(crate) use self::stateless::{

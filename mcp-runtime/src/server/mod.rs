@@ -14,6 +14,8 @@ mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
 mod http;
+pub mod middleware;
+pub(crate) mod options;
 mod outbox;
 mod pagination;
 mod registered;
@@ -26,6 +28,7 @@ pub(crate) mod shared;
 mod stateless;
 #[cfg(feature = "tasks")]
 pub(crate) mod tasks;
+pub mod telemetry;
 mod window;
 
 use std::any::TypeId;
@@ -69,6 +72,8 @@ pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions, IpRange};
+pub(crate) use self::middleware::Transport;
+use self::middleware::{McpLayer, Next};
 #[cfg(feature = "http")]
 pub(crate) use self::outbox::Weigh;
 #[cfg(feature = "http")]
@@ -274,6 +279,25 @@ pub struct Items {
 /// }
 /// ```
 ///
+/// # What the builder sets
+///
+/// - **What it serves**: everything registered ([`Server::new`]) or what is named
+///   ([`Server::builder`], [`tool`](Self::tool), [`resource`](Self::resource),
+///   [`prompt`](Self::prompt), [`with`](Self::with), the `_def` forms), skills, the Server Card.
+/// - **What it says about itself**: [`name`](Self::name), [`version`](Self::version),
+///   [`title`](Self::title), [`instructions`](Self::instructions), ...
+/// - **Its settings, in groups** with their documented defaults: [`limits`](Self::limits)
+///   ([`Limits`](crate::Limits): the crate docs' limits table as one value, with one client's
+///   share of each bound, `client_share`), `http_options` (`HttpOptions`: the endpoint's path,
+///   hosts, trusted proxies, sessions, the legacy transport), `task_options` (`TaskOptions`:
+///   the task store's bounds). Each single setter below
+///   ([`max_message_size`](Self::max_message_size), [`allowed_hosts`](Self::allowed_hosts), ...)
+///   sets one value of a group.
+/// - **Middleware**: [`layer`](Self::layer) (a `tower::Layer` around every request) and
+///   [`telemetry`](Self::telemetry) (OpenTelemetry's conventions), rather than more setters.
+/// - **Subsystems with their own builders**: `oauth` (`OAuth`), `redis`, `task_store`,
+///   [`cache_hint`](Self::cache_hint).
+///
 /// # The inventory trap
 ///
 /// Registration happens at link time. A library crate whose items the binary never names is
@@ -296,10 +320,29 @@ pub struct Server {
     skills: Skills,
     #[cfg(feature = "skills")]
     skill_errors: Vec<DefinitionError>,
+    /// The middleware around every request (`Server::layer`); none by default.
+    middleware: Option<Next>,
+    /// Spans and metrics by OpenTelemetry's conventions (`Server::telemetry`); off by default.
+    telemetry: Option<telemetry::Telemetry>,
     /// Settings that could not be read (a trusted proxy that is not an address or a range),
     /// reported by `build`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     setting_errors: Vec<DefinitionError>,
+}
+
+#[cfg(feature = "http")]
+/// The error `build` reports for a trusted proxy set at `location` that is neither an address
+/// nor a range.
+fn unreadable_proxy(proxy: &str, location: &str) -> DefinitionError {
+    DefinitionError::Invalid {
+        kind: "server",
+        name: "trusted_proxies".to_owned(),
+        location: location.to_owned(),
+        problem: format!(
+            "`{proxy}` is not an address or a range such as `10.0.0.0/8` (a range with no bits \
+             set past its prefix)"
+        ),
+    }
 }
 
 impl Server {
@@ -337,7 +380,40 @@ impl Server {
             skill_errors: Vec::new(),
             setting_errors: Vec::new(),
             options: Options::default(),
+            middleware: None,
+            telemetry: None,
         }
+    }
+
+    /// Turns on telemetry by OpenTelemetry's semantic conventions for MCP: request spans named
+    /// and attributed as they say, the trace context of `params._meta` continued (feature
+    /// `otel`), and the `mcp.server.operation.duration` and `mcp.server.session.duration`
+    /// histograms, kept by the server ([`McpService::metrics_text`], `GET /metrics` with the
+    /// `prometheus` feature) and sent to the global meter provider (feature `otel`). Off by
+    /// default. See [`telemetry`](crate::telemetry).
+    pub fn telemetry(mut self, telemetry: telemetry::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
+    }
+
+    /// Wraps every request of every transport and era in `layer`, a `tower::Layer` whose
+    /// service answers [`McpRequest`](crate::middleware::McpRequest) with
+    /// [`McpResponse`](crate::middleware::McpResponse): tower's own (`ConcurrencyLimitLayer`,
+    /// `TimeoutLayer`, `LoadShedLayer`), the built-in ones of [`middleware`](crate::middleware),
+    /// or yours ([`middleware::from_fn`](crate::middleware::from_fn)). Each call wraps what the
+    /// previous ones added, so the last layer added sees a request first. See
+    /// [`middleware`](crate::middleware).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use tower::limit::ConcurrencyLimitLayer;
+    ///
+    /// let server = Server::new("demo", "1.0.0").layer(ConcurrencyLimitLayer::new(64));
+    /// # let _ = server;
+    /// ```
+    pub fn layer(mut self, layer: impl McpLayer) -> Self {
+        self.middleware = Some(middleware::wrap(self.middleware.take(), layer));
+        self
     }
 
     /// Sets `serverInfo.name`.
@@ -684,15 +760,9 @@ impl Server {
             let proxy = proxy.as_ref();
             match http::IpRange::parse(proxy) {
                 Some(range) => self.options.http.trusted_proxies.push(range),
-                None => self.setting_errors.push(DefinitionError::Invalid {
-                    kind: "server",
-                    name: "trusted_proxies".to_owned(),
-                    location: "Server::trusted_proxies".to_owned(),
-                    problem: format!(
-                        "`{proxy}` is not an address or a range such as `10.0.0.0/8` (a range \
-                         with no bits set past its prefix)"
-                    ),
-                }),
+                None => self
+                    .setting_errors
+                    .push(unreadable_proxy(proxy, "Server::trusted_proxies")),
             }
         }
         self
@@ -1203,6 +1273,10 @@ impl Server {
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
+                middleware: self.middleware,
+                telemetry: self
+                    .telemetry
+                    .map(|t| Arc::new(telemetry::Observer::new(t))),
                 #[cfg(feature = "skills")]
                 skills,
             }),
@@ -1259,6 +1333,10 @@ pub(crate) struct Core {
     pub(crate) subscription_bytes: Arc<Budget>,
     /// The bytes of requests being read, parsed or run.
     pub(crate) request_bytes: Arc<Budget>,
+    /// The middleware around every request (`Server::layer`).
+    pub(crate) middleware: Option<Next>,
+    /// Spans and metrics by OpenTelemetry's conventions (`Server::telemetry`).
+    pub(crate) telemetry: Option<Arc<telemetry::Observer>>,
     /// The skills served (fixed for the server's life).
     #[cfg(feature = "skills")]
     pub(crate) skills: SkillCatalog,
@@ -1515,6 +1593,14 @@ impl McpService {
     /// and to announce changes to the clients: resource updates, list changes.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
+    }
+
+    /// The server's metrics in the Prometheus text exposition format (0.0.4), as `GET /metrics`
+    /// serves them: `None` unless [`Server::telemetry`] keeps metrics. See
+    /// [`telemetry`](crate::telemetry).
+    pub fn metrics_text(&self) -> Option<String> {
+        let observer = self.core.telemetry.as_ref()?;
+        observer.metrics.as_ref().map(|metrics| metrics.render())
     }
 
     /// Ends every open `subscriptions/listen` stream with its final result, as a graceful

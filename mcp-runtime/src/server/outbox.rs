@@ -84,6 +84,9 @@ pub(crate) struct Sink<T = Outgoing> {
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
+    /// The client's address (HTTP): for middleware and telemetry. Behind a trusted proxy, the
+    /// client its forwarding header names (see `Server::trusted_proxies`).
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl<T> Clone for Sink<T> {
@@ -92,6 +95,7 @@ impl<T> Clone for Sink<T> {
             tx: self.tx.clone(),
             shared: Arc::clone(&self.shared),
             principal: self.principal.clone(),
+            peer: self.peer,
         }
     }
 }
@@ -139,12 +143,25 @@ pub(crate) fn channel_within<T: Weigh>(
             tx,
             shared: Arc::clone(&shared),
             principal: None,
+            peer: None,
         },
         Outbox { rx, shared },
     )
 }
 
 impl<T> Sink<T> {
+    /// The same queue, for requests from the client at `peer`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_peer(mut self, peer: Option<std::net::SocketAddr>) -> Self {
+        self.peer = peer;
+        self
+    }
+
+    /// The client's address, when the transport knows it.
+    pub(crate) fn peer(&self) -> Option<std::net::SocketAddr> {
+        self.peer
+    }
+
     /// The same queue, for requests made by `principal`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {
@@ -163,9 +180,10 @@ impl<T> Sink<T> {
     }
 
     /// The address the requests answered here came from, when their client is one (HTTP
-    /// without OAuth): a stateless client's tasks belong to it.
+    /// without OAuth; an IPv6 client by its /64, as its shares are): a stateless client's
+    /// tasks belong to it.
     #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
-    pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
+    pub(crate) fn client_address(&self) -> Option<std::net::IpAddr> {
         self.client().and_then(|client| client.address())
     }
 }

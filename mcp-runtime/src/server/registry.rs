@@ -521,6 +521,9 @@ pub(crate) struct Registry {
     settings: Settings,
     /// Counts the snapshots of one server, from 0 at build; cursors carry it.
     generation: u64,
+    /// Some item has middleware of its own (`ToolDef::layer`): requests go through the
+    /// middleware path to find it.
+    pub(crate) layered: bool,
 }
 
 impl Registry {
@@ -532,7 +535,11 @@ impl Registry {
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
         let Catalogue { items, disabled } = catalogue;
+        let layered = items.tools.iter().any(|t| t.layer.is_some())
+            || items.prompts.iter().any(|p| p.layer.is_some())
+            || items.resources.iter().any(|r| r.layer.is_some());
         Self {
+            layered,
             tools: Listed::new(
                 items.tools,
                 disabled.tools,

@@ -17,6 +17,7 @@ use tokio::task::AbortHandle;
 
 use super::Sink;
 use super::dispatch::Link;
+use super::middleware::Transport;
 use super::{Client, Core, ENTRY_OVERHEAD};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
@@ -126,6 +127,10 @@ pub(crate) struct Session {
     /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
     /// `stdio-N`.
     pub(crate) trace_name: OnceLock<String>,
+    /// The transport, set by the one that is not Streamable HTTP.
+    pub(crate) transport: OnceLock<Transport>,
+    /// When it began, for `mcp.server.session.duration`.
+    created: std::time::Instant,
     /// The client that opened it (HTTP), whose shares its holdings count toward.
     pub(crate) client: Option<Arc<Client>>,
 }
@@ -147,6 +152,8 @@ impl Session {
             roots: Mutex::new(None),
             closing: tokio::sync::watch::channel(false).0,
             trace_name: OnceLock::new(),
+            transport: OnceLock::new(),
+            created: std::time::Instant::now(),
             client,
         });
         core.register_session(&session);
@@ -167,6 +174,31 @@ impl Session {
                 Err(error) => encode_error(Some(&request.id), &error),
             },
         }
+    }
+
+    /// `initialize` or `ping` in a span, measured (with `Server::telemetry`).
+    fn observed_handshake(
+        &self,
+        observer: &Arc<super::telemetry::Observer>,
+        request: &Request,
+        sink: &Sink,
+    ) -> Vec<u8> {
+        let registry = self.core.registry();
+        let arrival = super::telemetry::Arrival {
+            request,
+            version: self.version(),
+            session: self.trace_name.get().map(String::as_str),
+            transport: Link::transport(self),
+            peer: sink.peer(),
+            registry: &registry,
+        };
+        let (span, mut observation) = observer.start(&arrival);
+        let bytes = span.in_scope(|| self.answer_handshake(request));
+        if let Some(version) = self.version() {
+            observation.settled(version);
+        }
+        observation.finish(&super::middleware::status_of(&bytes));
+        bytes
     }
 
     /// Settles the revision and the client, once: a second `initialize` is refused.
@@ -304,9 +336,9 @@ impl Session {
         session
     }
 
-    /// Handles one message (or batch) from the client, as the transport parsed it. `slot` (a place in the session's in-flight window) is held until the work is
-    /// done: released at once when it is answered on the spot, else when the request ends,
-    /// however it ends.
+    /// Handles one message (or batch) from the client, as the transport parsed it. `slot` (a
+    /// place in the session's in-flight window) is held until the work is done: released at
+    /// once when it is answered on the spot, else when the request ends, however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {
         match incoming {
             Incoming::Batch(batch) => self.receive_batch(batch, sink, slot),
@@ -396,7 +428,10 @@ impl Session {
         if (request.method == "initialize" || request.method == "ping")
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
-            let bytes = self.answer_handshake(&request);
+            let bytes = match &self.core.telemetry {
+                Some(observer) => self.observed_handshake(observer, &request, sink),
+                None => self.answer_handshake(&request),
+            };
             let _ = sink.send(Outgoing::reply(request.id, bytes));
             return;
         }
@@ -415,8 +450,10 @@ impl Session {
         };
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
+        // With middleware a list may wait (for a concurrency limit, say): it runs as any other.
         let method = Method::parse(&request.method);
         if method.is_some_and(Method::answered_inline)
+            && self.core.middleware.is_none()
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
             drop(vacant);
@@ -525,7 +562,13 @@ impl Session {
     /// finish, up to `grace`, then stops the requests still running: returns them, as
     /// `method (id N)`.
     pub(crate) async fn shutdown(&self, grace: Duration, tasks: bool) -> Vec<String> {
-        self.closing.send_replace(true);
+        let ended = self.closing.send_replace(true);
+        if let (false, Some(observer), Some(negotiated)) =
+            (ended, &self.core.telemetry, self.negotiated.get())
+        {
+            let transport = Link::transport(self);
+            observer.session_ended(Some(negotiated.version), transport, self.created.elapsed());
+        }
         let deadline = tokio::time::Instant::now() + grace;
         let mut tasks_checked: Option<tokio::time::Instant> = None;
         while tokio::time::Instant::now() < deadline {
@@ -750,6 +793,43 @@ impl Session {
         sink: &Sink,
     ) -> Result<Value, ClientRequestError> {
         let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        // With telemetry, the request runs in a `CLIENT` span, whose context the client
+        // continues from `params._meta`.
+        let span = match &self.core.telemetry {
+            Some(_) => super::telemetry::client_span(method, &id, self.trace_name.get()),
+            None => tracing::Span::none(),
+        };
+        #[cfg(feature = "otel")]
+        let params = {
+            let mut params = params;
+            if !span.is_disabled()
+                && let Value::Object(members) = &mut params
+                && let Value::Object(meta) = members
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()))
+            {
+                super::telemetry::otel::carry_trace(&span, meta);
+            }
+            params
+        };
+        let outcome = tracing::Instrument::instrument(
+            self.request_client_as(id, method, params, sink),
+            span.clone(),
+        )
+        .await;
+        if let Err(error) = &outcome {
+            super::telemetry::client_failed(&span, error);
+        }
+        outcome
+    }
+
+    async fn request_client_as(
+        &self,
+        id: RequestId,
+        method: &'static str,
+        params: Value,
+        sink: &Sink,
+    ) -> Result<Value, ClientRequestError> {
         let (tx, rx) = oneshot::channel();
         self.pending
             .lock()
@@ -870,6 +950,13 @@ impl Link for Session {
 
     fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
         self.closing.subscribe()
+    }
+
+    fn transport(&self) -> Transport {
+        self.transport
+            .get()
+            .copied()
+            .unwrap_or(Transport::StreamableHttp)
     }
 }
 

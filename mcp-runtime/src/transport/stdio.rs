@@ -29,7 +29,8 @@ use crate::protocol::{
     ErrorObject, Incoming, Line, Message, Outgoing, error_codes, id_in_prefix, read_line, scan,
 };
 use crate::server::{
-    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Window, channel,
+    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
+    channel,
 };
 
 /// The stdio entry points, on the built server.
@@ -121,6 +122,7 @@ where
         };
     let connection = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let _ = session.trace_name.set(format!("stdio-{connection}"));
+    let _ = session.transport.set(Transport::Stdio);
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {

@@ -13,6 +13,7 @@ use crate::protocol::{
 };
 
 /// A stateless request's envelope, read but not yet judged on its version.
+#[derive(Clone)]
 pub(crate) struct Envelope {
     /// The version string as sent.
     pub(crate) requested: String,

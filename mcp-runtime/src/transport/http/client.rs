@@ -24,7 +24,7 @@ pub(crate) struct Peer {
     /// The client at the connection's address, which holds the connection.
     pub(crate) client: Arc<Client>,
     /// The connection's address.
-    pub(crate) ip: IpAddr,
+    pub(crate) address: SocketAddr,
     /// Whether that address is a trusted proxy's.
     pub(crate) proxy: bool,
 }
@@ -49,7 +49,7 @@ impl HttpState {
             if !peer.proxy {
                 return Some(Arc::clone(&peer.client));
             }
-            let ip = forwarded_client(headers, proxies).unwrap_or(peer.ip);
+            let ip = forwarded_client(headers, proxies).unwrap_or(peer.address.ip());
             return Some(self.clients.get(ClientKey::address(ip)));
         }
         let ip = extensions
@@ -61,6 +61,32 @@ impl HttpState {
             false => ip,
         };
         Some(self.clients.get(ClientKey::address(ip)))
+    }
+
+    /// The client's address as middleware and telemetry see it
+    /// ([`McpRequest::peer_addr`](crate::middleware::McpRequest::peer_addr)): the connection's,
+    /// or, when the connection comes from a trusted proxy, the client its forwarding header
+    /// names, with port 0 (those headers seldom carry one); `None` when a router from
+    /// `into_router` gets no `ConnectInfo`.
+    pub(crate) fn peer_of(
+        &self,
+        extensions: &Extensions,
+        headers: &HeaderMap,
+    ) -> Option<SocketAddr> {
+        let proxies = &self.options().trusted_proxies;
+        let (address, proxy) = match extensions.get::<Arc<Peer>>() {
+            Some(peer) => (peer.address, peer.proxy),
+            None => {
+                let address = extensions
+                    .get::<axum::extract::ConnectInfo<SocketAddr>>()?
+                    .0;
+                (address, proxies.iter().any(|p| p.contains(address.ip())))
+            }
+        };
+        match proxy.then(|| forwarded_client(headers, proxies)).flatten() {
+            Some(client) => Some(SocketAddr::new(client, 0)),
+            None => Some(address),
+        }
     }
 }
 

@@ -144,6 +144,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         }
         let session = Session::new(Arc::clone(&state.core), sink.clone(), client);
         let _ = session.trace_name.set(id.clone());
+        let _ = session.transport.set(crate::server::Transport::LegacySse);
         legacy.insert(
             id.clone(),
             Arc::new(LegacySession {
@@ -315,6 +316,7 @@ pub(super) async fn handle_message(
     }
     let limits = &state.core.options;
     let client = state.client_of(&parts.extensions, &parts.headers, principal.as_deref());
+    let peer = state.peer_of(&parts.extensions, &parts.headers);
     let body = match read_post_body(&state, &parts.headers, body, client.as_ref()).await {
         Ok(read) => read,
         Err(response) => return response,
@@ -353,7 +355,11 @@ pub(super) async fn handle_message(
         None
     };
     // Answered on the session's stream, for this POST's principal (its scopes may have grown).
-    let sink = session.sink.clone().with_principal(principal);
+    let sink = session
+        .sink
+        .clone()
+        .with_principal(principal)
+        .with_peer(peer);
     session.session.receive(incoming, &sink, slot);
     accepted()
 }

@@ -583,6 +583,29 @@ fn error_response_code(
     )
 }
 
+/// A reply as a POST's whole answer: 200, or the status and `Retry-After` of a refusal (a rate
+/// limit's 429, a shed request's 503).
+pub(super) fn reply_response(reply: Outgoing) -> Response {
+    let refusal = reply.refused();
+    let bytes = reply.into_bytes().unwrap_or_default();
+    match refusal {
+        Some(refusal) => refused_response(refusal, bytes),
+        None => json_response(StatusCode::OK, bytes),
+    }
+}
+
+/// `bytes` with the status and `Retry-After` of `refusal`.
+pub(super) fn refused_response(refusal: crate::protocol::Refusal, bytes: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::OK);
+    let mut response = json_response(status, bytes);
+    if let Some(seconds) = refusal.retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
 pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
@@ -965,6 +988,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         );
     }
     let client = state.client_of(&parts.extensions, &headers, principal.as_deref());
+    let peer = state.peer_of(&parts.extensions, &headers);
     let limits = &state.core.options;
     // The body is charged to the client's share of the request budget as it arrives, then what
     // parsing it builds, and that stays charged until it is answered.
@@ -1006,6 +1030,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         let caller = modern::Caller {
             principal,
             client,
+            peer,
             charge: charge.into_charge(),
         };
         return modern::handle(&state, &headers, message, accepts_sse, caller).await;
@@ -1021,7 +1046,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
-        return initialize_session(&state, incoming, (principal, client), answering).await;
+        return initialize_session(&state, incoming, (principal, client, peer), answering).await;
     }
 
     let (session, http_session) = if options.stateless {
@@ -1045,7 +1070,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
         let (sink, mut replies) = state.channel(client.as_ref());
-        let sink = sink.with_principal(principal.clone());
+        let sink = sink.with_principal(principal.clone()).with_peer(peer);
         session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
@@ -1090,7 +1115,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     };
 
     let (sink, replies) = state.channel(client.as_ref());
-    let sink = sink.with_principal(principal);
+    let sink = sink.with_principal(principal).with_peer(peer);
     session.receive(incoming, &sink, slot);
     share_back(&state, http_session.as_deref()).await;
     let mut replies = replies;
@@ -1101,9 +1126,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     if !batch
         && let Some(Outgoing::Reply { id: Some(id), .. }) = &first
         && ids.first() == Some(id)
-        && let Some(reply) = first.take().and_then(Outgoing::into_bytes)
+        && let Some(reply) = first.take()
     {
-        return json_response(StatusCode::OK, reply);
+        return reply_response(reply);
     }
     let pending: HashSet<RequestId> = ids.into_iter().collect();
 
@@ -1118,7 +1143,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         match tokio::time::timeout(LAZY_SSE_WINDOW, replies.recv()).await {
             Ok(Some(reply)) if Answer::of(&reply, &pending) != Answer::Not => {
                 waiting.ids.clear();
-                return json_response(StatusCode::OK, reply.into_bytes().unwrap_or_default());
+                return reply_response(reply);
             }
             Ok(reply) => first = reply,
             Err(_) => {}
@@ -1177,12 +1202,16 @@ fn holds_nothing(incoming: &Incoming, stateless: bool) -> bool {
 async fn initialize_session(
     state: &Arc<HttpState>,
     incoming: Incoming,
-    (principal, client): (Option<Arc<Principal>>, Option<Arc<Client>>),
+    (principal, client, peer): (
+        Option<Arc<Principal>>,
+        Option<Arc<Client>>,
+        Option<SocketAddr>,
+    ),
     answering: Option<&RequestId>,
 ) -> Response {
     let options = state.options();
     let (sink, mut replies) = state.channel(client.as_ref());
-    let sink = sink.with_principal(principal.clone());
+    let sink = sink.with_principal(principal.clone()).with_peer(peer);
     let (notifier, notifications) = state.notifier_channel(client.as_ref());
     let session = Session::new(Arc::clone(&state.core), notifier, client.clone());
     session.receive(incoming, &sink, None);
@@ -1396,6 +1425,8 @@ async fn json_replies(
     http_session: Option<&HttpSession>,
 ) -> Response {
     let mut answered = Vec::new();
+    // A lone request's refusal (429, 503) is the response's status.
+    let mut refusal = None;
     while !pending.is_empty() {
         let reply = match first.take() {
             Some(reply) => reply,
@@ -1405,10 +1436,12 @@ async fn json_replies(
             },
         };
         let answers = Answer::of(&reply, pending).settle(pending);
+        let refused = reply.refused();
         let Some(bytes) = reply.into_bytes() else {
             continue;
         };
         if answers {
+            refusal = refused;
             answered.push(bytes);
         } else if let Some(http_session) = http_session {
             shared::to_standalone(http_session, bytes);
@@ -1423,12 +1456,14 @@ async fn json_replies(
         let error = ErrorObject::internal("the answer was lost; send the request again");
         answered.extend(pending.drain().map(|id| encode_error(Some(&id), &error)));
     }
-    let body = if batch && answered.len() > 1 {
-        encode_batch(&answered)
-    } else {
-        answered.into_iter().next().unwrap_or_default()
-    };
-    json_response(StatusCode::OK, body)
+    if batch && answered.len() > 1 {
+        return json_response(StatusCode::OK, encode_batch(&answered));
+    }
+    let body = answered.into_iter().next().unwrap_or_default();
+    match refusal {
+        Some(refusal) if !batch => refused_response(refusal, body),
+        _ => json_response(StatusCode::OK, body),
+    }
 }
 
 async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Response {
@@ -1669,6 +1704,13 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> (Router, Arc<Http
     }
     #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
+    #[cfg(feature = "prometheus")]
+    let metrics = state
+        .core
+        .telemetry
+        .as_ref()
+        .is_some_and(|t| t.metrics.is_some())
+        .then(|| crate::server::telemetry::metrics_router(Arc::clone(&state.core)));
     let mut router = router.with_state(Arc::clone(&state));
     #[cfg(feature = "oauth")]
     if let Some(auth) = auth {
@@ -1686,6 +1728,11 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> (Router, Arc<Http
     // Public like the OAuth metadata: merged after the token layer.
     if let Some(card) = card {
         router = router.merge(card);
+    }
+    // Metrics are for the operator's scraper: outside OAuth, as the metadata is.
+    #[cfg(feature = "prometheus")]
+    if let Some(metrics) = metrics {
+        router = router.merge(metrics);
     }
     (router, state)
 }

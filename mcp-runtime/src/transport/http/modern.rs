@@ -216,6 +216,8 @@ pub(super) struct Caller {
     pub(super) principal: Option<Arc<Principal>>,
     /// Whose shares it counts toward.
     pub(super) client: Option<Arc<Client>>,
+    /// The client's address, for middleware and telemetry (see `Sink::with_peer`).
+    pub(super) peer: Option<std::net::SocketAddr>,
     /// Its bytes, charged until it ends.
     pub(super) charge: Charge,
 }
@@ -231,6 +233,7 @@ pub(super) async fn handle(
     let Caller {
         principal,
         client,
+        peer,
         charge,
     } = caller;
     let request = match message {
@@ -278,7 +281,7 @@ pub(super) async fn handle(
     }
 
     let (sink, mut replies) = state.channel(client.as_ref());
-    let sink = sink.with_principal(principal);
+    let sink = sink.with_principal(principal).with_peer(peer);
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
@@ -342,6 +345,9 @@ fn answers(message: &Outgoing, ids: &HashSet<RequestId>) -> bool {
 
 /// A response, as the whole answer to a POST.
 fn reply_response(reply: Outgoing) -> Response {
+    if reply.refused().is_some() {
+        return super::reply_response(reply);
+    }
     let bytes = reply.into_bytes().unwrap_or_default();
     json_response(status_of(&bytes), bytes)
 }

@@ -117,7 +117,11 @@ pub(crate) async fn serve(
         };
         // Small SSE writes must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-        let peer = Arc::new(Peer { client, ip, proxy });
+        let peer = Arc::new(Peer {
+            client,
+            address,
+            proxy,
+        });
         let inner = TowerToHyperService::new(router.clone());
         let service = hyper::service::service_fn(move |mut request| {
             request.extensions_mut().insert(Arc::clone(&peer));
