@@ -1025,8 +1025,11 @@ pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> O
 
 /// The result of a structured return value, shaped as the tool's definition says.
 pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> CallToolResult {
-    let json = match serde_json::to_value(value) {
-        Ok(json) => json,
+    // The text by `to_string`: what `Display` writes, without the formatter in between.
+    let serialized = serde_json::to_value(value)
+        .and_then(|json| serde_json::to_string(&json).map(|text| (json, text)));
+    let (json, text) = match serialized {
+        Ok(serialized) => serialized,
         Err(error) => {
             tracing::error!(tool = %call.tool, %error, "a tool's return value could not be serialized");
             return CallToolResult::error(format!(
@@ -1035,7 +1038,6 @@ pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> Call
             ));
         }
     };
-    let text = json.to_string();
     let structured = match call.output {
         OutputShape::Wrapped => serde_json::json!({ "result": json }),
         OutputShape::Object | OutputShape::Content => json,

@@ -607,15 +607,15 @@ pub(super) fn refused_response(refusal: crate::protocol::Refusal, bytes: Vec<u8>
 }
 
 pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response()
+    // Built as it goes out: axum's `(status, headers, Vec<u8>)` would first give the body an
+    // `application/octet-stream` type, then replace it.
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// An SSE response carrying what `receiver` gets; `open` (its place in its client's share of
@@ -678,7 +678,10 @@ fn check_host(
             HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
         }
     };
-    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+    // One lookup for both: the first `Host`, and whether there is another.
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let first = hosts.next();
+    if hosts.next().is_some() {
         return Err(error_response(
             StatusCode::BAD_REQUEST,
             "more than one `Host` header",
@@ -687,10 +690,7 @@ fn check_host(
     if options.hosts == HostPolicy::Any {
         return Ok(());
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .and_then(host_name);
+    let host = first.and_then(|v| v.to_str().ok()).and_then(host_name);
     if !host.is_some_and(allowed) {
         return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
     }
@@ -747,9 +747,15 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
     };
     let mut json = false;
     let mut sse = false;
-    for item in accept.split(',') {
-        let media = before(item, b';').trim();
-        let is = |name: &str| media.eq_ignore_ascii_case(name);
+    // Read as bytes: the text is ASCII (`to_str` checked it), so trimming ASCII whitespace is
+    // `str::trim`, and splitting on a byte skips `str`'s pattern machinery.
+    for item in accept.as_bytes().split(|&b| b == b',') {
+        let media = item
+            .split(|&b| b == b';')
+            .next()
+            .unwrap_or(item)
+            .trim_ascii();
+        let is = |name: &str| media.eq_ignore_ascii_case(name.as_bytes());
         if is("application/json") || is("*/*") || is("application/*") {
             json = true;
         } else if is("text/event-stream") {
@@ -1749,6 +1755,45 @@ mod tests {
     /// An origin-form request target, as most requests have.
     fn path() -> axum::http::Uri {
         axum::http::Uri::from_static("/mcp")
+    }
+
+    #[test]
+    fn accept_is_read_as_a_list_of_media_types() {
+        let read = |value: &'static [u8]| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT, HeaderValue::from_bytes(value).unwrap());
+            accepts(&headers)
+        };
+        assert_eq!(accepts(&HeaderMap::new()), (true, false));
+        assert_eq!(read(b"application/json, text/event-stream"), (true, true));
+        assert_eq!(
+            read(b"\t Application/JSON ;q=0.9 ,TEXT/event-stream;x=1"),
+            (true, true)
+        );
+        assert_eq!(read(b"*/*"), (true, false));
+        assert_eq!(read(b"application/*;q=1"), (true, false));
+        assert_eq!(read(b"text/event-stream"), (false, true));
+        assert_eq!(read(b"text/html, application/jsonx, ,;"), (false, false));
+        assert_eq!(read(b""), (false, false));
+        // Not visible ASCII: read as no `Accept` at all, as before.
+        assert_eq!(read(b"text/event-stream, \xe9"), (true, false));
+    }
+
+    #[test]
+    fn a_json_response_has_its_status_type_and_body() {
+        let response = json_response(StatusCode::ACCEPTED, b"{}".to_vec());
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        let types: Vec<_> = response
+            .headers()
+            .get_all(header::CONTENT_TYPE)
+            .iter()
+            .collect();
+        assert_eq!(types, ["application/json"]);
+        assert_eq!(response.headers().len(), 1);
+        assert_eq!(
+            axum::body::HttpBody::size_hint(response.body()).exact(),
+            Some(2)
+        );
     }
 
     #[test]
