@@ -248,8 +248,14 @@ async fn main() -> mcp_runtime::Result<()> {
             });
             task.description("Add two integers, as a task when asked.")
                 .task_support(TaskSupport::Optional);
+            // The row's one client leaves 15,200 tasks alive (10,200 round trips and 5,000
+            // left): past the default 10,000, and past one owner's share (a tenth of that,
+            // issue 26), which a stdio server's one client would otherwise hit at 1,000.
             Server::new("bench", "0.0.0")
                 .tool_def(task.build())
+                .max_live_tasks(20_000)
+                .max_live_tasks_per_owner(20_000)
+                .task_results_total(64 * 1024 * 1024, Some(64 * 1024 * 1024))
                 .build()?
                 .serve_stdio()
                 .await
