@@ -444,6 +444,51 @@ async fn arguments_that_do_not_match_are_tool_errors_naming_the_argument() {
 }
 
 #[tokio::test]
+async fn arguments_are_taken_wherever_they_are_and_only_the_others_are_unknown() {
+    let client = Client::connect(all()).await.unwrap();
+    // Known arguments before, between and after unknown ones.
+    let result = client
+        .call_tool("add", json!({"z": 0, "b": 2, "y": 1, "a": 1}))
+        .await
+        .unwrap();
+    assert!(result.is_error);
+    assert!(
+        result
+            .text()
+            .contains("unknown argument `y`, `z`; expected one of `a`, `b`"),
+        "{}",
+        result.text()
+    );
+    let answer = client
+        .call_tool("add", json!({"b": 2, "a": 40}))
+        .await
+        .unwrap();
+    assert!(!answer.is_error, "{}", answer.text());
+    assert_eq!(answer.text(), "42");
+    // Maps past 16 arguments are looked up by hashing; one that comes down to 16 as its
+    // arguments are taken goes on by position.
+    for unknown in [15, 16, 40] {
+        let mut arguments = serde_json::Map::new();
+        for n in 0..unknown {
+            arguments.insert(format!("u{n:02}"), json!(n));
+        }
+        arguments.insert("a".into(), json!(1));
+        arguments.insert("b".into(), json!(2));
+        let result = client
+            .call_tool("add", serde_json::Value::Object(arguments))
+            .await
+            .unwrap();
+        assert!(result.is_error);
+        let expected = format!(
+            "unknown argument `u00`, `u01`, `u02`, `u03`, `u04`, `u05`, `u06`, `u07` and {} more; \
+             expected one of `a`, `b`",
+            unknown - 8
+        );
+        assert!(result.text().contains(&expected), "{}", result.text());
+    }
+}
+
+#[tokio::test]
 async fn options_defaults_and_renames_are_applied() {
     let client = Client::connect(all()).await.unwrap();
     let result = client
