@@ -918,6 +918,8 @@ pub mod client;
 pub mod completion;
 pub mod context;
 mod error;
+#[cfg(feature = "client")]
+pub mod gateway;
 mod handle;
 mod metadata;
 pub mod prompt;

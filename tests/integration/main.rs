@@ -12,6 +12,7 @@ mod error_ids;
 mod everything;
 mod examples;
 mod fixtures;
+mod gateway;
 mod http;
 mod http_stateless;
 mod legacy_sse;

@@ -142,6 +142,8 @@ pub(crate) struct Core {
     dropped_notifications: AtomicU64,
     dropping: AtomicBool,
     closed: Mutex<Option<String>>,
+    /// Turns `true` when the connection ends.
+    ended: tokio::sync::watch::Sender<bool>,
     stateless: AtomicBool,
     acks: Mutex<HashMap<RequestId, oneshot::Sender<Map<String, Value>>>>,
 }
@@ -177,6 +179,7 @@ impl Core {
             dropped_notifications: AtomicU64::new(0),
             dropping: AtomicBool::new(false),
             closed: Mutex::new(None),
+            ended: tokio::sync::watch::channel(false).0,
             stateless: AtomicBool::new(false),
             acks: Mutex::default(),
         })
@@ -229,6 +232,11 @@ impl Core {
         self.dropped_notifications.load(Ordering::Relaxed)
     }
 
+    /// Turns `true` when the connection ends.
+    pub(crate) fn ended(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.ended.subscribe()
+    }
+
     /// Why the connection is closed, if it is.
     pub(crate) fn closed_reason(&self) -> Option<String> {
         lock(&self.closed).clone()
@@ -243,6 +251,7 @@ impl Core {
                 *closed = Some(reason);
             }
         }
+        self.ended.send_replace(true);
         // Dropping the senders wakes every waiter, which then reads the reason.
         lock(&self.pending).clear();
         for (_, task) in lock(&self.server_requests).drain() {

@@ -625,13 +625,24 @@ impl Inner {
                 Some(requests) if stateless => requests,
                 _ => return Ok(result),
             };
+            if requests.len() > MAX_INPUT_REQUESTS {
+                return Err(ClientError::Limit(format!(
+                    "`{method}` asks {} questions at once (at most {MAX_INPUT_REQUESTS})",
+                    requests.len()
+                )));
+            }
+            // All at once: a gateway relays them to its own client in one round.
+            let handler = options.handler.as_ref().unwrap_or(self.core.handler());
+            let answering: Vec<_> = requests
+                .into_iter()
+                .map(|(key, method, params)| {
+                    let answer = handler.input(key.clone(), method, params);
+                    (key, answer)
+                })
+                .collect();
             let mut responses = Map::new();
-            for (key, method, params) in requests {
-                let handler = options.handler.as_ref().unwrap_or(self.core.handler());
-                let answer = handler::answer(handler.as_ref(), &method, params)
-                    .await
-                    .map_err(ClientError::Rpc)?;
-                responses.insert(key, answer);
+            for (key, answer) in join_all(answering).await {
+                responses.insert(key, answer.map_err(ClientError::Rpc)?);
             }
             answer_input(&mut params, responses, &result);
         }
@@ -771,6 +782,14 @@ impl Client {
     /// Why the connection is closed, or `None` while it is open.
     pub fn closed_reason(&self) -> Option<String> {
         self.inner.core.closed_reason()
+    }
+
+    /// Completes when the connection ends: the child process exited or its stdout closed,
+    /// or the client was [`close`](Self::close)d. (An HTTP connection has no end of its own:
+    /// its failures are errors of the requests that meet them.)
+    pub async fn closed(&self) {
+        let mut ended = self.inner.core.ended();
+        let _ = ended.wait_for(|ended| *ended).await;
     }
 
     /// How many notifications were dropped because the handler did not keep up.
@@ -1095,6 +1114,42 @@ impl Client {
     }
 }
 
+/// The most input requests one `input_required` round may hold.
+const MAX_INPUT_REQUESTS: usize = 64;
+
+/// Awaits every future, polling them together on this task (so what one asks of a gateway's
+/// own client is asked in the same round as the others); the outputs in order.
+async fn join_all<K, T>(futures: Vec<(K, crate::context::BoxFuture<T>)>) -> Vec<(K, T)> {
+    let mut pending: Vec<(K, Option<crate::context::BoxFuture<T>>, Option<T>)> = futures
+        .into_iter()
+        .map(|(key, future)| (key, Some(future), None))
+        .collect();
+    std::future::poll_fn(|cx| {
+        let mut done = true;
+        for (_, future, output) in &mut pending {
+            if let Some(running) = future {
+                match running.as_mut().poll(cx) {
+                    std::task::Poll::Ready(value) => {
+                        *output = Some(value);
+                        *future = None;
+                    }
+                    std::task::Poll::Pending => done = false,
+                }
+            }
+        }
+        if done {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    pending
+        .into_iter()
+        .filter_map(|(key, _, output)| Some((key, output?)))
+        .collect()
+}
+
 /// Whether an error is 2026-07-28's "unsupported protocol version" listing that revision.
 fn offers_stateless(error: &crate::protocol::ErrorObject) -> bool {
     error.code == crate::protocol::error_codes::UNSUPPORTED_PROTOCOL_VERSION
@@ -1131,6 +1186,7 @@ fn stateless_headers(
     let target = match method {
         "tools/call" | "prompts/get" => params.get("name"),
         "resources/read" => params.get("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
         _ => None,
     };
     if let Some(Value::String(name)) = target {

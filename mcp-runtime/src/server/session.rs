@@ -244,10 +244,14 @@ impl Session {
                 ));
             }
             subscriptions.insert(uri.clone());
+            drop(subscriptions);
+            self.core.subscription_changed(uri, true);
         } else if subscriptions.remove(uri) {
             self.core
                 .subscription_bytes
                 .give(uri.len() + ENTRY_OVERHEAD);
+            drop(subscriptions);
+            self.core.subscription_changed(uri, false);
         }
         Ok(json!({}))
     }
@@ -694,6 +698,9 @@ impl Drop for Session {
             .map(|uri| uri.len() + ENTRY_OVERHEAD)
             .sum();
         self.core.subscription_bytes.give(held);
+        for uri in subscriptions.iter() {
+            self.core.subscription_changed(uri, false);
+        }
     }
 }
 

@@ -49,6 +49,9 @@ pub(crate) struct TaskOptions {
     pub(crate) max_live: usize,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// Advertise the extension though no tool is task-capable at build (a gateway's proxied
+    /// tools may be).
+    pub(crate) advertise: bool,
 }
 
 impl std::fmt::Debug for TaskOptions {
@@ -69,6 +72,7 @@ impl Default for TaskOptions {
             max_live: 10_000,
             ttl: Duration::from_secs(3600),
             poll_interval: Duration::from_millis(500),
+            advertise: false,
         }
     }
 }
@@ -417,7 +421,19 @@ pub(crate) async fn cancel(
 }
 
 /// The tool result as a task stores it.
-pub(crate) fn outcome_of(result: &CallToolResult, version: ProtocolVersion) -> TaskOutcome {
+pub(crate) fn outcome_of(
+    result: &Result<CallToolResult, ErrorObject>,
+    version: ProtocolVersion,
+) -> TaskOutcome {
+    let result = match result {
+        Ok(result) => result,
+        // A relayed tool's upstream answered with an error: the task failed with it.
+        Err(error) => {
+            return TaskOutcome::Error(serde_json::to_value(error).unwrap_or_else(
+                |_| json!({"code": error_codes::INTERNAL_ERROR, "message": "internal error"}),
+            ));
+        }
+    };
     match serde_json::to_value(result.clone().for_version(version)) {
         Ok(value) => TaskOutcome::Result(value),
         Err(_) => TaskOutcome::Error(json!({
@@ -444,7 +460,7 @@ pub(crate) fn spawn(
     owner: Arc<str>,
     version: ProtocolVersion,
     cancel: Arc<CancelFlag>,
-    handler: BoxFuture<CallToolResult>,
+    handler: crate::tool::ToolFuture,
 ) {
     tokio::spawn(async move {
         let stopped = stopped(&*store, &id, &owner);
@@ -455,7 +471,7 @@ pub(crate) fn spawn(
             }
         };
         let outcome = tokio::select! {
-            outcome = catch_unwind(handler) => Some(outcome),
+            outcome = catch_unwind(Box::pin(handler)) => Some(outcome),
             () = stopped => None,
             () = leased => None,
         };

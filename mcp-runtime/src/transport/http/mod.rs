@@ -1456,7 +1456,8 @@ impl McpService {
         self.serve_http_on(listener, shutdown_signal()).await
     }
 
-    /// Serves Streamable HTTP on a bound listener until `shutdown` completes.
+    /// Serves Streamable HTTP on a bound listener until `shutdown` completes. A server that
+    /// proxies upstreams first waits until it is [`ready`](Self::ready).
     pub async fn serve_http_on(
         &self,
         listener: tokio::net::TcpListener,
@@ -1476,6 +1477,8 @@ impl McpService {
             peer_addresses: options.max_sessions_per_peer.is_some(),
         };
         let router = router(Arc::clone(&self.core), options);
+        // Upstreams proxied: their first connections before the first request.
+        self.ready().await;
         let core = Arc::clone(&self.core);
         let shutdown = async move {
             shutdown.await;
