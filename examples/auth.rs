@@ -16,8 +16,8 @@
 
 use std::sync::Mutex;
 
-use mcp_runtime::OAuth;
 use mcp_runtime::prelude::*;
+use mcp_runtime::{OAuth, ServerCard};
 
 static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -86,7 +86,10 @@ async fn main() -> mcp_runtime::Result<()> {
         oauth = oauth.introspection(id, secret);
     }
     let service = Server::new("auth-example", env!("CARGO_PKG_VERSION"))
+        .description("Notes behind OAuth: reading, writing and admin scopes.")
         .oauth(oauth)
+        // Public like the OAuth metadata: no token needed to read the card.
+        .server_card(ServerCard::new("com.example/auth-example").remote(resource.clone()))
         .build()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!(

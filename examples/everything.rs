@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use mcp_runtime::ServerCard;
 use mcp_runtime::prelude::*;
 use mcp_runtime::tool::ToolDef;
 
@@ -788,11 +789,16 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
 
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    // `RUST_LOG` picks what is logged; without it, warnings and the server's own `info` lines
+    // (what it serves, shutdown and what it abandoned).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .init();
     let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
+        .description("Every tool, resource and prompt the MCP conformance suite checks.")
         .instructions("The catalogue of the MCP conformance suite.")
         .tool_def(json_schema_2020_12_tool())
         // The skills of the suite's sep-2640 scenarios (two, one with a nested skill), checked
@@ -827,6 +833,11 @@ async fn main() -> mcp_runtime::Result<()> {
                 Some(url) => server.redis(url.clone()),
                 None => server,
             };
+            // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
+            let server = server.server_card(
+                ServerCard::new("com.example/everything")
+                    .remote(format!("http://127.0.0.1:{port}/mcp")),
+            );
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
                  HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use axum::serve::ListenerExt;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{CacheHint, Cacheable};
+use mcp_runtime::{CacheHint, Cacheable, ServerCard};
 
 /// Add two integers.
 #[tool(read_only, idempotent)]
@@ -45,15 +45,19 @@ async fn main() -> mcp_runtime::Result<()> {
             .map_err(|_| std::io::Error::other("--port takes a port number"))?,
         _ => 8000,
     };
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
     let service = Server::new("http-example", env!("CARGO_PKG_VERSION"))
+        .description("Adds and counts, mounted next to an axum route of its own.")
         // 2026-07-28 clients may cache `tools/list` for a minute.
         .cache_hint(Cacheable::Tools, CacheHint::public(Duration::from_secs(60)))
+        // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
+        .server_card(ServerCard::new("com.example/http-example").remote(&url))
         .build()?;
     let app = axum::Router::new()
         .route("/health", axum::routing::get(|| async { "ok" }))
         .merge(service.into_router());
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("serving MCP on http://{}/mcp", listener.local_addr()?);
+    eprintln!("serving MCP on {url}");
     // Small SSE writes should not wait for the client's delayed ACK.
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);

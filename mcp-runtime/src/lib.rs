@@ -124,6 +124,9 @@
 //! - Arguments are strict: an argument that is missing, of the wrong type or unknown comes back
 //!   as a tool error (`isError: true`) naming it and what was expected, so the model can correct
 //!   itself.
+//! - A parameter type that is neither does not compile, and the error names what it misses:
+//!   "`Point` cannot be a `#[tool]` argument: it does not implement `schemars::JsonSchema`"
+//!   (the requirements are the traits of [`bounds`]).
 //!
 //! # Structured output and errors
 //!
@@ -280,8 +283,9 @@
 //! # Skills and Apps
 //!
 //! [`skills!`](crate::skills)`("dir")` embeds a directory of agent skills (SEP-2640), read and
-//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a skill
-//! over the limits or a symbolic link out of the directory is a compile error), and
+//! checked when the crate compiles (a missing `SKILL.md`, a bad or mismatched name, a
+//! misspelt frontmatter key such as `descripton`, a skill over the limits or a symbolic link
+//! out of the directory is a compile error naming the file and line, `pdf/SKILL.md:3`), and
 //! [`Server::skills`] serves it: the `io.modelcontextprotocol/skills` extension in both eras,
 //! `skills/list`, `skills/get`, `resources/directory/read`, every file at
 //! `skill://<skill-path>/<file>` with digests over the bytes served. [`Server::skills_dir`]
@@ -606,6 +610,18 @@
 //! default a bounded, TTL-reclaimed [`tasks::MemoryTaskStore`]). See
 //! `cargo run -p mcp-examples --example tasks`.
 //!
+//! A task belongs to its owner, the only client that sees it: the authenticated principal, else
+//! the session (or stdio connection) that created it, else a stateless HTTP client's address.
+//! Each owner holds at most a share of the bounds ([`tasks::TaskLimits`]:
+//! [`Server::max_live_tasks_per_owner`], a tenth of the live tasks, and an eighth of the bytes
+//! of stored results), so one client filling its share leaves room for the others. A result
+//! over [`Server::max_task_result`], or with no room left, ends its task `failed` with -32603
+//! naming the bound. A task is kept for its TTL ([`Server::task_ttl`], or the shorter `task.ttl`
+//! a 2025-11-25 client asks for), unless its session ends first (DELETE, idle expiry, end of
+//! input): then its tasks are released, and running ones stopped. At end of input on stdio,
+//! running requests and tasks get [`Server::shutdown_grace`], then are stopped and logged
+//! (`tracing` warning naming them).
+//!
 //! ```
 //! use std::time::Duration;
 //! use mcp_runtime::prelude::*;
@@ -717,6 +733,14 @@
 //!   **Off by default**: the transport is deprecated, a bare GET opens a session, and its two
 //!   routes could collide with an application's own when [`McpService::into_router`] is merged
 //!   into it. [`Server::legacy_sse_paths`] moves them.
+//! - [`Server::server_card`] serves a Server Card (SEP-2127, [`ServerCard`]) at the endpoint's
+//!   path plus `/server-card` and the AI Catalog listing it at `/.well-known/ai-catalog.json`:
+//!   what a client can learn before it connects (the card's reverse-DNS name, the server's
+//!   version, title, description, icons and website, the remote URLs and the revisions spoken).
+//!   Public like the OAuth metadata (no token, any `Host`, `Access-Control-Allow-Origin: *`),
+//!   cacheable for an hour with an `ETag`. Off by default; `Server::build` refuses a card that
+//!   breaks the schema (a server description of 1 to 100 characters is required).
+//! - `serve_http` logs `listening on http://ADDR/PATH` at `info` once it is bound.
 //!
 //! To serve next to other routes, mount [`McpService::into_router`] in an axum app:
 //!
@@ -762,7 +786,11 @@
 //! | [`Server::initialize_timeout`] | 10 s | a session that never sent `notifications/initialized` ends |
 //! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
 //! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
-//! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL |
+//! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour (a 2025-11-25 client may ask for less) | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL, or when the session that owns it ends |
+//! | [`Server::max_live_tasks_per_owner`] | 1,000 tasks alive of one owner (a tenth of the above): the principal, else the session, else a stateless client's address | that owner's call gets -32603 ("too many live tasks of yours"); other owners are served |
+//! | [`Server::max_task_result`] | 1 MiB a task's result, as JSON | the task ends `failed` (-32603 naming the bound) |
+//! | [`Server::task_results_total`] | 64 MiB of results in all, 8 MiB of one owner's | the task whose result has no room ends `failed` (-32603 naming the bound); room comes back as tasks are reclaimed |
+//! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | the message is cut at a character boundary; the rest is on the next page |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
 //!
@@ -780,15 +808,16 @@
 //! | subscriptions | 32 MiB |
 //! | connections: 512 × (64 KiB read and 64 KiB write buffer, and the task) | 72 MiB |
 //! | sessions: 10,000 × about 4 KiB (3.5 KiB measured, `bench/`) | 40 MiB |
-//! | task records: 10,000 × under 1 KiB (their results are yours, below) | 10 MiB |
+//! | task records: 10,000 × under 2 KiB (a `statusMessage` of at most 1 KiB) | 20 MiB |
+//! | task results, kept as JSON text (`scripts/hostile.sh`'s `task-results` row, the store full: +80-84 MB of RSS) | 64 MiB |
 //! | OAuth caches: 2 × 10,000 tokens | 20 MiB |
 //! | DPoP proofs seen (only with DPoP on): 100,000 × under 100 bytes | 10 MiB |
 //! | the runtime itself | 10 MiB |
-//! | **total** | **1,011 MiB** |
+//! | **total** | **1,085 MiB** |
 //!
-//! Not counted, because they are yours: what your handlers allocate, the results they return
-//! while a response is written (at most one per connection), and the results of tasks, which
-//! are kept until the task's TTL: size [`Server::max_live_tasks`] to your tools' results. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
+//! Not counted, because they are yours: what your handlers allocate, and the results they
+//! return while a response is written (at most one per connection). The results tasks keep are
+//! counted above. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
 //! hold in a table of its own.
@@ -913,6 +942,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod app;
+pub mod bounds;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completion;
@@ -946,7 +976,10 @@ pub use crate::protocol::{
 };
 pub use crate::resource::{Blob, ResourceError, ResourceInfo};
 pub use crate::schema::SchemaStyle;
-pub use crate::server::{CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService, Server};
+pub use crate::server::{
+    AI_CATALOG_MEDIA_TYPE, CacheHint, CacheScope, Cacheable, Changes, McpServer, McpService,
+    SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA, Server, ServerCard,
+};
 #[cfg(feature = "oauth")]
 pub use crate::server::{OAuth, TokenValidation};
 #[cfg(feature = "skills")]
@@ -957,7 +990,8 @@ pub use crate::skill::{Skill, Skills};
 pub mod tasks {
     #[cfg(feature = "tasks")]
     pub use crate::server::tasks::{
-        MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+        MAX_STATUS_MESSAGE, MemoryTaskStore, StoreError, StoreFuture, TaskLimits, TaskOutcome,
+        TaskRecord, TaskStatus, TaskStore,
     };
     pub use crate::tool::TaskSupport;
 }

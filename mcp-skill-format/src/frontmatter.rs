@@ -10,6 +10,8 @@
 
 use std::fmt::Write as _;
 
+use crate::ManifestError;
+
 /// A parsed YAML value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Yaml {
@@ -109,15 +111,43 @@ fn json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// A `SKILL.md`'s frontmatter, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frontmatter {
+    /// The YAML value.
+    pub value: Yaml,
+    /// The line of the file each top-level key is on, in the file's order.
+    pub key_lines: Vec<(String, usize)>,
+}
+
+impl Frontmatter {
+    /// The line `key` is on, if it is a top-level key.
+    pub fn line_of(&self, key: &str) -> Option<usize> {
+        self.key_lines
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, line)| *line)
+    }
+}
+
 /// Splits `text` into its frontmatter block (without the `---` lines) and parses it.
 ///
 /// The file must start with `---` on its own line; the block ends at the next line that is
 /// `---` (trailing spaces allowed).
-pub fn parse(text: &str) -> Result<Yaml, String> {
+pub fn parse(text: &str) -> Result<Yaml, ManifestError> {
+    read(text).map(|frontmatter| frontmatter.value)
+}
+
+/// [`parse`], with the line of each top-level key. Errors name the line of the file (1 is the
+/// opening `---`).
+pub fn read(text: &str) -> Result<Frontmatter, ManifestError> {
     let mut lines = text.split('\n');
     let first = lines.next().unwrap_or_default();
     if first.trim_end_matches('\r') != "---" {
-        return Err("SKILL.md must start with a `---` line opening the YAML frontmatter".into());
+        return Err(at(
+            1,
+            "SKILL.md must start with a `---` line opening the YAML frontmatter",
+        ));
     }
     let mut block = Vec::new();
     let mut closed = false;
@@ -130,13 +160,20 @@ pub fn parse(text: &str) -> Result<Yaml, String> {
         block.push(line);
     }
     if !closed {
-        return Err("the YAML frontmatter of SKILL.md has no closing `---` line".into());
+        return Err(at(
+            1,
+            "the YAML frontmatter of SKILL.md has no closing `---` line",
+        ));
     }
-    parse_block(&block)
+    read_block(&block)
 }
 
-/// Parses the lines of a YAML block (no `---` lines).
-pub fn parse_block(lines: &[&str]) -> Result<Yaml, String> {
+/// Parses the lines of a YAML block (no `---` lines; the first is line 2 of its file).
+pub fn parse_block(lines: &[&str]) -> Result<Yaml, ManifestError> {
+    read_block(lines).map(|frontmatter| frontmatter.value)
+}
+
+fn read_block(lines: &[&str]) -> Result<Frontmatter, ManifestError> {
     let lines: Vec<Line<'_>> = lines
         .iter()
         .enumerate()
@@ -145,21 +182,38 @@ pub fn parse_block(lines: &[&str]) -> Result<Yaml, String> {
             text,
         })
         .collect();
-    let mut parser = Parser { lines, at: 0 };
+    let mut parser = Parser {
+        lines,
+        at: 0,
+        root_indent: 0,
+        key_lines: Vec::new(),
+    };
     parser.skip_blank();
     if parser.at == parser.lines.len() {
-        return Ok(Yaml::Map(Vec::new()));
+        return Ok(Frontmatter {
+            value: Yaml::Map(Vec::new()),
+            key_lines: Vec::new(),
+        });
     }
     let indent = parser.lines[parser.at].indent()?;
+    parser.root_indent = indent;
     let value = parser.node(indent)?;
     parser.skip_blank();
     if let Some(line) = parser.lines.get(parser.at) {
-        return Err(format!(
-            "frontmatter line {}: unexpected indentation",
-            line.number
-        ));
+        return Err(at(line.number, "unexpected indentation"));
     }
-    Ok(value)
+    Ok(Frontmatter {
+        value,
+        key_lines: parser.key_lines,
+    })
+}
+
+/// An error at line `line` of the file.
+fn at(line: usize, message: impl Into<String>) -> ManifestError {
+    ManifestError {
+        line,
+        message: message.into(),
+    }
 }
 
 struct Line<'a> {
@@ -168,13 +222,10 @@ struct Line<'a> {
 }
 
 impl Line<'_> {
-    fn indent(&self) -> Result<usize, String> {
+    fn indent(&self) -> Result<usize, ManifestError> {
         let spaces = self.text.len() - self.text.trim_start_matches(' ').len();
         if self.text[spaces..].starts_with('\t') {
-            return Err(format!(
-                "frontmatter line {}: tabs cannot indent YAML",
-                self.number
-            ));
+            return Err(at(self.number, "tabs cannot indent YAML"));
         }
         Ok(spaces)
     }
@@ -188,6 +239,10 @@ impl Line<'_> {
 struct Parser<'a> {
     lines: Vec<Line<'a>>,
     at: usize,
+    /// The indentation of the top level.
+    root_indent: usize,
+    /// The top-level keys and their lines.
+    key_lines: Vec<(String, usize)>,
 }
 
 impl Parser<'_> {
@@ -198,7 +253,7 @@ impl Parser<'_> {
     }
 
     /// A mapping or a sequence whose lines are indented exactly `indent`.
-    fn node(&mut self, indent: usize) -> Result<Yaml, String> {
+    fn node(&mut self, indent: usize) -> Result<Yaml, ManifestError> {
         let line = &self.lines[self.at];
         let content = &line.text[indent..];
         if content == "-" || content.starts_with("- ") {
@@ -208,7 +263,7 @@ impl Parser<'_> {
         }
     }
 
-    fn sequence(&mut self, indent: usize) -> Result<Yaml, String> {
+    fn sequence(&mut self, indent: usize) -> Result<Yaml, ManifestError> {
         let mut items = Vec::new();
         loop {
             self.skip_blank();
@@ -226,17 +281,16 @@ impl Parser<'_> {
                 break;
             }
             if here > indent {
-                return Err(format!(
-                    "frontmatter line {number}: expected a `- ` sequence item"
-                ));
+                return Err(at(number, "expected a `- ` sequence item"));
             }
             let rest = content[1..].trim_start();
             self.at += 1;
             if rest.is_empty() || rest.starts_with('#') {
                 items.push(self.nested(indent, number)?);
             } else if rest.starts_with("- ") || looks_like_key(rest) {
-                return Err(format!(
-                    "frontmatter line {number}: only scalars and indented blocks are supported as sequence items"
+                return Err(at(
+                    number,
+                    "only scalars and indented blocks are supported as sequence items",
                 ));
             } else {
                 items.push(self.scalar_value(rest, indent, number)?);
@@ -245,7 +299,7 @@ impl Parser<'_> {
         Ok(Yaml::Seq(items))
     }
 
-    fn mapping(&mut self, indent: usize) -> Result<Yaml, String> {
+    fn mapping(&mut self, indent: usize) -> Result<Yaml, ManifestError> {
         let mut entries: Vec<(String, Yaml)> = Vec::new();
         loop {
             self.skip_blank();
@@ -258,14 +312,16 @@ impl Parser<'_> {
             }
             let number = line.number;
             if here > indent {
-                return Err(format!("frontmatter line {number}: unexpected indentation"));
+                return Err(at(number, "unexpected indentation"));
             }
             let content = &line.text[indent..];
-            let (key, rest) = split_key(content).ok_or_else(|| {
-                format!("frontmatter line {number}: expected `key: value`, found `{content}`")
-            })?;
+            let (key, rest) = split_key(content)
+                .ok_or_else(|| at(number, format!("expected `key: value`, found `{content}`")))?;
             if entries.iter().any(|(k, _)| *k == key) {
-                return Err(format!("frontmatter line {number}: duplicate key `{key}`"));
+                return Err(at(number, format!("duplicate key `{key}`")));
+            }
+            if indent == self.root_indent {
+                self.key_lines.push((key.clone(), number));
             }
             self.at += 1;
             let value = if rest.is_empty() || rest.starts_with('#') {
@@ -280,7 +336,7 @@ impl Parser<'_> {
 
     /// The block under a key or `-` with nothing after it: more indented lines, else null. A
     /// sequence may sit at the key's own indentation.
-    fn nested(&mut self, indent: usize, number: usize) -> Result<Yaml, String> {
+    fn nested(&mut self, indent: usize, number: usize) -> Result<Yaml, ManifestError> {
         self.skip_blank();
         let Some(line) = self.lines.get(self.at) else {
             return Ok(Yaml::Null);
@@ -307,7 +363,12 @@ impl Parser<'_> {
             })
     }
 
-    fn scalar_value(&mut self, rest: &str, indent: usize, number: usize) -> Result<Yaml, String> {
+    fn scalar_value(
+        &mut self,
+        rest: &str,
+        indent: usize,
+        number: usize,
+    ) -> Result<Yaml, ManifestError> {
         let rest = rest.trim_end();
         if let Some(style) = rest.strip_prefix('|') {
             return self.block_scalar(true, style, indent, number);
@@ -321,9 +382,9 @@ impl Parser<'_> {
             && !next.blank()
             && next.indent()? > indent
         {
-            return Err(format!(
-                "frontmatter line {}: a value spread over several lines must use `|` or `>`",
-                next.number
+            return Err(at(
+                next.number,
+                "a value spread over several lines must use `|` or `>`",
             ));
         }
         Ok(value)
@@ -335,15 +396,16 @@ impl Parser<'_> {
         style: &str,
         indent: usize,
         number: usize,
-    ) -> Result<Yaml, String> {
+    ) -> Result<Yaml, ManifestError> {
         let style = style.split('#').next().unwrap_or_default().trim();
         let chomp = match style {
             "" => Chomp::Clip,
             "-" => Chomp::Strip,
             "+" => Chomp::Keep,
             other => {
-                return Err(format!(
-                    "frontmatter line {number}: unsupported block scalar header `{other}`"
+                return Err(at(
+                    number,
+                    format!("unsupported block scalar header `{other}`"),
                 ));
             }
         };
@@ -449,16 +511,17 @@ fn split_key(content: &str) -> Option<(String, &str)> {
 }
 
 /// One scalar written on a line (comment included).
-fn scalar(text: &str, number: usize) -> Result<Yaml, String> {
+fn scalar(text: &str, number: usize) -> Result<Yaml, ManifestError> {
     let unsupported = |what: &str| {
-        Err(format!(
-            "frontmatter line {number}: {what} are not supported in skill frontmatter"
+        Err(at(
+            number,
+            format!("{what} are not supported in skill frontmatter"),
         ))
     };
     match text.chars().next() {
         Some('"') => {
-            let (value, rest) = double_quoted(&text[1..])
-                .ok_or_else(|| format!("frontmatter line {number}: unterminated `\"` string"))?;
+            let (value, rest) =
+                double_quoted(&text[1..]).ok_or_else(|| at(number, "unterminated `\"` string"))?;
             trailing_ok(rest, number)?;
             Ok(Yaml::Str(value))
         }
@@ -477,16 +540,14 @@ fn scalar(text: &str, number: usize) -> Result<Yaml, String> {
                 }
                 value.push(c);
             }
-            Err(format!(
-                "frontmatter line {number}: unterminated `'` string"
-            ))
+            Err(at(number, "unterminated `'` string"))
         }
         Some('[' | '{') => unsupported("flow collections (`[...]`, `{...}`)"),
         Some('&' | '*') => unsupported("anchors and aliases"),
         Some('!') => unsupported("tags"),
-        Some('@' | '`' | '%') => Err(format!(
-            "frontmatter line {number}: a plain value cannot start with `{}`",
-            &text[..1]
+        Some('@' | '`' | '%') => Err(at(
+            number,
+            format!("a plain value cannot start with `{}`", &text[..1]),
         )),
         _ => {
             let plain = match text.find(" #") {
@@ -495,22 +556,21 @@ fn scalar(text: &str, number: usize) -> Result<Yaml, String> {
             }
             .trim_end();
             if plain.contains(": ") || plain.ends_with(':') {
-                return Err(format!(
-                    "frontmatter line {number}: a value containing `: ` must be quoted"
-                ));
+                return Err(at(number, "a value containing `: ` must be quoted"));
             }
             Ok(resolve(plain))
         }
     }
 }
 
-fn trailing_ok(rest: &str, number: usize) -> Result<(), String> {
+fn trailing_ok(rest: &str, number: usize) -> Result<(), ManifestError> {
     let rest = rest.trim();
     if rest.is_empty() || rest.starts_with('#') {
         Ok(())
     } else {
-        Err(format!(
-            "frontmatter line {number}: unexpected `{rest}` after a quoted string"
+        Err(at(
+            number,
+            format!("unexpected `{rest}` after a quoted string"),
         ))
     }
 }
@@ -618,7 +678,7 @@ mod tests {
             ("---\nd: a: b\n---\n", "quoted"),
         ] {
             let error = parse(text).unwrap_err();
-            assert!(error.contains(wanted), "{text:?}: {error}");
+            assert!(error.message.contains(wanted), "{text:?}: {error}");
         }
     }
 }

@@ -7,6 +7,10 @@
 //! root is its `<skill-path>` (`skill://<skill-path>/SKILL.md`), and its last segment is its
 //! name. Directories without a `SKILL.md` may group skills (`tools/pdf-processing`) but hold no
 //! files of their own. A skill's files are every file below it, nested skills' included.
+//!
+//! A refusal names the file (and, in a `SKILL.md`, the line) at fault. A top-level frontmatter
+//! key that is not one of the specification's ([`FRONTMATTER_KEYS`]) but is close to one is
+//! refused as its misspelling ([`misspelt_key`]); other keys, a host's own, are kept.
 
 pub mod frontmatter;
 
@@ -25,16 +29,19 @@ pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 pub struct SkillError {
     /// The file or directory at fault, relative to the root (empty for the root itself).
     pub path: String,
+    /// The line of the file at fault (a `SKILL.md`), when the fault is on one.
+    pub line: Option<usize>,
     /// What is wrong.
     pub message: String,
 }
 
 impl fmt::Display for SkillError {
+    /// `` `path:line`: message ``, the way compilers name a place in a file.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "`{}`: {}", self.path, self.message)
+        match (self.path.as_str(), self.line) {
+            ("", _) => f.write_str(&self.message),
+            (path, Some(line)) => write!(f, "`{path}:{line}`: {}", self.message),
+            (path, None) => write!(f, "`{path}`: {}", self.message),
         }
     }
 }
@@ -44,8 +51,80 @@ impl std::error::Error for SkillError {}
 fn error(path: &str, message: impl Into<String>) -> SkillError {
     SkillError {
         path: path.to_owned(),
+        line: None,
         message: message.into(),
     }
+}
+
+/// Why a `SKILL.md` is refused, at a line of the file (1 is the opening `---`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestError {
+    /// The line at fault: the key's, or the frontmatter's first when a key is missing.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+/// The top-level frontmatter keys of the Agent Skills specification.
+pub const FRONTMATTER_KEYS: [&str; 6] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// The key of [`FRONTMATTER_KEYS`] that `key` is likely a misspelling of: the same but for case,
+/// `_` for `-`, or at most one edit away (two for keys longer than five letters; a swap of two
+/// neighbours is one edit). Other keys (a host's own, such as `disable-model-invocation`) are
+/// nobody's misspelling.
+pub fn misspelt_key(key: &str) -> Option<&'static str> {
+    if FRONTMATTER_KEYS.contains(&key) {
+        return None;
+    }
+    let normal = key.to_ascii_lowercase().replace('_', "-");
+    FRONTMATTER_KEYS
+        .iter()
+        .map(|known| (*known, edit_distance(&normal, known)))
+        .filter(|(known, distance)| *distance <= if known.len() > 5 { 2 } else { 1 })
+        .min_by_key(|(_, distance)| *distance)
+        .map(|(known, _)| known)
+}
+
+/// The optimal-string-alignment distance between `a` and `b`: insertions, deletions,
+/// substitutions and swaps of neighbours, each one edit. Frontmatter keys are short.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 /// One file of a skill found on disk.
@@ -119,38 +198,64 @@ fn check_segment(name: &str) -> bool {
         })
 }
 
-/// Parses and checks a `SKILL.md` whose skill directory is called `dir_name`.
-pub fn check_manifest(text: &str, dir_name: &str) -> Result<Yaml, String> {
-    let frontmatter = frontmatter::parse(text)?;
-    if !matches!(frontmatter, Yaml::Map(_)) {
-        return Err("the frontmatter of SKILL.md must be a mapping".into());
-    }
-    let name = match frontmatter.get("name") {
-        Some(Yaml::Str(name)) if !name.is_empty() => name,
-        Some(_) => return Err("the frontmatter `name` must be a non-empty string".into()),
-        None => return Err("the frontmatter of SKILL.md has no `name`".into()),
-    };
-    match frontmatter.get("description") {
-        Some(Yaml::Str(d)) if !d.is_empty() => {}
-        Some(_) => return Err("the frontmatter `description` must be a non-empty string".into()),
-        None => return Err("the frontmatter of SKILL.md has no `description`".into()),
-    }
-    check_name(name)?;
-    if name != dir_name {
-        return Err(format!(
-            "the skill name `{name}` differs from its directory `{dir_name}`: the last segment of a skill's path is its name"
+/// Parses and checks a `SKILL.md` whose skill directory is called `dir_name`: the frontmatter
+/// parses, no top-level key is a misspelling of a specification key ([`misspelt_key`]), `name`
+/// and `description` are non-empty strings, the name follows the naming rules and is the
+/// directory's, and no `metadata` key uses the prefix reserved for MCP. The error names the line
+/// at fault.
+pub fn check_manifest(text: &str, dir_name: &str) -> Result<Yaml, ManifestError> {
+    let at = |line: usize, message: String| ManifestError { line, message };
+    let read = frontmatter::read(text)?;
+    let (value, line_of) = (&read.value, |key: &str| read.line_of(key));
+    if !matches!(value, Yaml::Map(_)) {
+        return Err(at(
+            2,
+            "the frontmatter of SKILL.md must be a mapping".into(),
         ));
     }
-    if let Some(Yaml::Map(metadata)) = frontmatter.get("metadata")
+    if let Some((key, line, meant)) = read
+        .key_lines
+        .iter()
+        .find_map(|(key, line)| misspelt_key(key).map(|meant| (key, *line, meant)))
+    {
+        return Err(at(
+            line,
+            format!("unknown frontmatter key `{key}`; did you mean `{meant}`?"),
+        ));
+    }
+    let required = |key: &str| match value.get(key) {
+        Some(Yaml::Str(text)) if !text.is_empty() => Ok(text.as_str()),
+        Some(_) => Err(at(
+            line_of(key).unwrap_or(1),
+            format!("the frontmatter `{key}` must be a non-empty string"),
+        )),
+        None => Err(at(1, format!("the frontmatter of SKILL.md has no `{key}`"))),
+    };
+    let name = required("name")?;
+    required("description")?;
+    let name_line = line_of("name").unwrap_or(1);
+    check_name(name).map_err(|message| at(name_line, message))?;
+    if name != dir_name {
+        return Err(at(
+            name_line,
+            format!(
+                "the skill name `{name}` differs from its directory `{dir_name}`: the last segment of a skill's path is its name"
+            ),
+        ));
+    }
+    if let Some(Yaml::Map(metadata)) = value.get("metadata")
         && let Some((key, _)) = metadata
             .iter()
             .find(|(k, _)| k.starts_with("io.modelcontextprotocol/"))
     {
-        return Err(format!(
-            "the metadata key `{key}` uses the prefix `io.modelcontextprotocol/`, reserved for MCP extensions"
+        return Err(at(
+            line_of("metadata").unwrap_or(1),
+            format!(
+                "the metadata key `{key}` uses the prefix `io.modelcontextprotocol/`, reserved for MCP extensions"
+            ),
         ));
     }
-    Ok(frontmatter)
+    Ok(read.value)
 }
 
 /// The MIME type a skill file is served with, from its extension.
@@ -278,7 +383,11 @@ pub fn scan(root: &Path) -> Result<Vec<FoundSkill>, SkillError> {
             std::fs::read(&manifest.path).map_err(|e| error(&path, format!("cannot read: {e}")))?;
         let text = String::from_utf8(text).map_err(|_| error(&path, "is not UTF-8"))?;
         let dir_name = dir.rsplit('/').next().unwrap_or(dir);
-        let frontmatter = check_manifest(&text, dir_name).map_err(|m| error(&path, m))?;
+        let frontmatter = check_manifest(&text, dir_name).map_err(|e| SkillError {
+            path: path.clone(),
+            line: Some(e.line),
+            message: e.message,
+        })?;
         let prefix = format!("{dir}/");
         let mut own: Vec<FoundFile> = Vec::new();
         for (other, files) in &dirs {
@@ -440,17 +549,83 @@ mod tests {
     fn manifests() {
         let ok = "---\nname: pdf\ndescription: Does PDFs\n---\nbody\n";
         assert!(check_manifest(ok, "pdf").is_ok());
-        assert!(check_manifest(ok, "other").unwrap_err().contains("differs"));
-        assert!(
-            check_manifest("---\nname: pdf\n---\n", "pdf")
-                .unwrap_err()
-                .contains("no `description`")
+        let error = |text: &str| {
+            let error = check_manifest(text, "pdf").unwrap_err();
+            (error.line, error.message)
+        };
+        let (line, message) = error(&ok.replace("pdf\n", "other\n"));
+        assert_eq!(line, 2);
+        assert!(message.contains("differs"), "{message}");
+        assert_eq!(
+            error("---\nname: pdf\n---\n"),
+            (
+                1,
+                "the frontmatter of SKILL.md has no `description`".to_owned()
+            )
         );
-        assert!(
-            check_manifest("---\ndescription: x\n---\n", "pdf")
-                .unwrap_err()
-                .contains("no `name`")
+        assert_eq!(
+            error("---\ndescription: x\n---\n").1,
+            "the frontmatter of SKILL.md has no `name`"
         );
+        assert_eq!(error("---\nname: pdf\ndescription: 3\n---\n").0, 3);
+        assert_eq!(error("---\n# who\n\nname: Pdf\ndescription: x\n---\n").0, 4);
+        assert_eq!(error("---\nname: pdf\ndescription: [x]\n---\n").0, 3);
+        let reserved =
+            "---\nname: pdf\ndescription: x\nmetadata:\n  io.modelcontextprotocol/x: 1\n---\n";
+        assert_eq!(error(reserved).0, 4);
+    }
+
+    #[test]
+    fn a_misspelt_key_is_named_with_what_it_likely_means() {
+        assert_eq!(
+            check_manifest("---\nname: pdf\ndescripton: Does PDFs\n---\n", "pdf"),
+            Err(ManifestError {
+                line: 3,
+                message: "unknown frontmatter key `descripton`; did you mean `description`?"
+                    .to_owned()
+            })
+        );
+        for (key, meant) in [
+            ("Description", "description"),
+            ("nmae", "name"),
+            ("licence", "license"),
+            ("allowed_tools", "allowed-tools"),
+            ("meta-data", "metadata"),
+            ("compatability", "compatibility"),
+            ("descriptoin", "description"),
+        ] {
+            assert_eq!(misspelt_key(key), Some(meant), "{key}");
+        }
+        // Keys of the specification, and a host's own keys, are nobody's misspelling.
+        for key in FRONTMATTER_KEYS.iter().copied().chain([
+            "disable-model-invocation",
+            "user-invocable",
+            "argument-hint",
+            "model",
+            "agent",
+            "context",
+            "hooks",
+            "paths",
+            "version",
+            "author",
+            "tags",
+            "title",
+        ]) {
+            assert_eq!(misspelt_key(key), None, "{key}");
+        }
+        let hosted = "---\nname: pdf\ndescription: x\ndisable-model-invocation: true\n---\n";
+        assert!(check_manifest(hosted, "pdf").is_ok());
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let error = SkillError {
+            path: "pdf/SKILL.md".into(),
+            line: Some(3),
+            message: "no".into(),
+        };
+        assert_eq!(error.to_string(), "`pdf/SKILL.md:3`: no");
+        assert_eq!(super::error("pdf", "no").to_string(), "`pdf`: no");
     }
 
     #[test]

@@ -214,3 +214,54 @@ async fn a_body_not_sent_in_time_is_answered_with_a_null_id() {
     let body: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("{text}"));
     assert_eq!(body.get("id"), Some(&Value::Null), "{body}");
 }
+
+/// The stateless era's envelope, on a message whose id is `id`.
+fn enveloped(id: Value, jsonrpc: &str) -> Value {
+    json!({"jsonrpc": jsonrpc, "id": id, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+#[tokio::test]
+async fn the_stateless_era_answers_with_the_id_or_null_too() {
+    // Over HTTP, without a session.
+    let addr = start(Server::builder().tool(add)).await;
+    let stateless = |body: Value| {
+        Request::post("/mcp")
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .body(body.to_string())
+            .unwrap()
+    };
+    assert_error(
+        send(&addr, stateless(enveloped(json!(21), "1.0"))).await,
+        400,
+        json!(21),
+    )
+    .await;
+    assert_error(
+        send(&addr, stateless(enveloped(Value::Null, "2.0"))).await,
+        400,
+        Value::Null,
+    )
+    .await;
+    // Over stdio.
+    let client = mcp_runtime::testing::Client::connect(Server::builder().tool(add))
+        .await
+        .unwrap();
+    for (message, id) in [
+        (enveloped(json!("x"), "1.0"), json!("x")),
+        (enveloped(Value::Null, "2.0"), Value::Null),
+        (enveloped(json!(1.5), "2.0"), Value::Null),
+    ] {
+        let reply = client
+            .send_line_and_receive(message.to_string())
+            .await
+            .unwrap();
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
+        assert_eq!(reply.get("id"), Some(&id), "{message}: {reply}");
+    }
+}

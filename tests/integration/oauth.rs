@@ -1224,3 +1224,114 @@ async fn a_server_that_requires_dpop_refuses_bearer_tokens() {
     let metadata = metadata(&addr, "/.well-known/oauth-protected-resource/mcp").await;
     assert_eq!(metadata["dpop_bound_access_tokens_required"], true);
 }
+
+/// Done at once, only as a task: for the per-principal share of live tasks.
+#[tool(task = "required")]
+async fn chore() -> String {
+    "done".to_owned()
+}
+
+/// Tasks belong to the principal, not the session or the address: one principal that holds its
+/// share (a tenth of 20: 2 live tasks) is refused on any session and in either era, while
+/// another principal on the same address is served, and neither sees the other's tasks.
+#[tokio::test]
+async fn a_principal_holds_its_share_of_live_tasks_and_another_principal_is_served() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    let service = Server::builder()
+        .tool(chore)
+        .max_live_tasks(20)
+        .oauth(OAuth::new(&resource).authorization_server(issuer))
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    let bearer = async |sub: &str| {
+        let claims = json!({"iss": issuer, "aud": resource, "sub": sub, "client_id": sub,
+                            "scope": "notes:read", "iat": now(), "exp": now() + 600});
+        format!("Bearer {}", signed(issuer, claims, "own", json!({})).await)
+    };
+    let (attacker, victim) = (bearer("attacker").await, bearer("victim").await);
+    let stateless = |auth: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "chore", "arguments": {},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities":
+                          {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}});
+        let mut request = build(&addr, "/mcp", Carry::Header(auth), Some("chore"), body);
+        request
+            .headers_mut()
+            .insert("mcp-name", "chore".parse().unwrap());
+        request
+    };
+    for n in 0..2 {
+        let created = body_json(send(&addr, stateless(&attacker)).await).await;
+        assert_eq!(
+            created["result"]["status"], "completed",
+            "task {n}: {created}"
+        );
+    }
+    let refused = body_json(send(&addr, stateless(&attacker)).await).await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too many live tasks of yours"),
+        "{refused}"
+    );
+    // The same principal through a session of the handshake era: the same share.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = send(&addr, in_session(&addr, None, &attacker, init.clone())).await;
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let task_call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "chore", "arguments": {}, "task": {}}});
+    let refused = mcp_tests::http::response_of(
+        &addr,
+        in_session(&addr, Some(&session), &attacker, task_call.clone()),
+    )
+    .await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too many live tasks of yours"),
+        "{refused}"
+    );
+    // Another principal, from the same address: served, in both eras.
+    let served = body_json(send(&addr, stateless(&victim)).await).await;
+    assert_eq!(served["result"]["status"], "completed", "{served}");
+    let response = send(&addr, in_session(&addr, None, &victim, init)).await;
+    let theirs = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let served =
+        mcp_tests::http::response_of(&addr, in_session(&addr, Some(&theirs), &victim, task_call))
+            .await;
+    assert_eq!(served["result"]["task"]["status"], "completed", "{served}");
+    let listed = mcp_tests::http::response_of(
+        &addr,
+        in_session(
+            &addr,
+            Some(&theirs),
+            &victim,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list", "params": {}}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        listed["result"]["tasks"].as_array().unwrap().len(),
+        2,
+        "the victim's own two tasks, none of the attacker's: {listed}"
+    );
+}

@@ -335,22 +335,37 @@ type Case = (
 
 #[tokio::test]
 async fn a_directory_is_checked_at_startup() {
-    let cases: [Case; 4] = [
-        ("missing", &[("pdf/notes.md", "x")], "has no SKILL.md"),
+    // What the error says after the location, which is the directory, or `file:line` when the
+    // fault is on a line of a `SKILL.md`.
+    let cases: [Case; 6] = [
+        ("missing", &[("pdf/notes.md", "x")], ": has no SKILL.md"),
         (
             "differs",
             &[("pdf/SKILL.md", "---\nname: other\ndescription: d\n---\n")],
-            "differs from its directory",
+            "/pdf/SKILL.md:2: the skill name `other` differs from its directory",
         ),
         (
             "no-description",
             &[("pdf/SKILL.md", "---\nname: pdf\n---\n")],
-            "no `description`",
+            "/pdf/SKILL.md:1: the frontmatter of SKILL.md has no `description`",
         ),
         (
             "bad-name",
             &[("Pdf/SKILL.md", "---\nname: Pdf\ndescription: d\n---\n")],
-            "naming rules",
+            "/Pdf/SKILL.md:2: the skill name `Pdf` breaks the naming rules",
+        ),
+        (
+            "misspelt",
+            &[("pdf/SKILL.md", "---\nname: pdf\ndescripton: d\n---\n")],
+            "/pdf/SKILL.md:3: unknown frontmatter key `descripton`; did you mean `description`?",
+        ),
+        (
+            "syntax",
+            &[(
+                "pdf/SKILL.md",
+                "---\nname: pdf\ndescription: d\ntags: [a]\n---\n",
+            )],
+            "/pdf/SKILL.md:4: flow collections",
         ),
     ];
     for (name, files, wanted) in cases {
@@ -432,4 +447,19 @@ async fn skills_built_in_code() {
             ))),
     );
     assert!(error.contains("not a skill path"), "{error}");
+    let error = build_error(
+        Server::builder()
+            .name("s")
+            .version("1")
+            .skills(Skills::new().skill(Skill::new(
+                "review",
+                "---\nname: review\nDescription: Reviews.\n---\n",
+            ))),
+    );
+    assert!(
+        error.contains(
+            "SKILL.md:3: unknown frontmatter key `Description`; did you mean `description`?"
+        ),
+        "{error}"
+    );
 }

@@ -716,3 +716,46 @@ def test_redis_down_while_a_task_runs_is_a_clean_error_and_the_task_lives_on(clu
         assert time.monotonic() < deadline, reply
         time.sleep(0.3)
     assert "computed for 4" in json.dumps(reply["result"]["result"]), reply
+
+
+def test_one_session_holds_its_share_of_live_tasks_across_replicas(cluster) -> None:
+    """A session may hold a tenth of the live tasks (1,000 of 10,000) across the cluster: with
+    999 of its own held elsewhere, one more is accepted on one replica, the next refused on
+    another with "of yours", while a second session is still served."""
+    a, b, c = cluster.replicas
+    raw = _task_session(a.port)
+    far = int(time.time() * 1000) + 3_600_000
+    members = [x for n in range(999) for x in (str(far), f"mine-{n}")]
+    assert _redis(cluster, "ZADD", f"mcp:tasks-of:session:{raw.session}", *members) == 999
+    _start_task(raw, a.port, "slow_compute", {"seconds": 1})
+    status, refused = raw.request(b.port, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 1},
+                                                         "task": {"ttl": 60000}})
+    assert "error" in refused, refused
+    assert refused["error"]["code"] == -32603, refused
+    assert "too many live tasks of yours" in refused["error"]["message"], refused
+    other = _task_session(c.port)
+    _start_task(other, b.port, "slow_compute", {"seconds": 1})
+
+
+def test_a_deleted_sessions_tasks_are_released_on_every_replica(cluster) -> None:
+    """DELETE through one replica ends the session's tasks wherever they run: their records and
+    places in the bound are gone from Redis, and the replica running a handler stops it (its
+    lease is no longer renewed)."""
+    a, b, c = cluster.replicas
+    raw = _task_session(a.port)
+    running = _start_task(raw, a.port, "slow_compute", {"seconds": 120, "label": "held"})
+    done = _start_task(raw, b.port, "slow_compute", {"seconds": 0.1, "label": "done"})
+    _wait_status(raw, c.port, done, "completed", 10)
+    assert _redis(cluster, "ZCARD", f"mcp:tasks-of:session:{raw.session}") == 2
+    conn = http.client.HTTPConnection("127.0.0.1", c.port, timeout=REQUEST_TIMEOUT)
+    conn.request("DELETE", "/mcp", headers={"mcp-session-id": raw.session, "mcp-protocol-version": VERSION})
+    assert conn.getresponse().status == 200
+    conn.close()
+    for task_id in (running, done):
+        assert _redis(cluster, "EXISTS", f"mcp:task:{task_id}") == 0, task_id
+    assert _redis(cluster, "ZCARD", f"mcp:tasks-of:session:{raw.session}") == 0
+    assert _redis(cluster, "ZCARD", "mcp:tasks") == 0
+    # The handler on A stops: its lease is not renewed (every 2 s while it runs).
+    time.sleep(3)
+    assert _redis(cluster, "EXISTS", f"mcp:task-lease:{running}") == 0
+    assert all(r.alive() for r in cluster.replicas)

@@ -2,9 +2,10 @@
 //! per-parameter metadata, how the user's function is called, and the expansion of a free
 //! function with its registration.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Ident, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
+use syn::{GenericArgument, PathArguments, Type};
 
 use proc_macro2::{Span, TokenTree};
 
@@ -256,4 +257,61 @@ pub(crate) fn not_a_function(attr: &str, input: &TokenStream) -> syn::Error {
     } else {
         syn::Error::new_spanned(head, message)
     }
+}
+
+/// The spans of the first and last tokens of `tokens`.
+pub(crate) fn first_last_spans(tokens: &impl ToTokens) -> (Span, Span) {
+    let mut iter = tokens.to_token_stream().into_iter();
+    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
+    let last = iter.last().map_or(first, |t| t.span());
+    (first, last)
+}
+
+/// `&ident`, spanned from the first to the last token of `over`. rustc blames a failed bound on
+/// the argument whose type names the failing type parameter, and spans an expression from its
+/// first token to its last, so the error underlines all of `over` (a stable `Span` cannot join).
+pub(crate) fn spanned_ref(ident: &Ident, over: &impl ToTokens) -> TokenStream {
+    let (first, last) = first_last_spans(over);
+    let mut ident = ident.clone();
+    ident.set_span(last);
+    quote_spanned!(first=> &#ident)
+}
+
+/// `ident` by value, spanned like [`spanned_ref`]: `::core::convert::identity(ident)` with the
+/// path at the first token of `over` and the parentheses at its last.
+pub(crate) fn spanned_value(ident: &Ident, over: &impl ToTokens) -> TokenStream {
+    let (first, last) = first_last_spans(over);
+    let path = quote_spanned!(first=> ::core::convert::identity);
+    let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(#ident));
+    args.set_span(last);
+    quote!(#path #args)
+}
+
+/// `T` and `E` when `ty` is spelled `..Result<T, E>`.
+pub(crate) fn result_types(ty: &Type) -> Option<(&Type, &Type)> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    if last.ident != "Result" || args.args.len() != 2 {
+        return None;
+    }
+    match (args.args.first()?, args.args.last()?) {
+        (GenericArgument::Type(value), GenericArgument::Type(error)) => Some((value, error)),
+        _ => None,
+    }
+}
+
+/// `E` when `ty` is spelled `..Result<T, E>`.
+pub(crate) fn result_error_type(ty: &Type) -> Option<&Type> {
+    result_types(ty).map(|(_, error)| error)
+}
+
+/// `T` when `ty` is spelled `..Result<T, E>`, else `ty`: what a check of the returned value
+/// blames.
+pub(crate) fn result_value_type(ty: &Type) -> &Type {
+    result_types(ty).map_or(ty, |(value, _)| value)
 }

@@ -2,12 +2,12 @@
 //! from the return value.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
     Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
-    param_meta, runtime_path, value_ident,
+    param_meta, result_error_type, result_value_type, runtime_path, spanned_ref, value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::PromptAttrs;
@@ -57,10 +57,12 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
         let meta = meta_ident(index, ty);
         let value = value_ident(index);
         let complete = completer(param);
+        let verdict_at = spanned_ref(&format_ident!("__verdict"), ty);
         declares.push(quote_spanned! {ty.span()=>
             {
                 use __mcp::prompt_param::{ViaContext as _, ViaOptional as _, ViaRequired as _, ViaUnsupported as _};
-                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta);
+                let __verdict = (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta);
+                __mcp::bounds::PromptArgumentFromStr::check(#verdict_at);
             }
         });
         declares.push(complete);
@@ -74,12 +76,18 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
     let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
     let call = call_user_fn(function);
     let ret_span = output.span();
+    let inner_at = spanned_ref(&format_ident!("__inner"), result_value_type(output));
+    // A `Result`'s error type is checked where its `Err` becomes text: blame its `E` when it is
+    // spelled out, the whole type otherwise.
+    let error_at = spanned_ref(
+        &format_ident!("__error"),
+        result_error_type(output).unwrap_or(output),
+    );
     let check_output = quote_spanned! {ret_span=>
         {
             use __mcp::ret::{SplitResult as _, SplitPlain as _};
-            use __mcp::prompt_ret::{ViaPrompt as _, ViaUnsupported as _};
             let __inner = (&__mcp::Probe::<#output>::new()).inner();
-            (&&__inner).check();
+            __mcp::bounds::PromptOutput::check(#inner_at);
         }
     };
     let convert_output = quote_spanned! {ret_span=>
@@ -88,7 +96,9 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
             use __mcp::prompt_ret::{ViaPrompt as _, ViaUnsupported as _};
             match (&__mcp::Probe::<#output>::new()).split(__out) {
                 __mcp::Result::Ok(__value) => __mcp::Result::Ok((&&__mcp::probe_of(&__value)).into_prompt_result(__value)),
-                __mcp::Result::Err(__failure) => __mcp::Result::Err(__mcp::prompt_ret::failure(__failure)),
+                __mcp::Result::Err(__error) => __mcp::Result::Err(__mcp::prompt_ret::failure(
+                    __mcp::bounds::ErrorDisplay::error_message(#error_at),
+                )),
             }
         }
     };

@@ -4,12 +4,13 @@
 //! value) is asked of the compiler here, spanned at that type.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
     Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
-    param_meta, runtime_path, value_ident,
+    param_meta, result_error_type, result_value_type, runtime_path, spanned_ref, spanned_value,
+    value_ident,
 };
 use crate::internals::ast::{Item, Receiver};
 use crate::internals::attr::ResourceAttrs;
@@ -137,11 +138,30 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         let value = value_ident(index);
         if let Some(variable) = template.variables.get(&param.wire_name) {
             setup.push(completer(param));
+            let verdict_at = spanned_ref(&format_ident!("__verdict"), ty);
+            setup.push(quote_spanned! {ty.span()=>
+                {
+                    use __mcp::resource_param::{ViaContext as _, ViaList as _, ViaOptional as _, ViaSingle as _, ViaUnsupported as _};
+                    let __verdict = (&&&__mcp::Probe::<#ty>::new()).verdict();
+                    __mcp::bounds::ResourceVariableFromStr::check(#verdict_at);
+                }
+            });
+            let probe_at = spanned_ref(&format_ident!("__probe"), ty);
             if variable.explode {
-                setup.push(quote_spanned! {ty.span()=> __mcp::exploded_variable::<#ty>(); });
+                setup.push(quote_spanned! {ty.span()=>
+                    {
+                        let __probe = __mcp::Probe::<#ty>::new();
+                        __mcp::bounds::ExplodedVariable::check(#probe_at);
+                    }
+                });
             }
             if variable.optional {
-                setup.push(quote_spanned! {ty.span()=> __mcp::optional_variable::<#ty>(); });
+                setup.push(quote_spanned! {ty.span()=>
+                    {
+                        let __probe = __mcp::Probe::<#ty>::new();
+                        __mcp::bounds::OptionalVariable::check(#probe_at);
+                    }
+                });
             }
             extracts.push(quote_spanned! {ty.span()=>
                 let #value = {
@@ -152,18 +172,29 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         } else {
             // Not a variable: it must be a context parameter, and the error says so.
             extracts.push(quote_spanned! {ty.span()=>
-                let #value = __mcp::resource_context::<#ty>(&mut __call, &#meta);
+                let #value = {
+                    let __context = <#ty as __mcp::bounds::ContextParameter>::extract(&__call);
+                    __mcp::resource_context(&mut __call, &#meta, __context)
+                };
             });
         }
     }
     let values: Vec<_> = (0..function.params.len()).map(value_ident).collect();
     let call = call_user_fn(function);
     let ret_span = output.span();
+    let verdict_at = spanned_ref(&format_ident!("__verdict"), result_value_type(output));
+    // A `Result`'s error type is checked where its `Err` is converted: blame its `E` when it
+    // is spelled out, the whole type otherwise.
+    let error_at = spanned_value(
+        &format_ident!("__error"),
+        result_error_type(output).unwrap_or(output),
+    );
     let check_output = quote_spanned! {ret_span=>
         {
             use __mcp::resource_ret::{SplitResult as _, SplitPlain as _, ViaContents as _, ViaJson as _, ViaUnsupported as _};
             let __inner = (&__mcp::Probe::<#output>::new()).inner();
-            (&&__inner).check();
+            let __verdict = (&&__inner).verdict();
+            __mcp::bounds::ResourceOutputSerialize::check(#verdict_at);
         }
     };
     let convert_output = quote_spanned! {ret_span=>
@@ -171,7 +202,9 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
             use __mcp::resource_ret::{SplitResult as _, SplitPlain as _, ViaContents as _, ViaJson as _, ViaUnsupported as _};
             match (&__mcp::Probe::<#output>::new()).split(__out) {
                 __mcp::Result::Ok(__value) => (&&__mcp::probe_of(&__value)).into_contents(__value, &__call),
-                __mcp::Result::Err(__error) => __mcp::Result::Err(__error),
+                __mcp::Result::Err(__error) => __mcp::Result::Err(
+                    __mcp::bounds::ResourceFailure::into_resource_error(#error_at),
+                ),
             }
         }
     };

@@ -7,14 +7,13 @@
 //! type is chosen by trait, through autoref specialization on `__private::Probe<T>`, with every
 //! dispatch spanned at the user's type so a type that fits nowhere gets its error there.
 
-use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{GenericArgument, PathArguments, Type};
 
 use super::common::{
     Generated, call_user_fn, expand_free_fn, handler, icons_meta_scopes, meta_ident, param_meta,
-    runtime_path, value_ident,
+    result_error_type, result_value_type, runtime_path, spanned_ref, value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::ToolAttrs;
@@ -102,11 +101,13 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         let ty = param.ty;
         let meta = meta_ident(index, ty);
         let value = value_ident(index);
-        let meta_at = spanned_ref(&meta, ty);
+        let verdict_at = spanned_ref(&format_ident!("__verdict"), ty);
         declares.push(quote_spanned! {ty.span()=>
             {
                 use __mcp::param::{ViaArgsStruct as _, ViaContext as _, ViaArgument as _, ViaUnsupported as _};
-                (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, #meta_at);
+                let __verdict = (&&&__mcp::Probe::<#ty>::new()).declare(&mut __builder, &#meta);
+                __mcp::bounds::ToolArgumentDeserialize::check(#verdict_at);
+                __mcp::bounds::ToolArgumentSchema::check(#verdict_at);
             }
         });
         extracts.push(quote_spanned! {ty.span()=>
@@ -127,30 +128,31 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         quote! { __mcp::run_blocking(move || #call).await }
     };
     let ret_span = output.span();
-    let inner_at = spanned_ref(&format_ident!("__inner"), output);
-    // A `Result`'s error type is checked where the value is split: blame its `E` when it is
+    let verdict_at = spanned_ref(&format_ident!("__verdict"), result_value_type(output));
+    // A `Result`'s error type is checked where its `Err` becomes text: blame its `E` when it is
     // spelled out, the whole type otherwise.
-    let (error_first, error_last) = first_last_spans(result_error_type(output).unwrap_or(output));
-    let split = Ident::new("split", error_first);
-    let out_at = {
-        let path = quote_spanned!(error_first=> ::core::convert::identity);
-        let mut args = Group::new(Delimiter::Parenthesis, quote!(__out));
-        args.set_span(error_last);
-        quote!(#path #args)
-    };
+    let error_at = spanned_ref(
+        &format_ident!("__error"),
+        result_error_type(output).unwrap_or(output),
+    );
     let declare_output = quote_spanned! {ret_span=>
         {
             use __mcp::ret::{SplitResult as _, SplitPlain as _, ViaContent as _, ViaStructured as _, ViaUnsupportedReturn as _};
             let __inner = (&__mcp::Probe::<#output>::new()).inner();
-            (&&__inner).declare_output(&mut __builder, #inner_at);
+            let __verdict = (&&__inner).declare_output(&mut __builder);
+            __mcp::bounds::ToolOutputSerialize::check(#verdict_at);
+            __mcp::bounds::ToolOutputSchema::check(#verdict_at);
         }
     };
     let convert_output = quote_spanned! {ret_span=>
         {
             use __mcp::ret::{SplitResult as _, SplitPlain as _, ViaContent as _, ViaStructured as _, ViaUnsupportedReturn as _};
-            match (&__mcp::Probe::<#output>::new()).#split(#out_at) {
+            match (&__mcp::Probe::<#output>::new()).split(__out) {
                 __mcp::Result::Ok(__value) => (&&__mcp::probe_of(&__value)).into_result(__value, &__call),
-                __mcp::Result::Err(__failure) => __failure.into_result(),
+                __mcp::Result::Err(__error) => __mcp::ret::Failure::new(
+                    __mcp::bounds::ErrorDisplay::error_message(#error_at),
+                )
+                .into_result(),
             }
         }
     };
@@ -181,41 +183,5 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         #(#declares)*
         #declare_output
         __builder.build()
-    }
-}
-
-/// The spans of the first and last tokens of `tokens`.
-fn first_last_spans(tokens: &impl ToTokens) -> (Span, Span) {
-    let mut iter = tokens.to_token_stream().into_iter();
-    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
-    let last = iter.last().map_or(first, |t| t.span());
-    (first, last)
-}
-
-/// `&ident`, spanned from the first to the last token of `over`. rustc blames a failed bound on
-/// the argument whose type names the failing type parameter, and spans an expression from its
-/// first token to its last, so the error underlines all of `over` (a stable `Span` cannot join).
-fn spanned_ref(ident: &Ident, over: &impl ToTokens) -> TokenStream {
-    let (first, last) = first_last_spans(over);
-    let mut ident = ident.clone();
-    ident.set_span(last);
-    quote_spanned!(first=> &#ident)
-}
-
-/// `E` when `ty` is spelled `..Result<T, E>`.
-fn result_error_type(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    if last.ident != "Result" || args.args.len() != 2 {
-        return None;
-    }
-    match args.args.last()? {
-        GenericArgument::Type(error) => Some(error),
-        _ => None,
     }
 }

@@ -37,6 +37,35 @@ pub(crate) enum Method {
 }
 
 impl Method {
+    /// The method's name on the wire.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Initialize => "initialize",
+            Self::Ping => "ping",
+            Self::ToolsList => "tools/list",
+            Self::ToolsCall => "tools/call",
+            Self::ResourcesList => "resources/list",
+            Self::ResourcesTemplatesList => "resources/templates/list",
+            Self::ResourcesRead => "resources/read",
+            Self::ResourcesSubscribe => "resources/subscribe",
+            Self::ResourcesUnsubscribe => "resources/unsubscribe",
+            Self::PromptsList => "prompts/list",
+            Self::PromptsGet => "prompts/get",
+            Self::CompletionComplete => "completion/complete",
+            Self::LoggingSetLevel => "logging/setLevel",
+            Self::ServerDiscover => "server/discover",
+            Self::SubscriptionsListen => "subscriptions/listen",
+            Self::SkillsList => "skills/list",
+            Self::SkillsGet => "skills/get",
+            Self::ResourcesDirectoryRead => "resources/directory/read",
+            Self::TasksGet => "tasks/get",
+            Self::TasksUpdate => "tasks/update",
+            Self::TasksCancel => "tasks/cancel",
+            Self::TasksResult => "tasks/result",
+            Self::TasksList => "tasks/list",
+        }
+    }
+
     /// The method a request names; `None` for one no revision of this server knows.
     pub(crate) fn parse(method: &str) -> Option<Self> {
         Some(match method {

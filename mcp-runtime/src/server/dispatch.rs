@@ -956,10 +956,14 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
-    // 2025-11-25's `task` (ignored in 2026-07-28, where the server decides).
-    let wants_task = matches!(params.remove("task"), Some(Value::Object(_)));
+    // 2025-11-25's `task`, with the TTL it may ask for (ignored in 2026-07-28, where the
+    // server decides).
+    let wanted_task = match params.remove("task") {
+        Some(Value::Object(task)) => Some(task.get("ttl").and_then(Value::as_u64)),
+        _ => None,
+    };
     #[cfg(not(feature = "tasks"))]
-    let _ = wants_task;
+    let _ = wanted_task;
     let binding = call.scope.stateless.is_some().then(|| {
         Binding::new("tools/call", &name, &arguments)
             .for_principal(call.sink.principal().map(|p| &**p))
@@ -992,7 +996,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         let as_task = if stateless {
             tasks::declared(&call.scope.client)
         } else {
-            experimental && wants_task
+            experimental && wanted_task.is_some()
         };
         if as_task {
             let binding = binding.unwrap_or_else(|| Binding::new("tools/call", &name, &Map::new()));
@@ -1002,6 +1006,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
                 tool_name: Arc::clone(tool_name),
                 arguments,
                 binding,
+                ttl: wanted_task.flatten(),
             };
             return call_tool_task(call, tool, invocation).await;
         }
@@ -1010,9 +1015,14 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
                 return Err(tasks::required_error(&format!("the tool `{name}`")));
             }
             if experimental {
-                return Err(ErrorObject::method_not_found(&format!(
-                    "tools/call without `task`: the tool `{name}` runs only as a task"
-                )));
+                // -32601, as 2025-11-25 says for this case; the message says what to do.
+                return Err(ErrorObject::new(
+                    crate::protocol::error_codes::METHOD_NOT_FOUND,
+                    format!(
+                        "the tool `{name}` runs only as a task: call it with `task` in the \
+                         `tools/call` params (for example `\"task\": {{}}`)"
+                    ),
+                ));
             }
         }
     }
@@ -1037,17 +1047,20 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
 }
 
 #[cfg(feature = "tasks")]
-/// Who a task belongs to: the authenticated principal (OAuth) when there is one, else the
-/// session (or stdio connection) that created it. Unauthenticated stateless HTTP requests share
-/// one owner: their tasks are guarded by the 128-bit id alone.
+/// Who a task belongs to, and whose share of the task bounds it takes: the authenticated
+/// principal (OAuth) when there is one, else the session (or stdio connection) that created it,
+/// else (a stateless HTTP request) the client's address. Only the owner sees the task.
 fn task_owner(call: &Call<'_>) -> String {
     // An authenticated caller owns its tasks whatever session or replica it comes through;
     // otherwise the session (handshake era) or the connection.
     if let Some(principal) = call.sink.principal() {
         return format!("principal:{}", principal.binding_key());
     }
-    match call.link.and_then(|l| l.trace_name()) {
-        Some(name) => format!("session:{name}"),
+    if let Some(name) = call.link.and_then(|l| l.trace_name()) {
+        return tasks::session_owner(name);
+    }
+    match call.sink.peer() {
+        Some(address) => format!("peer:{address}"),
         None => "anonymous".to_owned(),
     }
 }
@@ -1067,7 +1080,7 @@ async fn task_method(
     let store = &call.core.tasks;
     let params = &request.params;
     let value = match method {
-        Method::TasksGet => tasks::get(store, &owner, params).await?,
+        Method::TasksGet => return Ok(Reply::Raw(tasks::get(store, &owner, params).await?.into())),
         Method::TasksUpdate => tasks::update(store, &owner, params).await?,
         _ => tasks::cancel(store, &owner, params).await?,
     };
@@ -1087,7 +1100,7 @@ async fn legacy_task_method(
     let params = &request.params;
     let value = match method {
         Method::TasksGet => tasks::legacy_get(store, &owner, params).await?,
-        Method::TasksList => tasks::legacy_list(store, &owner).await?,
+        Method::TasksList => tasks::legacy_list(store, &owner, params).await?,
         Method::TasksCancel => tasks::legacy_cancel(store, &owner, params).await?,
         _ => {
             let peer = peer_of(call);
@@ -1106,6 +1119,8 @@ struct TaskInvocation {
     tool_name: Arc<str>,
     arguments: Map<String, Value>,
     binding: Binding,
+    /// The TTL the client asked for (2025-11-25's `task.ttl`, in ms).
+    ttl: Option<u64>,
 }
 
 #[cfg(feature = "tasks")]
@@ -1134,15 +1149,19 @@ async fn call_tool_task(
         tool_name,
         arguments,
         binding,
+        ttl,
     } = invocation;
     let store = Arc::clone(&call.core.tasks.store);
     let owner: Arc<str> = Arc::from(task_owner(call));
-    let record = call.core.tasks.record(&owner);
+    let record = call.core.tasks.record(&owner, ttl);
     let task_id: Arc<str> = Arc::from(&*record.id);
-    store
-        .create(record)
-        .await
-        .map_err(|error| ErrorObject::internal(error.to_string()))?;
+    store.create(record).await.map_err(|error| {
+        if let tasks::StoreError::Backend(_) = error {
+            ErrorObject::internal("the task store is unavailable")
+        } else {
+            ErrorObject::internal(error.to_string())
+        }
+    })?;
     let inputs = call.scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs));
     let mut peer = TaskPeer::new(
         peer_of(call),
@@ -1206,21 +1225,23 @@ async fn call_tool_task(
             return Ok(Reply::Tool(result?.for_version(version)));
         }
         Inline::Done(result) => {
+            peer.flush_message().await;
+            let max = call.core.tasks.max_result_bytes;
             store
-                .finish(&task_id, tasks::outcome_of(&result, version))
+                .finish(&task_id, tasks::outcome_of(&result, version, max))
                 .await;
         }
         Inline::Panic(panic) => {
             tracing::error!(task = %task_id, panic = panic_message(&*panic), "a task's tool panicked");
+            peer.flush_message().await;
             store.finish(&task_id, tasks::panicked()).await;
         }
         Inline::Escalate => {
             peer.escalated
                 .store(true, std::sync::atomic::Ordering::Release);
             tasks::spawn(
-                Arc::clone(&store),
-                Arc::clone(&task_id),
-                Arc::clone(&owner),
+                &call.core.tasks,
+                Arc::clone(&peer),
                 version,
                 cancel,
                 handler,

@@ -51,6 +51,8 @@ pub(crate) struct HttpOptions {
     /// The OAuth resource-server settings, when tokens are required.
     #[cfg(feature = "oauth")]
     pub(crate) auth: Option<std::sync::Arc<super::auth::OAuth>>,
+    /// The Server Card served at `<path>/server-card`, and its AI Catalog.
+    pub(crate) server_card: Option<super::ServerCard>,
 }
 
 impl Default for HttpOptions {
@@ -77,6 +79,7 @@ impl Default for HttpOptions {
             legacy_messages_path: "/messages".to_owned(),
             #[cfg(feature = "oauth")]
             auth: None,
+            server_card: None,
         }
     }
 }

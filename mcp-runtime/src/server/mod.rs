@@ -10,6 +10,7 @@ mod attach;
 #[cfg_attr(not(feature = "http"), allow(dead_code, unreachable_pub))]
 pub(crate) mod auth;
 mod budget;
+mod card;
 mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
@@ -59,6 +60,9 @@ pub(crate) use self::auth::Dpop;
 #[cfg(feature = "oauth")]
 pub use self::auth::{OAuth, TokenValidation};
 pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
+pub use self::card::{
+    AI_CATALOG_MEDIA_TYPE, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA, ServerCard,
+};
 #[cfg(feature = "http")]
 pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
@@ -581,6 +585,19 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Serves a Server Card (SEP-2127) over HTTP, at the endpoint's path plus `/server-card`
+    /// (`/mcp/server-card`), and the AI Catalog that lists it at `/.well-known/ai-catalog.json`.
+    /// The card is made from this server's `serverInfo` (version, title, description, icons,
+    /// website) and the card's own name and remotes; [`build`](Self::build) fails when it would
+    /// break the card's schema (a description is required, at most 100 characters). Off by
+    /// default. Both routes are public metadata, like the OAuth metadata: no token, any `Host`,
+    /// `Access-Control-Allow-Origin: *`, cacheable for an hour, with an `ETag`.
+    pub fn server_card(mut self, card: ServerCard) -> Self {
+        self.options.http.server_card = Some(card);
+        self
+    }
+
+    #[cfg(feature = "http")]
     /// How long an HTTP session may stay idle before it ends (30 minutes by default).
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.options.http.session_idle = idle;
@@ -760,18 +777,48 @@ impl Server {
     }
 
     #[cfg(feature = "tasks")]
-    /// The most tasks alive at once in the default in-memory store (10,000 by default): a
-    /// task-capable call past it is refused with -32603 saying so. Tasks are reclaimed after
-    /// their TTL.
+    /// The most tasks alive at once, all clients together (10,000 by default): a task-capable
+    /// call past it is refused with -32603 saying so. Tasks are reclaimed after their TTL, or
+    /// when the session that owns them ends.
     pub fn max_live_tasks(mut self, max: usize) -> Self {
         self.options.tasks.max_live = max;
         self
     }
 
     #[cfg(feature = "tasks")]
-    /// How long a task is kept after it was created (`ttlMs`; 1 hour by default). It is never
-    /// dropped before, and reclaimed after, whatever its status; a task still running then is
-    /// stopped.
+    /// The most tasks one client holds alive at once (a tenth of [`Server::max_live_tasks`]
+    /// by default, so 1,000): past it that client's task-capable call gets -32603 ("too many
+    /// live tasks of yours") while other clients are still served. The client is the task's
+    /// owner: the authenticated principal, else the session, else a stateless client's address.
+    pub fn max_live_tasks_per_owner(mut self, max: usize) -> Self {
+        self.options.tasks.max_live_per_owner = Some(max);
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// The largest result one task keeps, as JSON (1 MiB by default): a tool that returns more
+    /// ends its task `failed` (-32603, naming the size and the bound).
+    pub fn max_task_result(mut self, bytes: usize) -> Self {
+        self.options.tasks.max_result_bytes = bytes;
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// The bytes of all tasks' stored results together (64 MiB by default), and of one owner's
+    /// (an eighth of that unless `per_owner` says otherwise). A result with no room ends its
+    /// task `failed` (-32603, saying which bound it met); room comes back as tasks are reclaimed.
+    /// Counted in the memory ceiling (crate docs, *Limits*).
+    pub fn task_results_total(mut self, bytes: usize, per_owner: Option<usize>) -> Self {
+        self.options.tasks.result_bytes_total = bytes;
+        self.options.tasks.result_bytes_per_owner = per_owner;
+        self
+    }
+
+    #[cfg(feature = "tasks")]
+    /// How long a task is kept after it was created (`ttlMs`; 1 hour by default), and the most a
+    /// 2025-11-25 client may ask for with `task.ttl` (a shorter one is honoured). It is never
+    /// dropped before, and reclaimed after, whatever its status (a task still running then is
+    /// stopped), unless the session that owns it ends first.
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         self.options.tasks.ttl = ttl;
         self
@@ -983,6 +1030,20 @@ impl Server {
         info.description = self.description;
         info.website_url = self.website_url;
         info.icons = (!self.icons.is_empty()).then_some(self.icons);
+        #[cfg(feature = "http")]
+        if let Some(card) = &self.options.http.server_card
+            && let Err(problems) = card.to_json(&info, &[])
+        {
+            let invalid = |problem| DefinitionError::Invalid {
+                kind: "server",
+                name: card.name().to_owned(),
+                location: "Server::server_card".to_owned(),
+                problem,
+            };
+            return Err(Error::Definition(
+                problems.into_iter().map(invalid).collect(),
+            ));
+        }
         let listed = ListChangedCapability { list_changed: true };
         // Fixed here for the server's life: see "Capabilities are fixed" on `ServerHandle`.
         let capabilities = ServerCapabilities {

@@ -83,6 +83,9 @@ pub(crate) struct Sink<T = Outgoing> {
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
+    /// The address the requests came from (a stateless HTTP POST, when the server reads
+    /// addresses): whose they are when nobody authenticated.
+    peer: Option<std::net::IpAddr>,
 }
 
 impl<T> Clone for Sink<T> {
@@ -91,6 +94,7 @@ impl<T> Clone for Sink<T> {
             tx: self.tx.clone(),
             shared: Arc::clone(&self.shared),
             principal: self.principal.clone(),
+            peer: self.peer,
         }
     }
 }
@@ -137,6 +141,7 @@ pub(crate) fn channel_within<T: Weigh>(
             tx,
             shared: Arc::clone(&shared),
             principal: None,
+            peer: None,
         },
         Outbox { rx, shared },
     )
@@ -153,6 +158,19 @@ impl<T> Sink<T> {
     /// Who the requests answered here were made for.
     pub(crate) fn principal(&self) -> Option<&Arc<Principal>> {
         self.principal.as_ref()
+    }
+
+    /// The same queue, for requests from `peer`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_peer(mut self, peer: Option<std::net::IpAddr>) -> Self {
+        self.peer = peer;
+        self
+    }
+
+    /// The address the requests answered here came from.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
+        self.peer
     }
 }
 

@@ -91,6 +91,8 @@ struct Running {
     /// Its task, once it has one (a handler that finishes at once never gets one).
     task: Option<AbortHandle>,
     cancel: Arc<CancelFlag>,
+    /// What it asked for, to say what a shutdown abandoned.
+    method: Option<Method>,
     _slot: Option<Slot>,
 }
 
@@ -395,7 +397,8 @@ impl Session {
         };
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
-        if Method::parse(&request.method).is_some_and(Method::answered_inline)
+        let method = Method::parse(&request.method);
+        if method.is_some_and(Method::answered_inline)
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
             drop(vacant);
@@ -428,6 +431,7 @@ impl Session {
         vacant.insert(Running {
             task: None,
             cancel: Arc::clone(&cancel),
+            method,
             _slot: slot,
         });
         drop(in_flight);
@@ -499,34 +503,96 @@ impl Session {
         }
     }
 
-    /// Waits for in-flight requests to finish, up to `grace`, then stops the rest.
-    pub(crate) async fn shutdown(&self, grace: Duration) {
+    /// Waits for in-flight requests (and, with `tasks`, the session's running tasks) to
+    /// finish, up to `grace`, then stops the requests still running: returns them, as
+    /// `method (id N)`.
+    pub(crate) async fn shutdown(&self, grace: Duration, tasks: bool) -> Vec<String> {
         self.closing.send_replace(true);
         let deadline = tokio::time::Instant::now() + grace;
-        loop {
+        let mut tasks_checked: Option<tokio::time::Instant> = None;
+        while tokio::time::Instant::now() < deadline {
             let empty = self
                 .in_flight
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .is_empty();
-            if empty || tokio::time::Instant::now() >= deadline {
+            if empty && !tasks {
                 break;
+            }
+            // The store is asked every 50 ms at most (it may be Redis).
+            if empty && tasks_checked.is_none_or(|at| at.elapsed() >= Duration::from_millis(50)) {
+                if self.running_tasks().await.is_empty() {
+                    break;
+                }
+                tasks_checked = Some(tokio::time::Instant::now());
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let running: Vec<Running> = self
+        let running: Vec<(RequestId, Running)> = self
             .in_flight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .drain()
-            .map(|(_, entry)| entry)
             .collect();
-        running.into_iter().for_each(Running::stop);
+        let stopped = running
+            .into_iter()
+            .map(|(id, entry)| {
+                let method = entry.method.map_or("a request", Method::name);
+                entry.stop();
+                format!("{method} (id {id})")
+            })
+            .collect();
         // Whoever waits for the client's answers hears that it is gone.
         self.pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        stopped
+    }
+
+    /// Whose tasks this session's are, once the transport named it.
+    #[cfg(feature = "tasks")]
+    fn task_owner(&self) -> Option<String> {
+        self.trace_name
+            .get()
+            .map(|name| super::tasks::session_owner(name))
+    }
+
+    /// The ids of the session's tasks still running.
+    async fn running_tasks(&self) -> Vec<String> {
+        #[cfg(feature = "tasks")]
+        if let Some(owner) = self.task_owner() {
+            return self
+                .core
+                .tasks
+                .store
+                .list(&owner)
+                .await
+                .into_iter()
+                .filter(|task| !task.status.is_terminal())
+                .map(|task| task.id)
+                .collect();
+        }
+        Vec::new()
+    }
+
+    /// The session ended for good: its tasks are forgotten, and those still running stop.
+    /// Returns the ids of those that were running. (Tasks owned by an authenticated principal
+    /// are the principal's, not the session's: they stay.)
+    pub(crate) async fn release_tasks(&self) -> Vec<String> {
+        let running = self.running_tasks().await;
+        #[cfg(feature = "tasks")]
+        if let Some(owner) = self.task_owner() {
+            let released = self.core.tasks.store.release(&owner).await;
+            if released > 0 {
+                tracing::debug!(
+                    session = %self.trace_name.get().map_or("", String::as_str),
+                    released,
+                    "the session ended: its tasks were released"
+                );
+            }
+        }
+        running
     }
 
     /// Routes the client's answer to the request of ours it answers.

@@ -83,7 +83,16 @@ impl Skills {
                 problem,
             }])
         };
-        let found = mcp_skill_format::scan(root).map_err(|e| invalid(&e.path, e.message))?;
+        // A fault on a line of a file is located at `file:line`, as a compiler would.
+        let found = mcp_skill_format::scan(root).map_err(|e| match e.line {
+            Some(line) => crate::Error::Definition(vec![crate::DefinitionError::Invalid {
+                kind: "skill",
+                name: e.path.clone(),
+                location: format!("{}:{line}", root.join(&e.path).display()),
+                problem: e.message,
+            }]),
+            None => invalid(&e.path, e.message),
+        })?;
         let mut out = Self::new();
         for skill in found {
             let mut built = Skill {
@@ -178,7 +187,7 @@ impl Skill {
         let frontmatter = match mcp_skill_format::check_manifest(&manifest, dir_name) {
             Ok(yaml) => yaml_to_json(&yaml),
             Err(problem) => {
-                problems.push(format!("SKILL.md: {problem}"));
+                problems.push(format!("SKILL.md:{}: {}", problem.line, problem.message));
                 Value::Object(Map::new())
             }
         };

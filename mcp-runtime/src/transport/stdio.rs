@@ -157,7 +157,29 @@ where
             Err(error) => break Err(error),
         }
     };
-    session.shutdown(grace).await;
+    // End of input: nothing more will be asked. Requests and tasks still running get the
+    // grace period; what runs after it is stopped (nobody could read a task's result any more),
+    // and said so.
+    let started = std::time::Instant::now();
+    let requests = session.shutdown(grace, true).await;
+    let tasks = session.release_tasks().await;
+    if !requests.is_empty() || !tasks.is_empty() {
+        tracing::warn!(
+            grace_ms = grace.as_millis() as u64,
+            requests = %requests.join(", "),
+            tasks = %tasks.join(", "),
+            "end of input: {} request(s) and {} task(s) still running after the {:.1} s grace \
+             period were stopped",
+            requests.len(),
+            tasks.len(),
+            grace.as_secs_f64()
+        );
+    } else if started.elapsed() >= std::time::Duration::from_millis(100) {
+        tracing::info!(
+            waited_ms = started.elapsed().as_millis() as u64,
+            "end of input: every request and task finished"
+        );
+    }
     drop(session);
     drop(sink);
     let write_result = match writer {

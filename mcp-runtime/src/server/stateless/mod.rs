@@ -29,8 +29,10 @@ use crate::protocol::ProtocolVersion;
 pub use self::cache::{CacheHint, CacheScope, Cacheable};
 pub(crate) use self::cache::{CacheHints, Stamps};
 pub(crate) use self::envelope::{Envelope, discover, read_envelope, unsupported_version};
+#[cfg(feature = "tasks")]
+pub(crate) use self::input::input_key;
 pub(crate) use self::input::{
-    Inputs, Interrupt, StatelessPeer, input_key, input_required, missing_capability,
+    Inputs, Interrupt, StatelessPeer, input_required, missing_capability,
 };
 pub(crate) use self::listen::{Listener, Listeners};
 

@@ -22,7 +22,8 @@ use serde_json::{Map, Value, json};
 
 pub(crate) use self::peer::TaskPeer;
 pub use self::store::{
-    MemoryTaskStore, StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+    MAX_STATUS_MESSAGE, MemoryTaskStore, StoreError, StoreFuture, TaskLimits, TaskOutcome,
+    TaskRecord, TaskStatus, TaskStore,
 };
 use super::dispatch::{catch_unwind, panic_message};
 use crate::context::{BoxFuture, CancelFlag, ClientInfo};
@@ -40,6 +41,8 @@ pub(crate) struct Tasks {
     pub(crate) redis: Option<Arc<redis::RedisTaskStore>>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// The bound on one task's result, whatever the store.
+    pub(crate) max_result_bytes: usize,
 }
 
 /// The settings a [`Server`](crate::Server) collects.
@@ -47,6 +50,12 @@ pub(crate) struct Tasks {
 pub(crate) struct TaskOptions {
     pub(crate) store: Option<Arc<dyn TaskStore>>,
     pub(crate) max_live: usize,
+    /// `None`: a tenth of `max_live`.
+    pub(crate) max_live_per_owner: Option<usize>,
+    pub(crate) max_result_bytes: usize,
+    pub(crate) result_bytes_total: usize,
+    /// `None`: an eighth of `result_bytes_total`.
+    pub(crate) result_bytes_per_owner: Option<usize>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
     /// Advertise the extension though no tool is task-capable at build (a gateway's proxied
@@ -54,11 +63,30 @@ pub(crate) struct TaskOptions {
     pub(crate) advertise: bool,
 }
 
+impl TaskOptions {
+    /// The bounds of the default stores.
+    pub(crate) fn limits(&self) -> TaskLimits {
+        let defaults = TaskLimits::with_max_live(self.max_live);
+        TaskLimits {
+            max_live: self.max_live,
+            max_live_per_owner: self
+                .max_live_per_owner
+                .unwrap_or(defaults.max_live_per_owner)
+                .max(1),
+            max_result_bytes: self.max_result_bytes,
+            result_bytes_total: self.result_bytes_total,
+            result_bytes_per_owner: self
+                .result_bytes_per_owner
+                .unwrap_or(self.result_bytes_total / 8),
+        }
+    }
+}
+
 impl std::fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskOptions")
             .field("custom_store", &self.store.is_some())
-            .field("max_live", &self.max_live)
+            .field("limits", &self.limits())
             .field("ttl", &self.ttl)
             .field("poll_interval", &self.poll_interval)
             .finish()
@@ -67,9 +95,14 @@ impl std::fmt::Debug for TaskOptions {
 
 impl Default for TaskOptions {
     fn default() -> Self {
+        let limits = TaskLimits::default();
         Self {
             store: None,
-            max_live: 10_000,
+            max_live: limits.max_live,
+            max_live_per_owner: None,
+            max_result_bytes: limits.max_result_bytes,
+            result_bytes_total: limits.result_bytes_total,
+            result_bytes_per_owner: None,
             ttl: Duration::from_secs(3600),
             poll_interval: Duration::from_millis(500),
             advertise: false,
@@ -81,9 +114,10 @@ impl Tasks {
     /// With `shared` (the server has a Redis) and no store of the caller's, the tasks live in
     /// that Redis.
     pub(crate) fn new(options: &TaskOptions, shared: bool) -> Self {
+        let limits = options.limits();
         #[cfg(feature = "redis")]
         let redis = (shared && options.store.is_none())
-            .then(|| Arc::new(redis::RedisTaskStore::new(options.max_live)));
+            .then(|| Arc::new(redis::RedisTaskStore::new(limits)));
         #[cfg(not(feature = "redis"))]
         let _ = shared;
         #[cfg(feature = "redis")]
@@ -95,18 +129,40 @@ impl Tasks {
                 .store
                 .clone()
                 .or(fallback)
-                .unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_live))),
+                .unwrap_or_else(|| Arc::new(MemoryTaskStore::with_limits(limits))),
             #[cfg(feature = "redis")]
             redis,
             ttl: options.ttl,
             poll_interval: options.poll_interval,
+            max_result_bytes: limits.max_result_bytes,
         }
     }
 
-    /// A new record for `owner`, not yet stored.
-    pub(crate) fn record(&self, owner: &str) -> TaskRecord {
-        TaskRecord::new(new_id(), owner.to_owned(), self.ttl, self.poll_interval)
+    /// A new record for `owner`, not yet stored, kept for `requested` (the client's `ttl`, in
+    /// milliseconds) when it asked for no longer than the server's TTL, else for that.
+    pub(crate) fn record(&self, owner: &str, requested: Option<u64>) -> TaskRecord {
+        TaskRecord::new(
+            new_id(),
+            owner.to_owned(),
+            ttl_for(requested, self.ttl),
+            self.poll_interval,
+        )
     }
+}
+
+/// The TTL a task gets: what the client asked for (2025-11-25's `task.ttl`, in ms) up to the
+/// server's own, which is also what it gets when it asked for none. At least a second, so that
+/// the client can read what it created.
+pub(crate) fn ttl_for(requested: Option<u64>, max: Duration) -> Duration {
+    requested
+        .map(Duration::from_millis)
+        .map_or(max, |asked| asked.min(max))
+        .max(Duration::from_secs(1).min(max))
+}
+
+/// Who owns a task: a session (or stdio connection), by its name.
+pub(crate) fn session_owner(name: &str) -> String {
+    format!("session:{name}")
 }
 
 /// 128 random bits, URL-safe base64 (22 characters).
@@ -208,9 +264,12 @@ pub(crate) fn created(record: &TaskRecord) -> Value {
     Value::Object(task)
 }
 
-/// `tasks/get` (2026-07-28): the task with what its status inlines.
-pub(crate) fn detailed(record: &TaskRecord) -> Value {
+/// `tasks/get` (2026-07-28), serialized: the task with what its status inlines, and `extra`
+/// fields (a notification's `_meta`). The inlined `result` is the stored one as it is, with the
+/// `resultType: "complete"` that a 2026-07-28 `tools/call` result carries.
+pub(crate) fn detailed(record: &TaskRecord, extra: Option<(&str, Value)>) -> String {
     let mut task = base(record, "ttlMs", "pollIntervalMs");
+    let mut result = None;
     match (&record.status, &record.outcome) {
         (TaskStatus::InputRequired, _) => {
             task.insert(
@@ -218,15 +277,42 @@ pub(crate) fn detailed(record: &TaskRecord) -> Value {
                 Value::Object(record.input_requests.clone()),
             );
         }
-        (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
-            task.insert("result".into(), result.clone());
-        }
+        (TaskStatus::Completed, Some(TaskOutcome::Result(stored))) => result = Some(stored),
         (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
             task.insert("error".into(), error.clone());
         }
         _ => {}
     }
-    Value::Object(task)
+    if let Some((key, value)) = extra {
+        task.insert(key.into(), value);
+    }
+    let mut out = Value::Object(task).to_string();
+    if let Some(stored) = result {
+        // The object's closing brace, then `,"result":{"resultType":"complete",...}}`: the stored
+        // result is not parsed again.
+        out.pop();
+        out.reserve(stored.len() + 40);
+        out.push_str(",\"result\":");
+        out.push_str(&complete(stored));
+        out.push('}');
+    }
+    out
+}
+
+/// A stored result (a serialized JSON object) with `resultType: "complete"` in front.
+fn complete(stored: &str) -> String {
+    let rest = stored
+        .trim_start()
+        .strip_prefix('{')
+        .unwrap_or("}")
+        .trim_start();
+    let mut out = String::with_capacity(stored.len() + 26);
+    out.push_str("{\"resultType\":\"complete\"");
+    if !rest.starts_with('}') {
+        out.push(',');
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The `Task` object of 2025-11-25's experimental core tasks (`ttl`, `pollInterval`).
@@ -247,17 +333,69 @@ pub(crate) async fn legacy_get(
     Ok(legacy(&find(&*tasks.store, id, owner).await?))
 }
 
-/// `tasks/list` (2025-11-25): the caller's live tasks, in one page.
-pub(crate) async fn legacy_list(tasks: &Tasks, owner: &str) -> Result<Value, ErrorObject> {
-    let list: Vec<Value> = tasks
-        .store
-        .try_list(owner)
-        .await
-        .map_err(unavailable)?
+/// Most tasks on one page of `tasks/list`.
+pub(crate) const LIST_PAGE: usize = 100;
+
+/// `tasks/list` (2025-11-25): the caller's live tasks, oldest first, [`LIST_PAGE`] a page. The
+/// cursor names the last task of the page before (its creation time and id), so tasks created
+/// or reclaimed meanwhile shift no page.
+pub(crate) async fn legacy_list(
+    tasks: &Tasks,
+    owner: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, ErrorObject> {
+    let after = list_cursor(params)?;
+    let mut all = tasks.store.try_list(owner).await.map_err(unavailable)?;
+    // In the cursor's own order: tasks created within one millisecond are told apart by id.
+    let key = |record: &TaskRecord| (millis_since_epoch(record.created_at), record.id.clone());
+    all.sort_by_cached_key(key);
+    let mut rest = all
         .iter()
-        .map(legacy)
-        .collect();
-    Ok(json!({ "tasks": list }))
+        .filter(|record| after.as_ref().is_none_or(|after| key(record) > *after))
+        .peekable();
+    let mut page = Vec::with_capacity(LIST_PAGE.min(all.len()));
+    let mut last = None;
+    while page.len() < LIST_PAGE {
+        let Some(record) = rest.next() else { break };
+        page.push(legacy(record));
+        last = Some(record);
+    }
+    let mut result = json!({ "tasks": page });
+    if let (Some(last), Some(_)) = (last, rest.peek()) {
+        let (at, id) = key(last);
+        result["nextCursor"] = Value::from(
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("task:{at}:{id}")),
+        );
+    }
+    Ok(result)
+}
+
+fn millis_since_epoch(time: SystemTime) -> u64 {
+    millis(time.duration_since(UNIX_EPOCH).unwrap_or_default())
+}
+
+/// Where a `tasks/list` page starts: after the task its cursor names; -32602 for a cursor we
+/// did not mint.
+fn list_cursor(params: &Map<String, Value>) -> Result<Option<(u64, String)>, ErrorObject> {
+    let invalid = || {
+        ErrorObject::invalid_params(
+            "invalid cursor: pass back a `nextCursor` exactly as it was received",
+        )
+    };
+    let cursor = match params.get("cursor") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(cursor)) => cursor,
+        Some(_) => return Err(invalid()),
+    };
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .map_err(|_| invalid())?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+    let (at, id) = text
+        .strip_prefix("task:")
+        .and_then(|rest| rest.split_once(':'))
+        .ok_or_else(invalid)?;
+    Ok(Some((at.parse().map_err(|_| invalid())?, id.to_owned())))
 }
 
 /// `tasks/cancel` (2025-11-25): the cancelled task; -32602 for one that already ended.
@@ -300,7 +438,9 @@ where
         let record = find(&**store, id, owner).await?;
         match (&record.status, &record.outcome) {
             (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
-                let mut result = result.clone();
+                let mut result: Value = serde_json::from_str(result).map_err(|_| {
+                    ErrorObject::internal(format!("task `{id}`'s stored result is not JSON"))
+                })?;
                 relate_to_task(&mut result, id);
                 return Ok(result);
             }
@@ -381,14 +521,14 @@ fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
     }
 }
 
-/// `tasks/get` (2026-07-28).
+/// `tasks/get` (2026-07-28), serialized.
 pub(crate) async fn get(
     tasks: &Tasks,
     owner: &str,
     params: &Map<String, Value>,
-) -> Result<Value, ErrorObject> {
+) -> Result<String, ErrorObject> {
     let id = task_id(params)?;
-    Ok(detailed(&find(&*tasks.store, id, owner).await?))
+    Ok(detailed(&find(&*tasks.store, id, owner).await?, None))
 }
 
 /// `tasks/update`: answers to the task's input requests; an empty acknowledgement.
@@ -420,22 +560,27 @@ pub(crate) async fn cancel(
     acknowledged(tasks.store.try_cancel(id, owner).await, id)
 }
 
-/// The tool result as a task stores it.
+/// The tool result as a task stores it: its JSON, or an error when it is over `max` bytes (or
+/// the error a relayed tool's upstream answered with: the task failed with it).
 pub(crate) fn outcome_of(
     result: &Result<CallToolResult, ErrorObject>,
     version: ProtocolVersion,
+    max: usize,
 ) -> TaskOutcome {
     let result = match result {
         Ok(result) => result,
-        // A relayed tool's upstream answered with an error: the task failed with it.
         Err(error) => {
             return TaskOutcome::Error(serde_json::to_value(error).unwrap_or_else(
                 |_| json!({"code": error_codes::INTERNAL_ERROR, "message": "internal error"}),
             ));
         }
     };
-    match serde_json::to_value(result.clone().for_version(version)) {
-        Ok(value) => TaskOutcome::Result(value),
+    match serde_json::to_string(&result.clone().for_version(version)) {
+        Ok(json) if json.len() > max => store::too_large(format!(
+            "the task's result is {} bytes, over the server's bound of {max} bytes a task",
+            json.len()
+        )),
+        Ok(json) => TaskOutcome::Result(Arc::from(json)),
         Err(_) => TaskOutcome::Error(json!({
             "code": error_codes::INTERNAL_ERROR,
             "message": "the result could not be serialized",
@@ -455,13 +600,14 @@ pub(crate) fn panicked() -> TaskOutcome {
 /// stored), or the task is cancelled or expires (the handler is dropped, which stops it, and
 /// its cancel flag is set for work it handed elsewhere).
 pub(crate) fn spawn(
-    store: Arc<dyn TaskStore>,
-    id: Arc<str>,
-    owner: Arc<str>,
+    tasks: &Tasks,
+    peer: Arc<TaskPeer>,
     version: ProtocolVersion,
     cancel: Arc<CancelFlag>,
     handler: crate::tool::ToolFuture,
 ) {
+    let (store, max) = (Arc::clone(&tasks.store), tasks.max_result_bytes);
+    let (id, owner) = (Arc::clone(&peer.id), Arc::clone(&peer.owner));
     tokio::spawn(async move {
         let stopped = stopped(&*store, &id, &owner);
         let leased = async {
@@ -477,9 +623,14 @@ pub(crate) fn spawn(
         };
         match outcome {
             None => cancel.cancel(),
-            Some(Ok(result)) => store.finish(&id, outcome_of(&result, version)).await,
+            Some(Ok(result)) => {
+                // Its last progress message first, so the ended task shows it.
+                peer.flush_message().await;
+                store.finish(&id, outcome_of(&result, version, max)).await;
+            }
             Some(Err(panic)) => {
                 tracing::error!(task = %id, panic = panic_message(&*panic), "a task's tool panicked");
+                peer.flush_message().await;
                 store.finish(&id, panicked()).await;
             }
         }
@@ -515,18 +666,14 @@ pub(crate) fn watch(
             };
             if seen != Some(record.version) {
                 seen = Some(record.version);
-                let mut params = match detailed(&record) {
-                    Value::Object(params) => params,
-                    _ => Map::new(),
-                };
-                params.insert(
-                    "_meta".into(),
-                    json!({ super::stateless::SUBSCRIPTION_ID_KEY: subscription }),
+                let meta = json!({ super::stateless::SUBSCRIPTION_ID_KEY: subscription });
+                let params = detailed(&record, Some(("_meta", meta)));
+                let mut message = Vec::with_capacity(params.len() + 64);
+                message.extend_from_slice(
+                    b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tasks\",\"params\":",
                 );
-                let message = crate::protocol::encode_notification(
-                    "notifications/tasks",
-                    Some(&Value::Object(params)),
-                );
+                message.extend_from_slice(params.as_bytes());
+                message.push(b'}');
                 if sink
                     .send(crate::protocol::Outgoing::Message(message))
                     .is_err()

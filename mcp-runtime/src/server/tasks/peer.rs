@@ -25,6 +25,11 @@ pub(crate) struct TaskPeer {
     /// The progress token the dispatcher gave a call that had none: its progress becomes the
     /// task's `statusMessage` and never reaches the client as a notification.
     pub(crate) own_token: Option<String>,
+    /// The last progress message not yet stored as the task's `statusMessage`.
+    message: Arc<std::sync::Mutex<Option<String>>>,
+    /// Held while a message is written, so messages reach the store in the order they were
+    /// reported, and the last one before the task ends.
+    writing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl TaskPeer {
@@ -43,7 +48,14 @@ impl TaskPeer {
             escalated: AtomicBool::new(false),
             next: AtomicU32::new(0),
             own_token: None,
+            message: Arc::default(),
+            writing: Arc::default(),
         }
+    }
+
+    /// Stores the last progress message as the task's `statusMessage`, after any being written.
+    pub(crate) async fn flush_message(&self) {
+        write_message(&self.store, &self.id, &self.message, &self.writing).await;
     }
 
     /// Whether the handler is inside `before_task` and the task was not handed out yet (a
@@ -54,30 +66,66 @@ impl TaskPeer {
     }
 }
 
+/// Takes the message waiting in `pending` (the latest, when several were reported) and stores
+/// it, in turn.
+async fn write_message(
+    store: &Arc<dyn TaskStore>,
+    id: &str,
+    pending: &std::sync::Mutex<Option<String>>,
+    writing: &tokio::sync::Mutex<()>,
+) {
+    let _turn = writing.lock().await;
+    let text = pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(text) = text {
+        store.set_message(id, text).await;
+    }
+}
+
 impl Peer for TaskPeer {
     fn send(&self, message: Outgoing) {
-        if !self.escalated.load(Ordering::Acquire) {
+        let escalated = self.escalated.load(Ordering::Acquire);
+        // Before the task is handed out, messages go with the request, except progress on the
+        // token the dispatcher made up (the client never saw it).
+        if !escalated && self.own_token.is_none() {
             self.before.send(message);
             return;
         }
-        // Progress keeps the task's `statusMessage`; nothing else reaches the client (no
-        // progress or logs on the listen stream).
-        let Outgoing::Message(bytes) = &message else {
+        let progress = match &message {
+            Outgoing::Message(bytes) => serde_json::from_slice::<Value>(bytes)
+                .ok()
+                .filter(|v| v["method"] == "notifications/progress"),
+            _ => None,
+        };
+        let Some(progress) = progress else {
+            if !escalated {
+                self.before.send(message);
+            }
+            // Nothing else reaches the client once it is a task (no progress or logs on the
+            // listen stream).
             return;
         };
-        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
-            return;
-        };
-        if value.get("method").and_then(Value::as_str) != Some("notifications/progress") {
-            return;
+        let ours = self
+            .own_token
+            .as_deref()
+            .is_some_and(|token| progress["params"]["progressToken"] == token);
+        if !escalated && !ours {
+            self.before.send(message);
         }
-        if let Some(text) = value["params"]["message"].as_str() {
-            let (store, id, text) = (
-                Arc::clone(&self.store),
-                Arc::clone(&self.id),
-                text.to_owned(),
-            );
-            tokio::spawn(async move { store.set_message(&id, text).await });
+        // Progress keeps the task's `statusMessage`.
+        let Some(text) = progress["params"]["message"].as_str() else {
+            return;
+        };
+        let text = super::store::cut(text, super::store::MAX_STATUS_MESSAGE).to_owned();
+        let first = self
+            .message
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .replace(text)
+            .is_none();
+        if first {
+            let (store, id) = (Arc::clone(&self.store), Arc::clone(&self.id));
+            let (pending, writing) = (Arc::clone(&self.message), Arc::clone(&self.writing));
+            tokio::spawn(async move { write_message(&store, &id, &pending, &writing).await });
         }
     }
 

@@ -6,7 +6,8 @@
 //!   compare-and-set of the whole record (a script), then a [`Fanout::Task`] message wakes
 //!   [`TaskStore::changed`] on every replica;
 //! - `P:tasks`: sorted set of live task ids scored by their expiry (ms): the bound;
-//! - `P:tasks-of:OWNER`: the same for one owner (`tasks/list`);
+//! - `P:tasks-of:OWNER`: the same for one owner (`tasks/list`, the owner's share, and its
+//!   release when its session ends);
 //! - `P:task-lease:ID`: the lease of the replica running the handler, refreshed every
 //!   [`LEASE_REFRESH`](super::LEASE_REFRESH) and expiring after [`LEASE_EXPIRY`]. A working or input-required task
 //!   whose lease is gone ran on a replica that died: reading it stores it `failed`.
@@ -17,7 +18,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::store::{StoreError, StoreFuture, TaskOutcome, TaskRecord, TaskStatus, TaskStore};
+use super::store::{
+    StoreError, StoreFuture, TaskLimits, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
+};
 use crate::protocol::error_codes;
 use crate::server::shared::Fanout;
 use crate::server::shared::redis::RedisStore;
@@ -31,6 +34,7 @@ static CREATE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| 
         r#"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], 0, ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], 0, ARGV[3])
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) then return 2 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
@@ -71,8 +75,9 @@ struct Stored {
     answers: Map<String, Value>,
     #[serde(default)]
     used: Vec<String>,
+    /// The result's JSON as it is (an object).
     #[serde(default)]
-    result: Option<Value>,
+    result: Option<Box<serde_json::value::RawValue>>,
     #[serde(default)]
     error: Option<Value>,
     version: u64,
@@ -100,7 +105,10 @@ fn status(name: &str) -> TaskStatus {
 
 fn encode(record: &TaskRecord) -> String {
     let (result, error) = match &record.outcome {
-        Some(TaskOutcome::Result(value)) => (Some(value.clone()), None),
+        Some(TaskOutcome::Result(json)) => (
+            serde_json::value::RawValue::from_string(json.to_string()).ok(),
+            None,
+        ),
         Some(TaskOutcome::Error(value)) => (None, Some(value.clone())),
         None => (None, None),
     };
@@ -128,7 +136,7 @@ fn encode(record: &TaskRecord) -> String {
 fn decode(json: &str) -> Option<TaskRecord> {
     let stored: Stored = serde_json::from_str(json).ok()?;
     let outcome = match (stored.result, stored.error) {
-        (Some(result), _) => Some(TaskOutcome::Result(result)),
+        (Some(result), _) => Some(TaskOutcome::Result(Arc::from(result.get()))),
         (None, Some(error)) => Some(TaskOutcome::Error(error)),
         (None, None) => None,
     };
@@ -164,16 +172,20 @@ fn failed(error: impl std::fmt::Display) -> StoreError {
 }
 
 /// The Redis [`TaskStore`]: made with the server, connected when the server connects its Redis.
+///
+/// Of [`TaskLimits`] it keeps the live tasks in all and per owner, across all replicas; the
+/// results live in Redis's memory (its `maxmemory` bounds them), each within the per-task bound
+/// the dispatcher applies whatever the store.
 pub(crate) struct RedisTaskStore {
-    max_live: usize,
+    limits: TaskLimits,
     shared: OnceLock<Arc<RedisStore>>,
 }
 
 impl RedisTaskStore {
-    /// A store holding at most `max_live` live tasks across all replicas.
-    pub(crate) fn new(max_live: usize) -> Self {
+    /// A store within `limits`, across all replicas.
+    pub(crate) fn new(limits: TaskLimits) -> Self {
         Self {
-            max_live,
+            limits,
             shared: OnceLock::new(),
         }
     }
@@ -313,17 +325,22 @@ impl TaskStore for RedisTaskStore {
                 .arg(encode(&record))
                 .arg(ttl)
                 .arg(now)
-                .arg(self.max_live)
+                .arg(self.limits.max_live)
                 .arg(now + ttl)
                 .arg(&record.id)
                 .arg(LEASE_EXPIRY.as_millis() as u64)
+                .arg(self.limits.max_live_per_owner)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(failed)?;
-            if created == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Full { max: self.max_live })
+            match created {
+                1 => Ok(()),
+                2 => Err(StoreError::OwnerFull {
+                    max: self.limits.max_live_per_owner,
+                }),
+                _ => Err(StoreError::Full {
+                    max: self.limits.max_live,
+                }),
             }
         })
     }
@@ -481,6 +498,54 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
+    fn release<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, usize> {
+        Box::pin(async move {
+            let Ok(shared) = self.shared() else { return 0 };
+            let mut connection = shared.commands();
+            let of_owner = shared.key(&["tasks-of", owner]);
+            let ids: Vec<String> = match redis::cmd("ZRANGE")
+                .arg(&of_owner)
+                .arg(0)
+                .arg(-1)
+                .query_async(&mut connection)
+                .await
+            {
+                Ok(ids) => ids,
+                Err(error) => {
+                    let _ = failed(error);
+                    return 0;
+                }
+            };
+            let mut pipe = redis::pipe();
+            for id in &ids {
+                pipe.del(shared.key(&["task", id]))
+                    .ignore()
+                    .del(shared.key(&["task-lease", id]))
+                    .ignore()
+                    .zrem(shared.key(&["tasks"]), id)
+                    .ignore();
+            }
+            pipe.del(&of_owner).ignore();
+            let result: Result<(), _> = pipe.query_async(&mut connection).await;
+            if let Err(error) = result {
+                let _ = failed(error);
+                return 0;
+            }
+            // Whoever waits on one of them (its handler, on whichever replica) finds it gone.
+            for id in &ids {
+                let _ = crate::server::shared::SharedStore::publish(
+                    &**shared,
+                    Fanout::Task {
+                        id: id.clone(),
+                        version: u64::MAX,
+                    },
+                )
+                .await;
+            }
+            ids.len()
+        })
+    }
+
     fn lease<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let Ok(shared) = self.shared() else { return };
@@ -533,7 +598,7 @@ mod tests {
         assert_eq!(back.version, 7);
         assert!(back.outcome.is_none());
 
-        for outcome in [TaskOutcome::Result(json!({"content": []})), lost()] {
+        for outcome in [TaskOutcome::Result(Arc::from(r#"{"content":[]}"#)), lost()] {
             record.outcome = Some(outcome.clone());
             record.status = match outcome {
                 TaskOutcome::Result(_) => TaskStatus::Completed,

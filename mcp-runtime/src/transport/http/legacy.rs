@@ -81,9 +81,10 @@ impl LegacySession {
         self.end.send_replace(true);
     }
 
-    /// Ends the protocol session: its requests are cancelled.
+    /// Ends the protocol session: its requests are cancelled, its tasks released.
     pub(super) async fn shutdown(&self) {
-        self.session.shutdown(Duration::ZERO).await;
+        self.session.shutdown(Duration::ZERO, false).await;
+        self.session.release_tasks().await;
     }
 }
 

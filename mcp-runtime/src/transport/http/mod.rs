@@ -39,6 +39,7 @@
 
 #[cfg(feature = "oauth")]
 mod auth;
+mod card;
 mod deadline;
 mod legacy;
 mod modern;
@@ -454,8 +455,16 @@ impl HttpState {
                 .filter_map(|id| sessions.remove(&id))
                 .collect()
         };
+        // With sessions shared through Redis, another replica may still serve the session:
+        // its tasks stay (bounded by its share) until their TTL or its DELETE.
+        let release = self.core.shared().is_none();
         for session in expired {
-            tokio::spawn(async move { session.session.shutdown(Duration::ZERO).await });
+            tokio::spawn(async move {
+                session.session.shutdown(Duration::ZERO, false).await;
+                if release {
+                    session.session.release_tasks().await;
+                }
+            });
         }
         // A legacy session is gone at once, and its event stream told to end (a stream nobody
         // reads is not polled, so it cannot be left to remove the session).
@@ -879,7 +888,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     }
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        return modern::handle(&state, &headers, message, accepts_sse, charge, principal).await;
+        let client = modern::Client { principal, peer };
+        return modern::handle(&state, &headers, message, accepts_sse, charge, client).await;
     }
     let version = match header_version(&headers, answering) {
         Ok(version) => version,
@@ -1441,7 +1451,9 @@ async fn handle_delete(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&id);
-    session.session.shutdown(Duration::ZERO).await;
+    session.session.shutdown(Duration::ZERO, false).await;
+    // The session is over on every replica: what it held goes (running tasks stop).
+    session.session.release_tasks().await;
     StatusCode::OK.into_response()
 }
 
@@ -1474,12 +1486,17 @@ impl McpService {
             max_connections: options.max_connections,
             header_read_timeout: options.header_read_timeout,
             grace: self.core.options.shutdown_grace,
-            peer_addresses: options.max_sessions_per_peer.is_some(),
+            // Stateless clients' tasks belong to their address.
+            peer_addresses: options.max_sessions_per_peer.is_some()
+                || self.core.capabilities.tasks.is_some(),
         };
+        let path = options.path.clone();
         let router = router(Arc::clone(&self.core), options);
         // Upstreams proxied: their first connections before the first request.
         self.ready().await;
         let core = Arc::clone(&self.core);
+        // The line a user waits for: where to point a client.
+        tracing::info!("listening on http://{local}{path}");
         let shutdown = async move {
             shutdown.await;
             // Open listen streams end with their final result, so the server can drain.
@@ -1520,15 +1537,20 @@ async fn shutdown_signal() {
     };
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
+    let signal = tokio::select! {
+        () = ctrl_c => "Ctrl-C (SIGINT)",
+        () = terminate => "SIGTERM",
+    };
+    tracing::info!("{signal} received: shutting down");
 }
 
 /// The endpoint as an axum router, at the configured path.
 pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     let path = options.path.clone();
+    let card = options
+        .server_card
+        .as_ref()
+        .and_then(|card| card::routes(&core, card, &path));
     // Often enough for the shorter of the two timeouts a session can expire by.
     let idle = options.session_idle.min(options.initialize_timeout);
     let state = HttpState::new(core, options);
@@ -1558,7 +1580,6 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     }
     #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
-    #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
     let mut router = router.with_state(state);
     #[cfg(feature = "oauth")]
     if let Some(auth) = auth {
@@ -1572,6 +1593,10 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
             metadata = metadata.route(&auth.metadata_path, get(auth::metadata));
         }
         router = router.merge(metadata.with_state(auth));
+    }
+    // Public like the OAuth metadata: merged after the token layer.
+    if let Some(card) = card {
+        router = router.merge(card);
     }
     router
 }
@@ -1689,15 +1714,29 @@ pub(crate) async fn serve(
         });
     }
     drop(listener);
+    let started = Instant::now();
     let _ = stop.send(true);
+    while connections.try_join_next().is_some() {}
+    tracing::info!(
+        open = connections.len(),
+        "HTTP shutdown: no new connections; waiting up to {:?} for the {} open (requests in \
+         flight finish, streams end)",
+        limits.grace,
+        connections.len()
+    );
     let drained = async { while connections.join_next().await.is_some() {} };
     if tokio::time::timeout(limits.grace, drained).await.is_err() {
         tracing::warn!(
             open = connections.len(),
-            "HTTP shutdown: connections still open after the {:?} grace period are dropped",
+            "HTTP shutdown: {} connection(s) still open after the {:?} grace period are dropped",
+            connections.len(),
             limits.grace
         );
     }
+    tracing::info!(
+        "HTTP shutdown: done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

@@ -208,6 +208,13 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Who sent a stateless POST: the authenticated principal, and the address it came from (when
+/// the server reads addresses).
+pub(super) struct Client {
+    pub(super) principal: Option<Arc<Principal>>,
+    pub(super) peer: Option<std::net::IpAddr>,
+}
+
 /// Serves one stateless POST whose body is `message`.
 pub(super) async fn handle(
     state: &Arc<HttpState>,
@@ -215,7 +222,7 @@ pub(super) async fn handle(
     message: Result<Message, Box<InvalidMessage>>,
     accepts_sse: bool,
     charge: Charge,
-    principal: Option<Arc<Principal>>,
+    client: Client,
 ) -> Response {
     let request = match message {
         Ok(Message::Request(request)) => request,
@@ -254,7 +261,7 @@ pub(super) async fn handle(
     }
 
     let (sink, mut replies) = state.channel();
-    let sink = sink.with_principal(principal);
+    let sink = sink.with_principal(client.principal).with_peer(client.peer);
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
