@@ -792,6 +792,14 @@ impl Client {
         let _ = ended.wait_for(|ended| *ended).await;
     }
 
+    /// Completes once every notification received so far has been handed to its handler.
+    /// An answer does not wait for the notifications the server sent before it (they go to the
+    /// handler one at a time, from a queue), so a caller that must see them first (a gateway
+    /// relays a call's log messages before its result) awaits this once the answer is in.
+    pub async fn notifications_handled(&self) {
+        self.inner.core.drained().await;
+    }
+
     /// How many notifications were dropped because the handler did not keep up.
     pub fn dropped_notifications(&self) -> u64 {
         self.inner.core.dropped_notifications()

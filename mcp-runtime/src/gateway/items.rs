@@ -583,6 +583,9 @@ async fn call_tool(
     } else {
         request.await
     };
+    // What the upstream sent before its answer (log messages) reaches this call's client
+    // first, while the call is still the one in flight.
+    client.notifications_handled().await;
     let result = match outcome {
         Ok(result) => result,
         Err(ClientError::Rpc(error)) => return Err(error),
@@ -616,7 +619,9 @@ async fn get_prompt(
     if !arguments.is_empty() {
         params["arguments"] = Value::Object(arguments);
     }
-    let result = match client.request_with("prompts/get", params, &options).await {
+    let outcome = client.request_with("prompts/get", params, &options).await;
+    client.notifications_handled().await;
+    let result = match outcome {
         Ok(result) => result,
         Err(ClientError::Rpc(error)) => return Err(error),
         Err(error) => return Err(ErrorObject::internal(failure(&link, &error))),
@@ -637,10 +642,11 @@ async fn read_resource(
     let (_open, ended) = link.open_call(ctx.clone());
     let options = forward_options(&link, &gateway, &client, &ctx, ended, false);
     let params = json!({"uri": call.uri()});
-    let result = match client
+    let outcome = client
         .request_with("resources/read", params, &options)
-        .await
-    {
+        .await;
+    client.notifications_handled().await;
+    let result = match outcome {
         Ok(result) => result,
         Err(ClientError::Rpc(error)) => {
             // Not found is -32002 in the handshake era, -32602 with `data.uri` from
