@@ -17,6 +17,7 @@
 //! - [Streamable HTTP](#streamable-http)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
+//! - [Gateways: mount and proxy](#gateways-mount-and-proxy)
 //! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
@@ -793,6 +794,9 @@
 //! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | the message is cut at a character boundary; the rest is on the next page |
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
+//! | a proxied upstream's notifications waiting to be relayed (`Upstream::notification_queue`) | 1,024 and 16 MiB an upstream | the newest are dropped and counted |
+//! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream | the rest are not served, with a warning |
+//! | upstream resource subscriptions relayed | 256 URIs an upstream | the downstream subscription holds; the upstream is not asked, with a warning |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
@@ -820,7 +824,9 @@
 //! counted above. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
-//! hold in a table of its own.
+//! hold in a table of its own; a gateway adds, for each upstream it proxies, at most its
+//! notification queue (16 MiB), one message being read (16 MiB), its captured stderr (64 KiB)
+//! and its items ([`mod@gateway`]), none of which a downstream client can grow.
 //!
 //! # Testing
 //!
@@ -896,6 +902,60 @@
 //! # fn main() {}
 //! ```
 //!
+//! # Gateways: mount and proxy
+//!
+//! One server can carry others. [`Server::mount`] puts another server's tools and prompts
+//! under a namespace (`weather` + `forecast` is `weather_forecast`; resources keep their URIs),
+//! in-process: the mounted items are this server's own, and their handlers run in this
+//! server's request context. [`Server::build`] refuses a clash with both places named.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Tomorrow's weather in a city.
+//! #[tool]
+//! async fn forecast(city: String) -> String {
+//!     format!("Sunny in {city}")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder().mount("weather", Server::builder().tool(forecast));
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(server).await?;
+//! let sunny = client.call_tool("weather_forecast", json!({"city": "Oslo"})).await?;
+//! assert_eq!(sunny.text(), "Sunny in Oslo");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! With the `client` feature, `Server::proxy` serves the items of real MCP servers, run as
+//! child processes or reached over Streamable HTTP (`mcp_runtime::gateway::Upstream`), as
+//! ordinary items of this server: listed again on their `list_changed`, calls forwarded with
+//! progress, log messages and cancellation, their sampling, elicitation and roots requests
+//! asked of the client whose call they belong to (each side in its own era), subscriptions
+//! and tasks relayed; an upstream that dies is restarted with backoff while its items answer
+//! a clear error. Every scope, limit and timeout of this server applies to them. The module
+//! docs of `mcp_runtime::gateway` say exactly what is relayed, how names are made and what
+//! is bounded; `cargo run -p mcp-examples --example gateway -- --upstream
+//! 'time=stdio:uvx mcp-server-time'` is one.
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn run() -> mcp_runtime::Result<()> {
+//! use mcp_runtime::Server;
+//! use mcp_runtime::gateway::Upstream;
+//!
+//! Server::new("gateway", "1.0.0")
+//!     .proxy("time", Upstream::stdio("uvx", ["mcp-server-time"]))
+//!     .proxy("docs", Upstream::http("https://docs.example.com/mcp").bearer_token("s3cret"))
+//!     .serve_http("127.0.0.1:8000")
+//!     .await
+//! # }
+//! # fn main() {}
+//! ```
+//!
 //! # Cargo features
 //!
 //! - `macros` (default): `#[tool]`, `#[resource]`, `#[prompt]`, `#[server]` and
@@ -914,7 +974,7 @@
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
 //!   notifications and tasks through Redis (the `redis` crate).
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
-//!   both eras); it brings `reqwest` over rustls.
+//!   both eras), and `Server::proxy` ([`mod@gateway`]); it brings `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public

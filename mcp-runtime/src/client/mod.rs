@@ -69,7 +69,7 @@
 //! | | handshake era | 2026-07-28 |
 //! |---|---|---|
 //! | client capabilities, client info | `initialize` | every request's `_meta` envelope |
-//! | sampling, elicitation, roots | JSON-RPC requests to the handler | `input_required` results: each input request answered by the same handler, the request retried (new id, `inputResponses`, the echoed `requestState`) until it completes, at most 16 rounds |
+//! | sampling, elicitation, roots | JSON-RPC requests to the handler | `input_required` results: the input requests of a round answered together by the same handler ([`ClientHandler::input`], with each request's key), the request retried (new id, `inputResponses`, the echoed `requestState`) until it completes, at most 16 rounds of at most 64 requests |
 //! | list_changed | sent by the server | a `subscriptions/listen` the client opens at connect for the kinds the server advertises ([`ClientBuilder::listen_for_list_changes`]) |
 //! | [`Client::subscribe`] | `resources/subscribe` | a `subscriptions/listen` for that URI, ended by [`Client::unsubscribe`] |
 //! | [`Client::set_level`] | `logging/setLevel` | the `logLevel` of every later request's envelope |
@@ -99,6 +99,10 @@
 //! and in order. A `notifications/cancelled` from the server for one of its requests aborts the
 //! handler's task. The handler's [`capabilities`](ClientHandler::capabilities) are what the
 //! client declares.
+//!
+//! An answer does not wait for the notifications sent before it, which reach the handler from
+//! the queue: [`Client::notifications_handled`] waits for those. [`Client::closed`] completes
+//! when a child process's connection ends.
 //!
 //! A request may bring its own handler ([`RequestOptions::handler`]): it answers that request's
 //! 2026-07-28 input requests, and over HTTP the server's requests and notifications that arrive
