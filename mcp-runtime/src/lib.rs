@@ -795,7 +795,7 @@
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
 //! | a proxied upstream's notifications waiting to be relayed (`Upstream::notification_queue`) | 1,024 and 16 MiB an upstream | the newest are dropped and counted |
-//! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream | the rest are not served, with a warning |
+//! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream, read from at most 1,000 pages | the pages past them are not read; the rest are not served, with a warning |
 //! | upstream resource subscriptions relayed | 256 URIs an upstream | the downstream subscription holds; the upstream is not asked, with a warning |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.

@@ -1197,3 +1197,99 @@ async fn a_flooding_upstream_stays_within_the_gateways_bounds() {
     assert_eq!(sum.structured_content, Some(json!({"result": 3})));
     draining.abort();
 }
+
+/// An upstream that sends what a careless server sends (tests/python/odd_upstream.py): names
+/// that are no valid tool names are made valid, and stay callable under the upstream's own; a
+/// made name that another name has takes a digest, the valid one keeps its name; a tool without
+/// `inputSchema` gets an object schema; an item that does not decode, a tool whose schema is
+/// no object, a template that does not parse and a template no URI could tell from an earlier
+/// one are left out and counted, the rest served; a list is read up to `max_items`, however
+/// many pages the upstream offers.
+#[tokio::test]
+async fn an_upstreams_odd_names_and_items_are_made_servable() {
+    let odd = StdioCommand::new(python())
+        .arg(root().join("tests/python/odd_upstream.py"))
+        .stderr(Stderr::Capture);
+    let service = Server::builder()
+        .proxy("odd", Upstream::command(odd).max_items(9))
+        .build()
+        .unwrap();
+    service.ready().await;
+    connected(&service).await;
+    let client = answering("handshake")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let served = names(&tools);
+    let digested = |prefix: &str| {
+        served
+            .iter()
+            .filter(|n| n.starts_with(prefix) && n[prefix.len()..].starts_with('-'))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let long = digested(&format!("odd_{}", "x".repeat(51)));
+    assert_eq!(long.len(), 2, "{served:?}");
+    for name in &long {
+        assert_eq!(name.len(), 64, "{name}");
+    }
+    let read_file = digested("odd_read_file");
+    assert_eq!(read_file.len(), 1, "{served:?}");
+    let mut expected = vec![
+        "odd_no_schema",
+        "odd__t_",
+        "odd_read_file",
+        "odd_t10",
+        "odd_t9",
+    ];
+    expected.extend(long.iter().map(String::as_str));
+    expected.extend(read_file.iter().map(String::as_str));
+    expected.sort_unstable();
+    assert_eq!(
+        served, expected,
+        "the nameless tool and `stringy` left out, t11 past max_items"
+    );
+    let no_schema = tools.iter().find(|t| t["name"] == "odd_no_schema").unwrap();
+    assert_eq!(no_schema["inputSchema"]["type"], "object");
+    // Calls reach the upstream under its own names.
+    let called = client.call_tool("odd_read_file", json!({})).await.unwrap();
+    assert_eq!(called.text(), "called read_file");
+    let called = client.call_tool(&read_file[0], json!({})).await.unwrap();
+    assert_eq!(called.text(), "called read file");
+    let called = client.call_tool("odd__t_", json!({})).await.unwrap();
+    assert_eq!(called.text(), "called été");
+    for name in &long {
+        let called = client.call_tool(name, json!({})).await.unwrap();
+        assert!(
+            called
+                .text()
+                .starts_with(&format!("called {}", "x".repeat(100))),
+            "{called:?}"
+        );
+    }
+    // Pages without end: the first nine prompts, one a page.
+    let prompts = listed(&client, "prompts/list", "prompts").await;
+    let mut expected: Vec<String> = (0..9).map(|i| format!("odd_p{i}")).collect();
+    expected.sort_unstable();
+    assert_eq!(names(&prompts), expected);
+    let got = client
+        .request("prompts/get", json!({"name": "odd_p8"}))
+        .await
+        .unwrap();
+    assert_eq!(got["messages"][0]["content"]["text"], "got p8");
+    let templates = listed(&client, "resources/templates/list", "resourceTemplates").await;
+    let uris: Vec<&Value> = templates.iter().map(|t| &t["uriTemplate"]).collect();
+    assert_eq!(uris, [&json!("odd://items/{id}")]);
+    let read = client
+        .request("resources/read", json!({"uri": "odd://items/5"}))
+        .await
+        .unwrap();
+    assert_eq!(read["contents"][0]["text"], "read odd://items/5");
+    let status = &service.upstreams()[0];
+    assert_eq!(status.items, [9, 9, 0, 3], "{status:?}");
+    assert_eq!(
+        status.left_out, 4,
+        "the nameless tool, `stringy`, two templates: {status:?}"
+    );
+}

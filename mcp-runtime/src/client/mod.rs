@@ -439,6 +439,17 @@ impl ClientBuilder {
 /// argument's path through `properties`.
 type HeaderParam = (String, Vec<String>);
 
+/// What a bounded listing read ([`Client::list_pages`]).
+pub(crate) struct BoundedList<T> {
+    pub(crate) items: Vec<T>,
+    /// Why items were left out (the first few).
+    pub(crate) malformed: Vec<String>,
+    /// How many items did not decode.
+    pub(crate) left_out: usize,
+    /// The server had more than were read.
+    pub(crate) more: bool,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Settings {
     timeout: Duration,
@@ -861,7 +872,33 @@ impl Client {
         method: &str,
         key: &str,
     ) -> Result<Vec<T>, ClientError> {
-        let mut items = Vec::new();
+        let listed = self.list_pages(method, key, usize::MAX, false).await?;
+        if listed.more {
+            return Err(ClientError::Limit(format!(
+                "`{method}` has more than {} pages",
+                self.inner.settings.max_list_pages
+            )));
+        }
+        Ok(listed.items)
+    }
+
+    /// The items of a list, following `nextCursor` until `max` are read or the pages run out
+    /// ([`ClientBuilder::max_list_pages`]); `more` says whether the server had more. A strict
+    /// listing fails on an item that does not decode; a lenient one leaves it out and says why
+    /// in `malformed` (the first few reasons).
+    pub(crate) async fn list_pages<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+        max: usize,
+        lenient: bool,
+    ) -> Result<BoundedList<T>, ClientError> {
+        let mut listed = BoundedList {
+            items: Vec::new(),
+            malformed: Vec::new(),
+            left_out: 0,
+            more: false,
+        };
         let mut cursor: Option<String> = None;
         for _ in 0..self.inner.settings.max_list_pages {
             let params = match &cursor {
@@ -869,34 +906,53 @@ impl Client {
                 None => json!({}),
             };
             let mut page = self.request(method, params).await?;
-            match page.get_mut(key).map(Value::take) {
-                Some(Value::Array(page_items)) => {
-                    for item in page_items {
-                        items.push(serde_json::from_value(item).map_err(|e| {
-                            ClientError::Decode(format!("an item of `{method}`: {e}"))
-                        })?);
-                    }
+            let Some(Value::Array(page_items)) = page.get_mut(key).map(Value::take) else {
+                return Err(ClientError::Decode(format!(
+                    "`{method}` has no `{key}` array"
+                )));
+            };
+            for item in page_items {
+                if listed.items.len() >= max {
+                    listed.more = true;
+                    return Ok(listed);
                 }
-                _ => {
-                    return Err(ClientError::Decode(format!(
-                        "`{method}` has no `{key}` array"
-                    )));
+                match serde_json::from_value(item) {
+                    Ok(item) => listed.items.push(item),
+                    Err(error) if lenient => {
+                        listed.left_out += 1;
+                        if listed.malformed.len() < 8 {
+                            listed.malformed.push(error.to_string());
+                        }
+                    }
+                    Err(error) => {
+                        return Err(ClientError::Decode(format!(
+                            "an item of `{method}`: {error}"
+                        )));
+                    }
                 }
             }
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
-                _ => return Ok(items),
+                _ => return Ok(listed),
             }
         }
-        Err(ClientError::Limit(format!(
-            "`{method}` has more than {} pages",
-            self.inner.settings.max_list_pages
-        )))
+        listed.more = true;
+        Ok(listed)
     }
 
-    /// `tools/list`: every tool.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools: Vec<Tool> = self.list_all("tools/list", "tools").await?;
+    /// `tools/list` as the gateway lists an upstream: at most `max` tools, leniently
+    /// ([`Client::list_pages`]); the tools' header parameters are kept as
+    /// [`Client::list_tools`] keeps them.
+    pub(crate) async fn list_tools_up_to(
+        &self,
+        max: usize,
+    ) -> Result<BoundedList<Tool>, ClientError> {
+        let listed: BoundedList<Tool> = self.list_pages("tools/list", "tools", max, true).await?;
+        self.keep_tool_headers(&listed.items);
+        Ok(listed)
+    }
+
+    fn keep_tool_headers(&self, tools: &[Tool]) {
         let headers = tools
             .iter()
             .filter_map(|tool| {
@@ -905,6 +961,12 @@ impl Client {
             })
             .collect();
         *lock(&self.inner.tool_headers) = headers;
+    }
+
+    /// `tools/list`: every tool.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let tools: Vec<Tool> = self.list_all("tools/list", "tools").await?;
+        self.keep_tool_headers(&tools);
         Ok(tools)
     }
 

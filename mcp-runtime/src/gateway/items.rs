@@ -10,13 +10,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::link::{Gateway, Link, lock};
-use super::names::proxied_name;
+use super::names::served_names;
 use super::relay::CallRelay;
 use crate::client::{
     Client, ClientError, CompletionRef, Prompt, RequestOptions, ResourceTemplate, Tool,
 };
 use crate::completion::Completions;
 use crate::context::Context;
+use crate::handle::{Broadcast as _, ListKind};
 use crate::prompt::{GetPromptResult, PromptBuilder, PromptCall, PromptDef};
 use crate::protocol::{
     CLIENT_CAPABILITIES_KEY, ErrorObject, LOG_LEVEL_KEY, ProtocolVersion, ResourceContents,
@@ -62,6 +63,11 @@ enum Listed {
 const MAX_WARNED: usize = 4096;
 
 impl Registered {
+    /// How many items the upstream `link` has served here.
+    pub(crate) fn served_from(&self, link: usize) -> usize {
+        self.served.values().filter(|e| e.link == link).count()
+    }
+
     fn warn_once(&mut self, key: String, warn: impl FnOnce()) {
         if self.warned.len() >= MAX_WARNED {
             self.warned.clear();
@@ -86,11 +92,14 @@ impl Gateway {
             registered.served.contains_key(&(kind, name.to_owned()))
         };
         let mut desired: HashMap<(Kind, String), (Entry, Listed)> = HashMap::new();
+        // The order items are added in: the upstreams' order, then each one's listing order,
+        // so of two items the runtime cannot serve together the first listed is served.
+        let mut order: Vec<(Kind, String)> = Vec::new();
         for link in &self.links {
             let listing = lock(&link.listing);
             let mut items: Vec<(Kind, String, String, Listed)> = Vec::new();
-            for tool in &listing.tools {
-                let served = proxied_name(&link.namespace, &tool.name);
+            let tool_names = served_names(&link.namespace, listing.tools.iter().map(|t| &*t.name));
+            for (tool, served) in listing.tools.iter().zip(tool_names) {
                 let fingerprint = serde_json::to_string(tool).unwrap_or_default();
                 items.push((
                     Kind::Tool,
@@ -99,8 +108,9 @@ impl Gateway {
                     Listed::Tool(served, tool.clone()),
                 ));
             }
-            for prompt in &listing.prompts {
-                let served = proxied_name(&link.namespace, &prompt.name);
+            let prompt_names =
+                served_names(&link.namespace, listing.prompts.iter().map(|p| &*p.name));
+            for (prompt, served) in listing.prompts.iter().zip(prompt_names) {
                 let fingerprint = serde_json::to_string(prompt).unwrap_or_default();
                 items.push((
                     Kind::Prompt,
@@ -142,16 +152,23 @@ impl Gateway {
                     continue;
                 }
                 if let Some((first, _)) = desired.get(&key) {
-                    let first = &self.links[first.link].label;
-                    registered.warn_once(format!("clash {kind:?} {name} {}", link.index), || {
-                        tracing::warn!(upstream = %link.label, kind = ?kind, %name, first = %first, "an upstream item is not served: another upstream's has its name (URI)");
-                    });
+                    if first.link == link.index {
+                        registered.warn_once(format!("twice {kind:?} {name} {}", link.index), || {
+                            tracing::warn!(upstream = %link.label, kind = ?kind, %name, "an upstream item is not served: the upstream lists its name (URI) twice, the first is served");
+                        });
+                    } else {
+                        let first = &self.links[first.link].label;
+                        registered.warn_once(format!("clash {kind:?} {name} {}", link.index), || {
+                            tracing::warn!(upstream = %link.label, kind = ?kind, %name, first = %first, "an upstream item is not served: another upstream's has its name (URI)");
+                        });
+                    }
                     continue;
                 }
                 let entry = Entry {
                     link: link.index,
                     fingerprint,
                 };
+                order.push(key.clone());
                 desired.insert(key, (entry, listed));
             }
         }
@@ -162,7 +179,10 @@ impl Gateway {
             }
         }
         let mut additions = Vec::new();
-        for (key, (entry, listed)) in desired {
+        for key in order {
+            let Some((entry, listed)) = desired.remove(&key) else {
+                continue;
+            };
             if registered.served.get(&key) != Some(&entry) {
                 additions.push((key, entry, listed));
             }
@@ -178,13 +198,25 @@ impl Gateway {
         for (key, entry, listed) in additions {
             let link = &self.links[entry.link];
             let def = self.definition(link, listed);
+            let problems = def.problems();
+            if !problems.is_empty() {
+                // What the runtime would refuse (a URI template that does not parse, an input
+                // schema that is no object): left out, so the rest go in together.
+                let label = link.label.clone();
+                registered.warn_once(format!("refused {:?} {} {}", key.0, key.1, entry.fingerprint), || {
+                    tracing::warn!(upstream = %label, kind = ?key.0, name = %key.1, problem = %problems.join("; "), "an upstream item is not served: this server cannot serve it as listed");
+                });
+                continue;
+            }
+            add(&mut changes, def.clone());
             defs.push((key, entry, def));
         }
-        for (_, _, def) in &defs {
-            add(&mut changes, def.clone());
-        }
-        match core.apply(changes) {
-            Ok(_) => {
+        // Applied without announcing, then announced once per list that changed, however
+        // the change had to be made.
+        let mut changed = Vec::new();
+        match core.apply_changes(changes) {
+            Ok(kinds) => {
+                changed = kinds;
                 for key in removals {
                     registered.served.remove(&key);
                 }
@@ -193,31 +225,61 @@ impl Gateway {
                 }
             }
             Err(error) => {
-                // Something refused the whole (an item added at run time meanwhile, a
-                // definition the runtime finds invalid): one change at a time, skipping what
-                // is refused.
-                tracing::debug!(%error, "a gateway refresh applied one item at a time");
+                // Something refused the whole: an item added at run time meanwhile, a
+                // template no request could tell from another's. Removals one at a time
+                // (one removed at run time is gone already), then additions by halves, so
+                // each refused one is found in a few tries and left out.
+                tracing::debug!(%error, "a gateway refresh applied in parts");
                 for key in removals {
                     let mut one = Changes::new();
                     remove(&mut one, key.0, &key.1);
-                    let _ = core.apply(one);
+                    if let Ok(kinds) = core.apply_changes(one) {
+                        merge(&mut changed, kinds);
+                    }
                     registered.served.remove(&key);
                 }
-                for (key, entry, def) in defs {
-                    let mut one = Changes::new();
-                    add(&mut one, def);
-                    match core.apply(one) {
-                        Ok(_) => {
-                            registered.served.insert(key, entry);
-                        }
-                        Err(error) => {
-                            let label = self.links[entry.link].label.clone();
-                            registered.warn_once(format!("refused {:?} {} {}", key.0, key.1, entry.fingerprint), || {
-                                tracing::warn!(upstream = %label, kind = ?key.0, name = %key.1, %error, "an upstream item is not served");
-                            });
-                        }
-                    }
+                self.add_by_halves(&core, &mut registered, defs, &mut changed);
+            }
+        }
+        for kind in changed {
+            core.list_changed(kind);
+        }
+    }
+
+    /// Adds `defs` (none announced): all at once, else each half on its own, down to the
+    /// single definitions refused, which are left out with a warning.
+    fn add_by_halves(
+        &self,
+        core: &crate::server::Core,
+        registered: &mut Registered,
+        mut defs: Vec<((Kind, String), Entry, Definition)>,
+        changed: &mut Vec<ListKind>,
+    ) {
+        if defs.is_empty() {
+            return;
+        }
+        let mut changes = Changes::new();
+        for (_, _, def) in &defs {
+            add(&mut changes, def.clone());
+        }
+        match core.apply_changes(changes) {
+            Ok(kinds) => {
+                merge(changed, kinds);
+                for (key, entry, _) in defs {
+                    registered.served.insert(key, entry);
                 }
+            }
+            Err(error) if defs.len() == 1 => {
+                let (key, entry, _) = &defs[0];
+                let label = self.links[entry.link].label.clone();
+                registered.warn_once(format!("refused {:?} {} {}", key.0, key.1, entry.fingerprint), || {
+                    tracing::warn!(upstream = %label, kind = ?key.0, name = %key.1, %error, "an upstream item is not served");
+                });
+            }
+            Err(_) => {
+                let second = defs.split_off(defs.len() / 2);
+                self.add_by_halves(core, registered, defs, changed);
+                self.add_by_halves(core, registered, second, changed);
             }
         }
     }
@@ -256,6 +318,26 @@ enum Definition {
     Tool(ToolDef),
     Prompt(PromptDef),
     Resource(ResourceDef),
+}
+
+impl Definition {
+    /// What the runtime finds wrong with it, as its builder recorded.
+    fn problems(&self) -> &[String] {
+        match self {
+            Definition::Tool(def) => &def.metadata.problems,
+            Definition::Prompt(def) => &def.metadata.problems,
+            Definition::Resource(def) => def.problems(),
+        }
+    }
+}
+
+/// Adds the lists in `kinds` to `changed`, once each.
+fn merge(changed: &mut Vec<ListKind>, kinds: Vec<ListKind>) {
+    for kind in kinds {
+        if !changed.contains(&kind) {
+            changed.push(kind);
+        }
+    }
 }
 
 fn remove(changes: &mut Changes, kind: Kind, name: &str) {

@@ -11,7 +11,9 @@ use tokio::sync::{Notify, watch};
 
 use super::relay::UpstreamHandler;
 use super::{Target, Upstream};
-use crate::client::{Client, ClientError, Prompt, ResourceTemplate, StdioCommand, Tool};
+use crate::client::{
+    BoundedList, Client, ClientError, Prompt, ResourceTemplate, StdioCommand, Tool,
+};
 use crate::context::Context;
 use crate::protocol::{Implementation, LoggingLevel, ProtocolVersion};
 use crate::resource::ResourceInfo;
@@ -19,6 +21,9 @@ use crate::server::{Attached, Core};
 
 /// A connection that stayed up this long resets the backoff.
 const STABLE: Duration = Duration::from_secs(60);
+/// The most pages of one list read from an upstream: 10,000 items in pages of 10, and an
+/// upstream that pages without end costs a bounded number of requests a refresh.
+const MAX_LIST_PAGES: usize = 1000;
 /// The most URIs one upstream is subscribed to on behalf of downstream clients.
 pub(crate) const MAX_UPSTREAM_SUBSCRIPTIONS: usize = 256;
 
@@ -37,8 +42,14 @@ pub struct UpstreamStatus {
     pub state: UpstreamState,
     /// How many times it was connected again after a failure (restarted, for stdio).
     pub reconnects: u64,
-    /// How many of its tools, prompts, resources and templates it last listed.
+    /// How many of its tools, prompts, resources and templates it last listed (at most
+    /// [`Upstream::max_items`] of each).
     pub items: [usize; 4],
+    /// How many items of its last listing are not served here, each with a warning in the
+    /// log: unreadable ones, ones whose name or URI another item has, ones this server cannot
+    /// serve as listed (a URI template that does not parse, say). Those past
+    /// [`Upstream::max_items`] are not counted (they are not read).
+    pub left_out: usize,
 }
 
 /// Whether a proxied upstream is connected.
@@ -76,6 +87,8 @@ pub(crate) struct Listing {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<ResourceInfo>,
     pub(crate) templates: Vec<ResourceTemplate>,
+    /// How many items of each kind (in that order) did not decode.
+    unreadable: [usize; 4],
 }
 
 /// The kinds an upstream said changed, not listed again yet.
@@ -263,6 +276,7 @@ impl Link {
                 listing.resources.len(),
                 listing.templates.len(),
             ],
+            left_out: listing.unreadable.iter().sum(),
         }
     }
 }
@@ -314,7 +328,18 @@ impl Gateway {
     }
 
     pub(crate) fn statuses(&self) -> Vec<UpstreamStatus> {
-        self.links.iter().map(|link| link.status()).collect()
+        let registered = lock(&self.registered);
+        self.links
+            .iter()
+            .map(|link| {
+                let mut status = link.status();
+                let listed: usize = status.items.iter().sum();
+                let served = registered.served_from(link.index);
+                // Read and served at different moments: never below the unreadable ones.
+                status.left_out += listed.saturating_sub(served);
+                status
+            })
+            .collect()
     }
 
     /// One upstream's first attempt settled, one way or the other.
@@ -471,7 +496,8 @@ async fn connect(link: &Arc<Link>, gateway: &Weak<Gateway>) -> Result<Client, Cl
         .handler(handler)
         .timeout(upstream.timeout)
         .notification_queue(notifications, bytes)
-        .max_subscriptions(MAX_UPSTREAM_SUBSCRIPTIONS);
+        .max_subscriptions(MAX_UPSTREAM_SUBSCRIPTIONS)
+        .max_list_pages(MAX_LIST_PAGES);
     let client = match &upstream.target {
         Target::Stdio(command) => builder.stdio(StdioCommand::clone(command)).await?,
         Target::Http {
@@ -588,8 +614,10 @@ async fn probe(link: &Link, client: &Client) -> Result<(), String> {
 }
 
 /// Lists the kinds asked for (tools; prompts; resources and templates) that the upstream
-/// advertises. A list that fails with the connection's end is an error; any other failure
-/// keeps what was listed before (with a warning).
+/// advertises, at most [`Upstream::max_items`] of each (the pages past them are not asked
+/// for), leaving out, with a warning, items that do not decode. A list that fails with the
+/// connection's end is an error; any other failure keeps what was listed before (with a
+/// warning).
 async fn list(
     link: &Link,
     client: &Client,
@@ -601,15 +629,18 @@ async fn list(
         link: &Link,
         what: &str,
         max: usize,
-        outcome: Result<Vec<T>, ClientError>,
-    ) -> Result<Option<Vec<T>>, ClientError> {
+        outcome: Result<BoundedList<T>, ClientError>,
+    ) -> Result<Option<(Vec<T>, usize)>, ClientError> {
         match outcome {
-            Ok(mut items) => {
-                if items.len() > max {
-                    tracing::warn!(upstream = %link.label, what, listed = items.len(), max, "the upstream lists more items than the gateway serves from one upstream: the rest are left out");
-                    items.truncate(max);
+            Ok(listed) => {
+                if listed.left_out > 0 {
+                    let reasons = listed.malformed.join("; ");
+                    tracing::warn!(upstream = %link.label, what, left_out = listed.left_out, %reasons, "the upstream lists items this gateway cannot read: they are left out");
                 }
-                Ok(Some(items))
+                if listed.more {
+                    tracing::warn!(upstream = %link.label, what, served = listed.items.len(), max, "the upstream lists more items than the gateway serves from one upstream: the rest are left out");
+                }
+                Ok(Some((listed.items, listed.left_out)))
             }
             Err(error) if error.is_disconnect() || matches!(error, ClientError::Transport(_)) => {
                 Err(error)
@@ -622,27 +653,52 @@ async fn list(
     }
     if tools
         && caps.tools.is_some()
-        && let Some(items) = kept(link, "tools", max, client.list_tools().await)?
+        && let Some((items, unreadable)) =
+            kept(link, "tools", max, client.list_tools_up_to(max).await)?
     {
-        lock(&link.listing).tools = items;
+        let mut listing = lock(&link.listing);
+        listing.tools = items;
+        listing.unreadable[0] = unreadable;
     }
     if prompts
         && caps.prompts.is_some()
-        && let Some(items) = kept(link, "prompts", max, client.list_prompts().await)?
+        && let Some((items, unreadable)) = kept(
+            link,
+            "prompts",
+            max,
+            client
+                .list_pages("prompts/list", "prompts", max, true)
+                .await,
+        )?
     {
-        lock(&link.listing).prompts = items;
+        let mut listing = lock(&link.listing);
+        listing.prompts = items;
+        listing.unreadable[1] = unreadable;
     }
     if resources && caps.resources.is_some() {
-        if let Some(items) = kept(link, "resources", max, client.list_resources().await)? {
-            lock(&link.listing).resources = items;
+        if let Some((items, unreadable)) = kept(
+            link,
+            "resources",
+            max,
+            client
+                .list_pages("resources/list", "resources", max, true)
+                .await,
+        )? {
+            let mut listing = lock(&link.listing);
+            listing.resources = items;
+            listing.unreadable[2] = unreadable;
         }
-        if let Some(items) = kept(
+        if let Some((items, unreadable)) = kept(
             link,
             "resource templates",
             max,
-            client.list_resource_templates().await,
+            client
+                .list_pages("resources/templates/list", "resourceTemplates", max, true)
+                .await,
         )? {
-            lock(&link.listing).templates = items;
+            let mut listing = lock(&link.listing);
+            listing.templates = items;
+            listing.unreadable[3] = unreadable;
         }
     }
     Ok(())

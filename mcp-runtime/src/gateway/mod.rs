@@ -36,17 +36,29 @@
 //!   outside `A-Z a-z 0-9 _ - .`, which the spec's 128-character names may hold) is made one:
 //!   each character outside the set becomes `_`, and a name still over 64 characters is cut to
 //!   55 and ends with `-` and 8 hex digits of the SHA-256 of the full name, so it stays unique
-//!   and the same from run to run. Calls are forwarded under the upstream's own name.
+//!   and the same from run to run. A made name that another of the upstream's names would be
+//!   served as too (`read file` beside `read_file`) ends that way as well (`fs_read_file-…`),
+//!   whatever the order they are listed in: a name that was valid keeps it, and every tool the
+//!   upstream lists stays callable. Calls are forwarded under the upstream's own name.
 //! - A namespace owns the names that start with `{namespace}_`: [`Server::build`] refuses a
 //!   local tool or prompt (or a mounted one) whose name does, and two namespaces of which one
 //!   is the other's prefix (`a` and `a_b`), naming both places. A namespace is 1 to 63
 //!   characters of that set, used once.
 //! - Clashes found while serving (an upstream's item under a name, URI or template that a
-//!   local item, an item added at run time or another upstream already serves, two upstream
-//!   names made the same): the item served first keeps it, in this order: local items, then
-//!   the upstreams in the order they were added to the server. The other item is left out,
-//!   with one warning in the log naming both; should the first go, the other takes its place
-//!   at the next refresh.
+//!   local item, an item added at run time or another upstream already serves, or a name the
+//!   upstream lists twice): the item served first keeps it, in this order: local items, then
+//!   the upstreams in the order they were added to the server, each in its listing order. The
+//!   other item is left out, with one warning in the log naming both; should the first go,
+//!   the other takes its place at the next refresh.
+//!
+//! **What a careless upstream lists.** A tool without an `inputSchema` is served with
+//! `{"type": "object"}`. What cannot be served is left out, with one warning naming the item
+//! and why, and the rest is served: an item that does not decode (a tool without a name, say),
+//! a tool whose input schema is not an object, a URI template that does not parse, a template
+//! no URI could tell from one served before it. Lists are read page by page up to
+//! [`Upstream::max_items`] of each kind (at most 1,000 pages); the pages past it are not asked
+//! for. [`McpService::upstreams`](crate::McpService::upstreams) counts what each upstream
+//! listed and what of it is left out ([`UpstreamStatus::left_out`]).
 //!
 //! # What is relayed
 //!
@@ -120,7 +132,7 @@
 //! | limit | default | past it |
 //! |---|---|---|
 //! | notifications from one upstream waiting to be relayed | 1,024 and 16 MiB ([`Upstream::notification_queue`]) | the newest are dropped and counted |
-//! | items of one kind from one upstream | 10,000 ([`Upstream::max_items`]) | the rest are left out, with a warning |
+//! | items of one kind from one upstream | 10,000 ([`Upstream::max_items`]), read from at most 1,000 pages | the rest are not read, with a warning |
 //! | upstream resource subscriptions | 256 URIs an upstream | the downstream subscription holds here; the upstream is not asked, with a warning |
 //! | an upstream's captured stderr | the last 64 KiB | older lines are dropped |
 //! | list requests and health checks | 60 s ([`Upstream::timeout`]) | the upstream is taken for gone (HTTP) or the list kept as it was |
@@ -279,8 +291,9 @@ impl Upstream {
         self
     }
 
-    /// The most tools (and prompts, resources, templates) served from this upstream (10,000
-    /// of each).
+    /// The most tools (and prompts, resources, templates) read from this upstream's lists
+    /// (10,000 of each): the pages past them are not asked for, and the rest are not served,
+    /// with a warning.
     pub fn max_items(mut self, items: usize) -> Self {
         self.max_items = items;
         self
