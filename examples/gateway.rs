@@ -65,13 +65,14 @@ async fn upstreams() -> String {
             let [tools, prompts, resources, templates] = status.items;
             format!(
                 "{}: {} — {state}; {tools} tools, {prompts} prompts, {resources} resources, \
-                 {templates} templates; {} reconnects",
+                 {templates} templates ({} left out); {} reconnects",
                 if status.namespace.is_empty() {
                     "(no namespace)"
                 } else {
                     &status.namespace
                 },
                 status.upstream,
+                status.left_out,
                 status.reconnects
             )
         })
