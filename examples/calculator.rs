@@ -16,14 +16,24 @@
 use mcp_runtime::prelude::*;
 
 /// Add two integers.
+///
+/// A sum outside the 64-bit range is an error the model can read, never a wrapped number.
 #[tool(read_only, idempotent, open_world = false)]
 async fn add(
     /// The first addend.
     a: i64,
     /// The second addend.
     b: i64,
-) -> i64 {
-    a + b
+) -> Result<i64, ToolError> {
+    // `a + b` would wrap in a release build (`i64::MAX + 1` is `i64::MIN`) and panic in a debug
+    // one: say what happened instead.
+    a.checked_add(b).ok_or_else(|| {
+        ToolError::new(format!(
+            "{a} + {b} is outside the 64-bit integer range ({} to {})",
+            i64::MIN,
+            i64::MAX
+        ))
+    })
 }
 
 /// Divide one number by another.

@@ -6,12 +6,23 @@
 //! `http://127.0.0.1:3000/mcp`, and the deprecated HTTP+SSE transport of 2024-11-05 at
 //! `http://127.0.0.1:3000/sse` for clients that speak only it). `--redis redis://127.0.0.1:6379`
 //! beside `--port` shares the sessions with other replicas through that Redis (`--redis-prefix
-//! PREFIX` puts its keys under another prefix than `mcp`).
+//! PREFIX` puts its keys under another prefix than `mcp`); `--issuer URL --resource URL` makes
+//! it an OAuth 2.1 resource server for that issuer's tokens (what `scripts/hostile.sh` uses to
+//! key the fair shares by principal); `--trusted-proxy ADDRESS` believes that reverse proxy's
+//! `X-Forwarded-For` (HAProxy in front of replicas).
+//!
+//! Production settings, on either transport: `--metrics-port M` keeps the OpenTelemetry
+//! conventions' metrics and serves them as Prometheus text at `http://127.0.0.1:M/metrics` (an
+//! HTTP server has them at `/metrics` on its own port too); `--rate-limit N` allows N
+//! `tools/call` a second per caller (the OAuth principal when there is one, else the session,
+//! else the client's address), refusing the rest with -32005 (HTTP 429 with `Retry-After`).
 
 use std::time::Duration;
 
 use mcp_runtime::ServerCard;
+use mcp_runtime::middleware::RateLimitLayer;
 use mcp_runtime::prelude::*;
+use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::tool::ToolDef;
 
 /// A 1×1 PNG.
@@ -817,6 +828,30 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis takes a URL").into()),
         None => None,
     };
+    // `--issuer URL --resource URL` beside `--port`: an OAuth 2.1 resource server, every request
+    // with a token the issuer made for the resource (the hostile runs keyed by principal).
+    let oauth = match (flag("--issuer"), flag("--resource")) {
+        (Some(Some(issuer)), Some(Some(resource))) => Some(
+            mcp_runtime::OAuth::new(resource)
+                .authorization_server(issuer)
+                .scopes_supported(["notes:read", "notes:write", "admin"]),
+        ),
+        (None, None) => None,
+        _ => {
+            return Err(std::io::Error::other("--issuer and --resource take a URL each").into());
+        }
+    };
+    // `--trusted-proxy ADDRESS`: a reverse proxy whose `Forwarded` / `X-Forwarded-For` names the
+    // client (HAProxy in front of replicas), for the fair shares.
+    let server = match flag("--trusted-proxy") {
+        Some(Some(proxy)) => server.trusted_proxies([proxy]),
+        Some(None) => {
+            return Err(
+                std::io::Error::other("--trusted-proxy takes an address or a range").into(),
+            );
+        }
+        None => server,
+    };
     // `--redis-prefix PREFIX`: the replicas' keys (`mcp` by default), for several servers
     // sharing one Redis.
     let server = match flag("--redis-prefix") {
@@ -824,20 +859,71 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis-prefix takes a prefix").into()),
         None => server,
     };
-    match flag("--port") {
-        Some(port) => {
-            let port: u16 = port
-                .and_then(|p| p.parse().ok())
-                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?;
-            let server = match &redis {
-                Some(url) => server.redis(url.clone()),
-                None => server,
-            };
-            // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
-            let server = server.server_card(
+    // `--rate-limit N`: N `tools/call` a second per caller (issue 28).
+    let server = match flag("--rate-limit") {
+        Some(Some(rate)) => {
+            let rate: u32 = rate
+                .parse()
+                .map_err(|_| std::io::Error::other("--rate-limit takes calls per second"))?;
+            server.layer(RateLimitLayer::per_second(rate).methods(["tools/call"]))
+        }
+        Some(None) => return Err(std::io::Error::other("--rate-limit takes a number").into()),
+        None => server,
+    };
+    // `--metrics-port M`: the conventions' metrics as Prometheus text on that port (issue 28).
+    let metrics_port = match flag("--metrics-port") {
+        Some(port) => Some(
+            port.and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| std::io::Error::other("--metrics-port takes a port number"))?,
+        ),
+        None => None,
+    };
+    let server = match metrics_port {
+        Some(_) => server.telemetry(Telemetry::new()),
+        None => server,
+    };
+    let port = match flag("--port") {
+        Some(port) => Some(
+            port.and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| std::io::Error::other("--port takes a port number"))?,
+        ),
+        None if redis.is_some() || oauth.is_some() => {
+            return Err(std::io::Error::other(
+                "--redis and --issuer need --port (they concern HTTP)",
+            )
+            .into());
+        }
+        None => None,
+    };
+    let server = match (&redis, port) {
+        (Some(url), Some(_)) => server.redis(url.clone()),
+        _ => server,
+    };
+    let server = match oauth {
+        Some(oauth) => server.oauth(oauth),
+        None => server,
+    };
+    let service = match port {
+        // The Server Card at /mcp/server-card, listed by /.well-known/ai-catalog.json.
+        Some(port) => server
+            .legacy_sse(true)
+            .server_card(
                 ServerCard::new("com.example/everything")
                     .remote(format!("http://127.0.0.1:{port}/mcp")),
-            );
+            )
+            .build()?,
+        None => server.build()?,
+    };
+    if let Some(metrics_port) = metrics_port {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", metrics_port)).await?;
+        eprintln!("serving metrics on http://127.0.0.1:{metrics_port}/metrics");
+        tokio::spawn(mcp_runtime::telemetry::serve_metrics_on(
+            service.clone(),
+            listener,
+        ));
+    }
+    match port {
+        Some(port) => {
             eprintln!(
                 "serving Streamable HTTP on http://127.0.0.1:{port}/mcp, and the deprecated \
                  HTTP+SSE transport on http://127.0.0.1:{port}/sse{}",
@@ -846,14 +932,8 @@ async fn main() -> mcp_runtime::Result<()> {
                     None => String::new(),
                 }
             );
-            server
-                .legacy_sse(true)
-                .serve_http(("127.0.0.1", port))
-                .await
+            service.serve_http(("127.0.0.1", port)).await
         }
-        None if redis.is_some() => {
-            Err(std::io::Error::other("--redis needs --port (it shares HTTP sessions)").into())
-        }
-        None => server.serve_stdio().await,
+        None => service.serve_stdio().await,
     }
 }

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Hostile clients (issue 14): every row of the issue's table, each against a fresh `everything`
-# (release build) on 127.0.0.1, with the server's RSS sampled every 100 ms and a normal client
-# calling a tool every 200 ms on its own session. Prints a table (scenario, peak RSS, normal
-# client answered, pass/fail) and exits 1 if any row fails: RSS past the ceiling
-# (HOSTILE_RSS_CEILING_MB, 1024 by default), the normal client not answered, the server dead or
-# panicked, or the row's own check (a new client gets in, shutdown within its grace, ...).
-# A server past HOSTILE_KILL_MB (3072) is killed and its row reads ">3 GB".
+# Hostile clients (issues 14 and 26): every row of the issues' tables, each against a fresh
+# `everything` (release build) on 127.0.0.1, with the server's RSS sampled every 100 ms and a
+# normal client (from 127.0.0.3; the attacker is 127.0.0.2, a newcomer 127.0.0.4) calling a tool
+# every 200 ms on its own session. Prints a table (scenario, peak RSS, normal client answered,
+# pass/fail) and exits 1 if any row fails: RSS past the ceiling (HOSTILE_RSS_CEILING_MB, 1024 by
+# default), the normal client not answered, the server dead or panicked, or the row's own check
+# (a newcomer gets in, shutdown within its grace, ...). A server past HOSTILE_KILL_MB (3072) is
+# killed and its row reads ">3 GB". The OAuth rows run the real oidc-provider, which
+# scripts/oidc.sh installs (npm) into .cache/oidc; without it they fail.
 #
 # MCP_EVERYTHING_BIN=path runs against that binary instead of building one (for a "before"
 # measurement of an older commit). Extra arguments go to the driver, scripts/hostile.py:
 # `--only get-sse-unread,sigterm` runs some rows, `--report FILE` writes the table to FILE.
-# Bounded: every loop has a count and a deadline; about 4 minutes on 2 cores, 6 at most.
+# Bounded: every loop has a count and a deadline; about 8 minutes on 2 cores, 15 at most.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,5 +29,6 @@ if [ ! -x "$bin" ]; then
     echo "no everything binary at $bin" >&2
     exit 1
 fi
+scripts/oidc.sh
 # The driver stops its servers on SIGTERM; a run cut short by the time limit fails.
-exec timeout 360 python3 scripts/hostile.py --bin "$bin" "$@"
+exec timeout 900 python3 scripts/hostile.py --bin "$bin" "$@"

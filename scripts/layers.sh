@@ -24,6 +24,7 @@ declare -A allowed=(
   [resource]="tool completion context protocol schema metadata error"
   [skill]="resource tool completion context protocol schema metadata error"
   [app]="resource tool completion context protocol schema metadata error"
+  [openapi]="tool completion context protocol schema metadata error"
   [registration]="tool prompt resource"
   [trace]="context protocol"
   [handle]="protocol error"
@@ -32,7 +33,7 @@ declare -A allowed=(
   [transport]="server handle trace tool prompt resource completion context protocol error"
   [gateway]="server client handle tool prompt resource completion context protocol schema metadata error"
 )
-order=(gateway transport server client registration trace skill app tool prompt resource completion context handle schema metadata error protocol)
+order=(gateway transport server client registration trace skill app openapi tool prompt resource completion context handle schema metadata error protocol)
 
 status=0
 for module in "${order[@]}"; do

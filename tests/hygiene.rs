@@ -66,6 +66,16 @@ fn lookup(
 #[tool]
 async fn noop() {}
 
+/// `openapi!`'s functions, statics and registrations, with the same names shadowed (and
+/// warnings denied: every generated item is documented).
+mod bookshelf {
+    struct Result;
+    struct Option;
+    struct String;
+    struct Vec;
+    mcp_runtime::openapi!("../examples/openapi/openapi.yaml");
+}
+
 #[test]
 fn tools_expand_and_run_with_the_prelude_shadowed() {
     let runtime = ::tokio::runtime::Builder::new_current_thread()
@@ -73,6 +83,11 @@ fn tools_expand_and_run_with_the_prelude_shadowed() {
         .build()
         .expect("a runtime");
     runtime.block_on(async {
+        let books = Server::builder()
+            .tool(bookshelf::list_books)
+            .tool(bookshelf::add_book);
+        let client = Client::connect(books).await.expect("the server builds");
+        assert_eq!(client.list_tools().await.expect("tools/list").len(), 2);
         let server = Server::builder()
             .tool(add)
             .tool(echo)

@@ -281,6 +281,50 @@ pub fn skills(input: TokenStream) -> TokenStream {
     expand::skills::expand(input.into(), file).into()
 }
 
+/// Generates tools from an OpenAPI 3.0 or 3.1 description, read and checked when the crate
+/// compiles: one typed `async fn` and one tool per selected operation.
+///
+/// ```ignore
+/// mod petstore {
+///     mcp_runtime::openapi!("petstore.yaml", include_tags = ["pets"], prefix = "petstore_");
+/// }
+/// // petstore::API.configure(Upstream::new(base_url)?)?; then serve as usual.
+/// ```
+///
+/// The path is resolved like `include_bytes!`'s, relative to the file the macro is called in;
+/// JSON or YAML, with `$ref`s into the same or other local files. Beside the call it declares
+/// `pub static API: mcp_runtime::openapi::Api` and, per operation, `pub async fn
+/// <operation_id in snake case>(ctx: &Context, <arguments>) -> Result<openapi::Response,
+/// ToolError>` plus its tool's registration. Call it once per module. The crate docs of
+/// `mcp_runtime::openapi` and the README's *Existing APIs* say what each part of a
+/// description becomes.
+///
+/// # Keys of `openapi!("file", ..)`
+///
+/// | key | value | effect |
+/// |---|---|---|
+/// | `include_tags`, `include_paths`, `include_operations` | lists of strings | only the operations with one of these tags, a path matching one of these patterns (`*` matches any run of characters), or one of these `operationId`s (or generated names); with several lists, an operation in any of them |
+/// | `exclude_tags`, `exclude_paths`, `exclude_operations` | lists of strings | leaves those operations out, after the includes |
+/// | `prefix` | string | put before every tool name (`prefix = "gh_"`) |
+/// | `replace` | list of strings | those operations get their function but no tool: write the tool by hand, calling the function |
+/// | `output_schemas` | flag | `output_schemas = false` leaves out every `outputSchema` (and `structuredContent`) |
+/// | `crate` | string, a path | where the runtime is |
+///
+/// A compile error, at the string or at the entry at fault, naming the file and the JSON
+/// pointer: a file that cannot be read or parsed; a description that is not OpenAPI 3.0 or 3.1;
+/// a `$ref` to a URL or to nothing; an unsupported construct (cookie parameters, `matrix` and
+/// `label` styles, request bodies that are not JSON, form or text, recursive `$ref`s outside
+/// `components/schemas`, ..), named; two operations giving one tool name; a parameter name
+/// that cannot be an argument (1-64 of `A-Z a-z 0-9 _ . -`); a filter entry that matches no
+/// operation. Every file read is tracked with `include_bytes!`, so editing it rebuilds the
+/// crate.
+#[cfg(feature = "openapi")]
+#[proc_macro]
+pub fn openapi(input: TokenStream) -> TokenStream {
+    let file = proc_macro::Span::call_site().local_file();
+    expand::openapi::expand(input.into(), file).into()
+}
+
 /// Derives `Elicit` for a struct (the form `ctx.elicit::<T>(..)` asks the user to fill in) or
 /// `ElicitEnum` for a fieldless enum (a choice, usable as a field).
 ///

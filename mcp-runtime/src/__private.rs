@@ -47,6 +47,35 @@ pub use ::std::string::String;
 pub use serde_json::{Map, Value};
 pub use std::sync::Arc;
 
+/// A definition `layer = ..` can wrap.
+pub trait Layered {
+    /// The definition with `layer` around its calls.
+    fn with_layer(self, layer: impl crate::middleware::McpLayer) -> Self;
+}
+
+impl Layered for ToolDef {
+    fn with_layer(self, layer: impl crate::middleware::McpLayer) -> Self {
+        self.layer(layer)
+    }
+}
+
+impl Layered for PromptDef {
+    fn with_layer(self, layer: impl crate::middleware::McpLayer) -> Self {
+        self.layer(layer)
+    }
+}
+
+impl Layered for ResourceDef {
+    fn with_layer(self, layer: impl crate::middleware::McpLayer) -> Self {
+        self.layer(layer)
+    }
+}
+
+/// `#[tool(layer = ..)]` (and on `#[resource]`, `#[prompt]`): the built definition wrapped.
+pub fn item_layer<D: Layered>(def: D, layer: impl crate::middleware::McpLayer) -> D {
+    def.with_layer(layer)
+}
+
 /// Runs a sync `#[tool]`'s call on tokio's blocking pool, so a tool that blocks does not hold
 /// up the connection. The call keeps the request's span and client log; a panic in it is
 /// resumed here, where the handler's panic catching turns it into a tool error.
@@ -516,7 +545,10 @@ pub mod resource_param {
         match text.parse::<T>() {
             Ok(value) => Some(value),
             Err(error) => {
-                call.record(format!("invalid value for `{name}`: {error}"));
+                call.record(format!(
+                    "invalid value for `{name}`: {}",
+                    crate::protocol::echo(&error.to_string())
+                ));
                 None
             }
         }

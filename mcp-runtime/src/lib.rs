@@ -15,9 +15,11 @@
 //! - [Context: logging, progress, cancellation, questions to the client](#context-logging-progress-cancellation-questions-to-the-client)
 //! - [Both protocol eras](#both-protocol-eras)
 //! - [Streamable HTTP](#streamable-http)
+//! - [Middleware and telemetry](#middleware-and-telemetry)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
 //! - [Gateways: mount and proxy](#gateways-mount-and-proxy)
+//! - [Existing HTTP APIs: `openapi!`](#existing-http-apis-openapi)
 //! - [Cargo features](#cargo-features)
 //!
 //! # A first tool
@@ -765,48 +767,77 @@
 //! ## Limits
 //!
 //! Nothing a client sends grows the server's memory without bound: every queue, buffer, map and
-//! log a client can fill has a limit, each a [`Server`] setting, and the worst case of all of
-//! them together, from the defaults, is under 1 GiB (below).
+//! log a client can fill has a limit, each a [`Server`] setting, or all of them as one
+//! [`Limits`] value ([`Server::limits`], `Limits::default()` being the defaults below), and all
+//! of them filled at once, from the defaults, measure under 800 MiB (below). No one client can
+//! lock the others out either: every bound the clients share is also counted per client, and
+//! one client holds at most its share of it ([`Server::client_share`], a quarter by default, and
+//! never less than the largest single thing the bound holds; live tasks and task results have
+//! shares of their own, a tenth and an eighth), so a newcomer is served while the server has
+//! room. A client is its OAuth principal when [`Server::oauth`] is set, else its address (an
+//! IPv6 address by its /64); behind a reverse proxy, its address is read from `Forwarded` or
+//! `X-Forwarded-For` only on connections from [`Server::trusted_proxies`] (none by default).
+//! What a session holds (its streams, logs, subscriptions) counts toward the client that opened
+//! it. `ping`, a fresh `initialize`, notifications and the client's responses are never refused
+//! for lack of room another client holds: they hold nothing once handled, and get through on a
+//! reserve of their own when the request budget is full, and a fresh `initialize` that finds the
+//! sessions full ends the longest idle session of a client that holds more than the newcomer.
 //!
-//! | limit | default | past it |
-//! |---|---|---|
-//! | [`Server::max_connections`] | 512 open connections | a new connection gets 503 with `Retry-After` and is closed; one warning per burst |
-//! | [`Server::header_read_timeout`] | 10 s | a connection whose request headers are not all in (or an idle keep-alive connection) is closed, within a tenth of the timeout (at most 1 s) past it |
-//! | [`Server::body_read_timeout`] | 30 s | 408, and the connection is closed |
-//! | connection read buffer | 64 KiB | request headers past it get 431 |
-//! | [`Server::max_message_size`] | 16 MiB a body or line | 413 (from `Content-Length` before reading, else as soon as it is passed); on stdio an error naming the line's id |
-//! | [`Server::request_bytes_total`] | 17 MiB of requests in flight, all clients together (each charged its bytes and 4 KiB) | 503 with `Retry-After`; on stdio the request's error |
-//! | [`Server::max_in_flight_requests`] | 256 a session; a batch takes one per message | the request's error (-32000) |
-//! | [`Server::stream_buffer`] | 4 MiB unread a stream | stdio stops reading requests until the client catches up (and drops notifications past twice that); an SSE response is cut off, and its client resumes with `Last-Event-ID` |
-//! | [`Server::stream_buffer_total`] | 128 MiB unread, all HTTP streams together | the stream the message was for is cut off |
-//! | [`Server::event_buffer`] / [`Server::event_log_bytes`] | 1,000 events a stream; 1 MiB a session; 128 MiB in all | the oldest events are dropped; an event with no room is sent, not kept |
-//! | [`Server::max_subscriptions`] | 1,000 a session or listen; URIs of 8 KiB | -32602 |
-//! | [`Server::subscription_bytes_total`] | 32 MiB of URIs, all sessions together | -32602 |
-//! | [`Server::max_sessions`] | 10,000 sessions | `initialize` (or a legacy SSE GET) gets 503 with `Retry-After` |
-//! | [`Server::max_sessions_per_peer`] | no cap of its own | that address's `initialize` gets 503 with `Retry-After` |
-//! | [`Server::initialize_timeout`] | 10 s | a session that never sent `notifications/initialized` ends |
-//! | [`Server::session_idle_timeout`] | 30 min | an idle session ends |
-//! | [`Server::shutdown_grace`] | 5 s | on shutdown, connections still open are dropped and `serve_http` returns |
-//! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour (a 2025-11-25 client may ask for less) | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL, or when the session that owns it ends |
-//! | [`Server::max_live_tasks_per_owner`] | 1,000 tasks alive of one owner (a tenth of the above): the principal, else the session, else a stateless client's address | that owner's call gets -32603 ("too many live tasks of yours"); other owners are served |
-//! | [`Server::max_task_result`] | 1 MiB a task's result, as JSON | the task ends `failed` (-32603 naming the bound) |
-//! | [`Server::task_results_total`] | 64 MiB of results in all, 8 MiB of one owner's | the task whose result has no room ends `failed` (-32603 naming the bound); room comes back as tasks are reclaimed |
-//! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | the message is cut at a character boundary; the rest is on the next page |
-//! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | expired entries are dropped, and the cache is emptied if that is not enough |
-//! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | the oldest are forgotten first |
-//! | a proxied upstream's notifications waiting to be relayed (`Upstream::notification_queue`) | 1,024 and 16 MiB an upstream | the newest are dropped and counted |
-//! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream, read from at most 1,000 pages | the pages past them are not read; the rest are not served, with a warning |
-//! | upstream resource subscriptions relayed | 256 URIs an upstream | the downstream subscription holds; the upstream is not asked, with a warning |
+//! | limit | default | one client's share | past it |
+//! |---|---|---|---|
+//! | [`Server::max_connections`] | 512 open connections | 128 (an address's; a trusted proxy's count only in all) | a new connection gets 503 with `Retry-After` and is closed; one warning per burst |
+//! | [`Server::header_read_timeout`] | 10 s | | a connection whose request headers are not all in (or an idle keep-alive connection) is closed, within a tenth of the timeout (at most 1 s) past it |
+//! | [`Server::body_read_timeout`] | 30 s | | 408, and the connection is closed |
+//! | connection read buffer | 64 KiB | | request headers past it get 431 |
+//! | [`Server::max_message_size`] | 16 MiB a body or line | | 413 (from `Content-Length` before reading, else as soon as it is passed); on stdio an error naming the line's id |
+//! | [`Server::request_bytes_total`] | 192 MiB of requests in flight: each its bytes as they arrive (a declared `Content-Length` holds nothing), then, before it is parsed, what parsing it builds (an upper bound from one scan of the text, [`ParseCost`](protocol::ParseCost): a value takes up to 216 bytes, so a JSON array of small values up to a hundred times its text), then what the parsed message holds, and 4 KiB | 48 MiB (never less than the largest message at its peak: three times `max_message_size`) | 503 with `Retry-After`; 413 (-32600) for one that could never fit; on stdio the request's error. `ping`, `initialize`, notifications and responses of up to 64 KiB get through on a 4 MiB reserve (1 MiB a client) |
+//! | [`Server::max_in_flight_requests`] | 256 a session; a batch takes one per message | | the request's error (-32000) |
+//! | [`Server::stream_buffer`] | 4 MiB unread a stream | | stdio stops reading requests until the client catches up (and drops notifications past twice that); an SSE response is cut off, and its client resumes with `Last-Event-ID` |
+//! | [`Server::stream_buffer_total`] | 128 MiB unread, all HTTP streams together | 32 MiB | the stream the message was for is cut off |
+//! | open SSE responses (POST streams, GET, `subscriptions/listen`, legacy `/sse`) | as many as connections | 128 | a GET, a listen or a legacy `/sse` gets 503 with `Retry-After`; a POST's answer comes as JSON (503 for a client that takes only a stream) |
+//! | [`Server::event_buffer`] / [`Server::event_log_bytes`] | 1,000 events a stream; 1 MiB a session; 128 MiB in all | 32 MiB | the oldest events are dropped; an event with no room is sent, not kept |
+//! | [`Server::max_subscriptions`] | 1,000 a session or listen; URIs of 8 KiB | | -32602 |
+//! | [`Server::subscription_bytes_total`] | 32 MiB of URIs, all sessions together | 8 MiB | -32602 |
+//! | [`Server::max_sessions`] | 10,000 sessions (both HTTP transports) | 2,500 ([`Server::max_sessions_per_peer`]) | a fresh `initialize` ends the longest idle session (an uninitialized one first) of the client holding the most, if it holds more than the newcomer; else (and with Redis, or for a legacy SSE GET) 503 with `Retry-After`. Past its own share, a client's `initialize` gets 503 with `Retry-After` |
+//! | [`Server::initialize_timeout`] | 10 s | | a session that never sent `notifications/initialized` ends |
+//! | [`Server::session_idle_timeout`] | 30 min | | an idle session ends |
+//! | [`Server::shutdown_grace`] | 5 s | | on shutdown, connections still open are dropped and `serve_http` returns |
+//! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour (a 2025-11-25 client may ask for less) | | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL, or when the session that owns it ends |
+//! | [`Server::max_live_tasks_per_owner`] | 1,000 tasks alive of one owner (a tenth of the above): the principal, else the session, else a stateless client's address | | that owner's call gets -32603 ("too many live tasks of yours"); other owners are served |
+//! | [`Server::max_task_result`] | 1 MiB a task's result, as JSON | | the task ends `failed` (-32603 naming the bound) |
+//! | [`Server::task_results_total`] | 64 MiB of results in all, 8 MiB of one owner's | | the task whose result has no room ends `failed` (-32603 naming the bound); room comes back as tasks are reclaimed |
+//! | task `statusMessage`, `tasks/list` page | 1 KiB ([`tasks::MAX_STATUS_MESSAGE`]); 100 tasks | | the message is cut at a character boundary; the rest is on the next page |
+//! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | | expired entries are dropped, and the cache is emptied if that is not enough |
+//! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | | the oldest are forgotten first |
+//! | a proxied upstream's notifications waiting to be relayed (`Upstream::notification_queue`) | 1,024 and 16 MiB an upstream | | the newest are dropped and counted |
+//! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream, read from at most 1,000 pages | | the pages past them are not read; the rest are not served, with a warning |
+//! | upstream resource subscriptions relayed | 256 URIs an upstream | | the downstream subscription holds; the upstream is not asked, with a warning |
+//! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each) | keys follow sessions, principals and addresses ([`RateKey`](middleware::RateKey)), whose shares bound how many one client makes | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
+//! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys and answers) a cache, each for 60 s | | the oldest are dropped first (a caller past them is served, uncached); an answer over an eighth of the bytes is not kept |
+//! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names | | new label sets are counted under one `_OTHER` series |
+//! | `openapi` calls: `Upstream::timeout` | 30 s a request to the API, body included (10 s to connect) | | a tool error |
+//! | `openapi` calls: `Upstream::max_response_bytes` / `max_error_bytes` | 8 MiB of a response read; 4 KiB of an error body in the tool error | | a tool error (nothing more is read); the error body cut at a character boundary |
+//! | error messages | 4 KiB; a client's text (a name, a URI, a value) repeated in one at most 128 bytes, with its length | | cut |
 //!
 //! Accept errors (out of file descriptors, say) are logged and retried after 100 ms.
 //! [`McpService::into_router`] users run their own server, so the connection limits there are
-//! theirs.
+//! theirs, and a client there is its principal, or its address when requests carry
+//! `axum::extract::ConnectInfo<SocketAddr>`; with neither, no share applies (the totals do).
+//! Clients behind one NAT share one address's shares: key them by principal (OAuth), or raise
+//! [`Server::client_share`].
 //!
-//! **The memory ceiling.** The worst case of each limit, from the defaults, over HTTP:
+//! **The memory ceiling**, measured: `scripts/hostile.sh`'s all-at-once row fills every store
+//! below at once from the defaults (four clients at their shares: unread streams, subscriptions,
+//! calls left running with their arguments and three 16 MiB bodies at the same moment, 10,000
+//! tasks and the task results store, 10,000 sessions with full event logs, the connections left
+//! over) against the release `everything` example: **758 MB (723 MiB) peak RSS** in the worst of
+//! five runs, 692 MB in the best (`bench/hostile.md`). OAuth's caches, which that run has no use
+//! for, add at most 30 MiB: so the ceiling is under 800 MiB. What each bound accounts for, from
+//! the defaults, over HTTP:
 //!
-//! | what | worst case |
+//! | what | accounted |
 //! |---|---:|
-//! | requests in flight: 17 MiB of text, parsed into at most 32 times as much (a JSON array of zeros: 2 bytes of text, a 32-byte value, a vector that may be twice its length) | 561 MiB |
+//! | requests in flight: their text and what parsing it builds, counted as they are held (an upper bound), and the reserve | 196 MiB |
 //! | unread stream bytes | 128 MiB |
 //! | event logs | 128 MiB |
 //! | subscriptions | 32 MiB |
@@ -817,16 +848,71 @@
 //! | OAuth caches: 2 × 10,000 tokens | 20 MiB |
 //! | DPoP proofs seen (only with DPoP on): 100,000 × under 100 bytes | 10 MiB |
 //! | the runtime itself | 10 MiB |
-//! | **total** | **1,085 MiB** |
+//! | **total accounted** | **720 MiB** |
+//! | **measured, all filled at once (without OAuth)** | **723 MiB** |
 //!
-//! Not counted, because they are yours: what your handlers allocate, and the results they
-//! return while a response is written (at most one per connection). The results tasks keep are
-//! counted above. A stdio server serves the one client that started it, within the same request, stream and subscription limits.
+//! Middleware and telemetry are off by default and outside that total; each adds, when it is
+//! on: a rate limiter 100,000 keys × about 48 bytes with its map (under 5 MiB); a response cache
+//! its 16 MiB; telemetry's metrics 2 × 2,000 series × under 400 bytes (under 2 MiB).
+//!
+//! Not counted, because they are yours: what your handlers allocate (an `openapi` tool holds at
+//! most `Upstream::max_response_bytes` of an answer, and its text once more in the result), and
+//! the results they return while a response is written (at most one per connection). The
+//! results tasks keep are counted above. A stdio server serves the one client that started it,
+//! within the same request, stream and subscription limits (whole: the shares are HTTP's).
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
 //! hold in a table of its own; a gateway adds, for each upstream it proxies, at most its
 //! notification queue (16 MiB), one message being read (16 MiB), its captured stderr (64 KiB)
 //! and its items ([`mod@gateway`]), none of which a downstream client can grow.
+//!
+//! # Middleware and telemetry
+//!
+//! [`Server::layer`] wraps every request of every transport and era in a `tower::Layer`, and
+//! `#[tool(layer = ..)]` (on `#[resource]` and `#[prompt]` too, or
+//! [`ToolDef::layer`](tool::ToolDef::layer) in code) one item's calls: tower's own
+//! `ConcurrencyLimitLayer`, `TimeoutLayer` and `LoadShedLayer` work as they are, and their errors
+//! become MCP answers. A layer sees an [`McpRequest`](middleware::McpRequest) (method, params,
+//! id, era and revision, session, principal, transport, peer address, extensions) and returns an
+//! [`McpResponse`](middleware::McpResponse); it may answer on its own, and what it puts in the
+//! request's extensions a handler takes as an [`Extension<T>`](middleware::Extension)
+//! parameter. [`middleware::from_fn`] makes a layer of an `async fn`. Built in:
+//! [`RateLimitLayer`](middleware::RateLimitLayer) (feature `rate-limit`: GCRA, per principal,
+//! session, address or tool; -32005 with `retryAfter`, HTTP 429 with `Retry-After`),
+//! [`CacheLayer`](middleware::CacheLayer) (`read_only` + `idempotent` tools) and
+//! [`ErrorMaskingLayer`](middleware::ErrorMaskingLayer). See [`middleware`].
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_runtime::prelude::*;
+//! use tower::limit::ConcurrencyLimitLayer;
+//! use tower::timeout::TimeoutLayer;
+//!
+//! /// Search the web: slow, so it gets a deadline of its own.
+//! #[tool(layer = TimeoutLayer::new(Duration::from_millis(20)))]
+//! async fn search(query: String) -> String {
+//!     tokio::time::sleep(Duration::from_secs(1)).await;
+//!     query
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! let server = Server::builder().tool(search).layer(ConcurrencyLimitLayer::new(64));
+//! let client = Client::connect(server).await?;
+//! let late = client.call_tool("search", json!({"query": "mcp"})).await?;
+//! assert!(late.is_error);
+//! assert_eq!(late.text(), "tool `search` timed out");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Server::telemetry`] names and attributes request spans by OpenTelemetry's semantic
+//! conventions for MCP (`tools/call add`, kind `SERVER`, `mcp.*`, `gen_ai.*`, `error.type`),
+//! continues the trace a client sends in `params._meta` (feature `otel`), and keeps the
+//! `mcp.server.operation.duration` and `mcp.server.session.duration` histograms, as Prometheus
+//! text at `GET /metrics` (feature `prometheus`) and on the global meter provider (`otel`). See
+//! [`telemetry`].
 //!
 //! # Testing
 //!
@@ -869,6 +955,28 @@
 //!
 //! [`testing::assert_surface`] pins what a server lists (tools, resources, templates, prompts,
 //! on every revision) in a reviewed file, and fails with each change marked breaking or not.
+//!
+//! # Existing HTTP APIs: `openapi!`
+//!
+//! With the `openapi` feature, `openapi!("api.yaml", ..)` reads an OpenAPI 3.0 or 3.1
+//! description (JSON or YAML, `$ref`s across local files) when the crate compiles, refuses a
+//! broken or unsupported one with an error at the string naming the file and the JSON pointer,
+//! and generates per operation a typed `async fn` and a tool: name from `operationId`,
+//! description from `summary`/`description`, annotations from the method, `inputSchema` from
+//! the path, query and header parameters and the request body, `outputSchema` from the success
+//! response. `include_tags`, `include_paths`, `include_operations`, their `exclude_`
+//! counterparts, `prefix`, `rename` and `replace` select and name them. The calls go to the
+//! [`Upstream`](openapi::Upstream) configured at run time (`API.configure(..)`), with a static
+//! header, a bearer token from the environment, the caller's forwarded OAuth token
+//! (audience-checked, with `OAuth::expose_access_token`) or a hook of your own, within a
+//! timeout and response bounds. See [`mod@openapi`] and the README's *Existing APIs*.
+//!
+//! ```ignore
+//! mod github {
+//!     mcp_runtime::openapi!("github.json", include_tags = ["issues"], prefix = "gh_");
+//! }
+//! // github::API.configure(Upstream::new("https://api.github.com")?.bearer_from_env("GITHUB_TOKEN")?)?;
+//! ```
 //!
 //! # Tracing
 //!
@@ -973,8 +1081,15 @@
 //!   it brings `jsonwebtoken` and `reqwest` over rustls.
 //! - `redis`: `Server::redis`, replicas sharing handshake-era sessions, event logs, answers,
 //!   notifications and tasks through Redis (the `redis` crate).
+//! - `rate-limit`: [`middleware::RateLimitLayer`], GCRA rate limits (`governor`).
+//! - `otel`: OpenTelemetry: trace context through `params._meta`, and the metrics on the global
+//!   meter provider (`opentelemetry`, `tracing-opentelemetry`); the exporter is yours.
+//! - `prometheus`: `GET /metrics` on the HTTP router and [`telemetry::serve_metrics`].
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
 //!   both eras), and `Server::proxy` ([`mod@gateway`]); it brings `reqwest` over rustls.
+//! - `openapi`: `openapi!` and [`mod@openapi`]: an existing HTTP API's operations as tools,
+//!   read from its OpenAPI description when the crate compiles (YAML with `yaml-rust2`), called
+//!   with `reqwest` over rustls.
 //! - `testing`: [`mod@testing`], the in-process client and surface snapshots, for
 //!   `[dev-dependencies]`.
 //! - `fuzzing`: the JSON-RPC framing, re-exported for the fuzz targets in `fuzz/`; not public
@@ -1012,6 +1127,8 @@ mod error;
 pub mod gateway;
 mod handle;
 mod metadata;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod prompt;
 pub mod protocol;
 mod registration;
@@ -1025,6 +1142,13 @@ pub mod testing;
 pub mod tool;
 pub mod trace;
 mod transport;
+
+#[cfg(feature = "http")]
+pub use crate::server::options::HttpOptions;
+pub use crate::server::options::Limits;
+#[cfg(feature = "tasks")]
+pub use crate::server::options::TaskOptions;
+pub use crate::server::{middleware, telemetry};
 
 pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};
@@ -1057,6 +1181,8 @@ pub mod tasks {
 }
 pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
 
+#[cfg(all(feature = "macros", feature = "openapi"))]
+pub use mcp_macros::openapi;
 #[cfg(all(feature = "macros", feature = "skills"))]
 pub use mcp_macros::skills;
 #[cfg(feature = "macros")]

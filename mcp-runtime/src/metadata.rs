@@ -16,6 +16,10 @@ use serde_json::{Map, Value};
 
 use crate::protocol::{Icon, ProtocolVersion};
 
+/// An item's own middleware stack (`ToolDef::layer` and the like): the server's middleware
+/// module knows what is in it.
+pub(crate) type ItemLayer = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
 /// Where a definition was written, for error messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SourceLocation {

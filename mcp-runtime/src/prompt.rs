@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::completion::{Completer, ForwardCompleter};
 use crate::context::Context;
 use crate::metadata::{Metadata, item_setters};
-use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role};
+use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role, echo};
 use crate::tool::{BoxFuture, SourceLocation};
 
 /// One message of a prompt.
@@ -149,6 +149,8 @@ pub struct PromptDef {
     pub(crate) completers: Vec<(String, Completer)>,
     /// Completes every argument elsewhere (a proxied prompt, at its upstream).
     pub(crate) forward_completion: Option<ForwardCompleter>,
+    /// Its own middleware (`PromptDef::layer`, `#[prompt(layer = ..)]`).
+    pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
 
 impl fmt::Debug for PromptDef {
@@ -273,8 +275,10 @@ impl PromptCall {
         match text.parse::<T>() {
             Ok(value) => Some(value),
             Err(error) => {
-                self.errors
-                    .push(format!("invalid value for argument `{name}`: {error}"));
+                self.errors.push(format!(
+                    "invalid value for argument `{name}`: {}",
+                    echo(&error.to_string())
+                ));
                 None
             }
         }
@@ -323,6 +327,7 @@ impl PromptBuilder {
                 handler: Arc::new(handler),
                 completers: Vec::new(),
                 forward_completion: None,
+                layer: None,
             },
         }
     }

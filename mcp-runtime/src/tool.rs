@@ -18,8 +18,12 @@ use crate::context::Context;
 pub use crate::metadata::SourceLocation;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
-    Audio, Content, EmbeddedResource, ErrorObject, Icon, Image, ProtocolVersion, ResourceLink, Text,
+    Audio, Content, EmbeddedResource, ErrorObject, Icon, Image, MESSAGE_MAX, ProtocolVersion,
+    ResourceLink, Text, bounded, echo,
 };
+
+/// How many unknown arguments an argument error names.
+const UNKNOWN_LISTED: usize = 8;
 use crate::schema::{self, Direction, SchemaStyle};
 
 pub use crate::context::BoxFuture;
@@ -307,6 +311,8 @@ pub struct ToolDef {
     pub(crate) raw_output_schema: bool,
     /// Set for a relayed tool: called instead of `handler`, it may answer with an error.
     pub(crate) relay: Option<RelayHandler>,
+    /// Its own middleware (`ToolDef::layer`, `#[tool(layer = ..)]`).
+    pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
 
 /// Whether a tool's calls run as tasks: `#[tool(task = "optional")]` or `task = "required"`.
@@ -356,6 +362,11 @@ impl ToolDef {
     /// The description.
     pub fn description(&self) -> Option<&str> {
         self.metadata.description.as_deref()
+    }
+
+    /// The hints `tools/list` gives about it (`read_only`, `idempotent`, ...).
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.annotations
     }
 
     /// Whether its calls run as tasks.
@@ -490,11 +501,16 @@ impl ToolCall {
             let expected = &self.argument_names;
             let mut unknown: Vec<&String> = self.arguments.keys().collect();
             unknown.sort();
-            let list = unknown
+            // Named, each cut to a bound, the first few: the keys are the client's.
+            let mut list = unknown
                 .iter()
-                .map(|k| format!("`{k}`"))
+                .take(UNKNOWN_LISTED)
+                .map(|k| format!("`{}`", echo(k)))
                 .collect::<Vec<_>>()
                 .join(", ");
+            if unknown.len() > UNKNOWN_LISTED {
+                list.push_str(&format!(" and {} more", unknown.len() - UNKNOWN_LISTED));
+            }
             let message = if expected.is_empty() {
                 format!("unknown argument {list}; this tool takes no arguments")
             } else {
@@ -510,19 +526,23 @@ impl ToolCall {
         self.errors.is_empty()
     }
 
-    /// The tool error that reports every recorded argument problem.
+    /// The tool error that reports every recorded argument problem (cut at 4 KiB: the
+    /// problems repeat the client's values).
     pub(crate) fn argument_error(&self) -> CallToolResult {
-        CallToolResult::error(format!(
+        let text = format!(
             "invalid arguments for tool `{}`: {}",
             self.tool,
             self.errors.join("; ")
-        ))
+        );
+        CallToolResult::error(bounded(&text, MESSAGE_MAX).into_owned())
     }
 }
 
 /// Turns serde's "expected i64" into words a model (and a JSON Schema reader) knows.
 pub(crate) fn describe_deserialize_error(error: &serde_json::Error) -> String {
+    // serde's message quotes the value it could not take: the client's, of any length.
     let text = error.to_string();
+    let text = echo(&text).into_owned();
     let Some((head, expected)) = text.rsplit_once("expected ") else {
         return text;
     };
@@ -649,6 +669,7 @@ impl ToolBuilder {
                 task_support: TaskSupport::Forbidden,
                 raw_output_schema: false,
                 relay: None,
+                layer: None,
             },
             generator: schema::generator(),
             properties: Map::new(),
@@ -778,6 +799,23 @@ impl ToolBuilder {
                 .push("a tool takes at most one `Args<T>` parameter".to_owned());
         }
         self.args_struct = Some(schema::root_schema::<T>());
+        self
+    }
+
+    /// The input and output schemas of a tool described elsewhere (an OpenAPI operation): the
+    /// input taken like an `Args<T>`'s (the handler reads the arguments whole), the output an
+    /// object's; both made portable on the wire like every other tool's.
+    #[cfg(feature = "openapi")]
+    pub(crate) fn described_schemas(
+        &mut self,
+        input: Map<String, Value>,
+        output: Option<Map<String, Value>>,
+    ) -> &mut Self {
+        self.args_struct = Some(input);
+        if let Some(output) = output {
+            self.def.output = OutputShape::Object;
+            self.def.output_schema = Some(output);
+        }
         self
     }
 
@@ -972,7 +1010,10 @@ pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> O
             if path == "." {
                 call.record(inner);
             } else {
-                call.record(format!("invalid value for argument `{path}`: {inner}"));
+                call.record(format!(
+                    "invalid value for argument `{}`: {inner}",
+                    echo(&path)
+                ));
             }
             None
         }

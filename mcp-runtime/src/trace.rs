@@ -15,6 +15,11 @@
 //! | `uri` | the URI, on `resources/read` |
 //! | `session` | the `Mcp-Session-Id` over Streamable HTTP; `stdio-N` for the Nth connection served over stdio or a byte stream |
 //!
+//! With [`Server::telemetry`](crate::Server::telemetry), the span also carries the
+//! OpenTelemetry conventions' fields (`otel.name`, `mcp.method.name`, `gen_ai.tool.name`, ...:
+//! see [`telemetry`](crate::telemetry)), which `tracing-opentelemetry` exports as a `SERVER` span
+//! named `tools/call add`; `initialize` and `ping` get a span then too.
+//!
 //! The span wraps the handler, so a `tracing::info!` inside a `#[tool]` carries them. With
 //! `tracing_subscriber::fmt`, a log line reads
 //! `INFO mcp.request{method=tools/call id=2 tool=add session=stdio-1}: my_server: adding`.

@@ -1161,3 +1161,43 @@ async fn handlers_that_never_return_time_out_over_http() {
     );
     http.assert_serving("a resource that never loads").await;
 }
+
+#[tokio::test]
+async fn client_text_is_echoed_to_a_bound() {
+    use mcp_runtime::testing::Client;
+    use mcp_runtime::{Skill, Skills};
+    // Before: a 1 MB skill URI got a 2 MB reply (the URI in the message and in `data.uri`).
+    let skills = Skills::new().skill(Skill::new(
+        "demo",
+        "---\nname: demo\ndescription: A demo skill.\n---\n# Demo\n",
+    ));
+    let server = Server::builder()
+        .tool(add)
+        .resource(static_text)
+        .prompt(simple)
+        .skills(skills);
+    let client = Client::connect(server).await.unwrap();
+    let long = "u".repeat(MIB);
+    let cases = [
+        ("skills/get", json!({"uri": format!("skill://{long}")})),
+        ("resources/read", json!({"uri": format!("test://{long}")})),
+        ("tools/call", json!({"name": long, "arguments": {}})),
+        ("prompts/get", json!({"name": long})),
+        (long.as_str(), json!({})),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": long, "b": 1, long.clone(): 1}}),
+        ),
+    ];
+    for (method, params) in cases {
+        let reply = client.request_raw(method, params).await.unwrap();
+        let size = reply.to_string().len();
+        assert!(
+            size < 8 * 1024,
+            "{size} bytes in reply to {}",
+            &method[..20.min(method.len())]
+        );
+        // The head of the text is still there to recognise it by.
+        assert!(reply.to_string().contains("uuuuuuuu"), "{reply}");
+    }
+}

@@ -107,8 +107,9 @@ async fn what_has_no_readable_id_is_answered_with_a_null_id() {
         Server::builder()
             .tool(add)
             .legacy_sse(true)
-            .request_bytes_total(8192)
-            .max_message_size(64 * 1024),
+            .request_bytes_total(64 * 1024)
+            .max_message_size(64 * 1024)
+            .client_share(100),
     )
     .await;
     let session = initialize(&addr).await;
@@ -136,14 +137,30 @@ async fn what_has_no_readable_id_is_answered_with_a_null_id() {
         Value::Null,
     )
     .await;
-    let busy = json!({"jsonrpc": "2.0", "id": 5, "method": "ping",
-                      "params": {"_meta": {"pad": "x".repeat(6000)}}});
+    // 58,000 bytes of another body arrived and held (and 4 KiB for its request): a call finds
+    // no room in the 64 KiB (a `ping` would still get through, on the reserve).
+    let mut held = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMcp-Session-Id: {session}\r\n\
+         Mcp-Protocol-Version: 2025-11-25\r\nContent-Length: 60000\r\n\r\n"
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut held, head.as_bytes())
+        .await
+        .unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut held, &[b' '; 58_000])
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let busy = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                      "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
     assert_error(
         send(&addr, post(&addr, Some(&session), busy)).await,
         503,
         Value::Null,
     )
     .await;
+    drop(held);
     // Read, but with no id to answer: unparseable, an invalid id, a notification.
     let garbage = Request::post("/mcp")
         .header("host", &addr)

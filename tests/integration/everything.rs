@@ -496,3 +496,70 @@ async fn stateless_fixtures_of_the_2026_suite() {
         json!({"sampling": {}})
     );
 }
+
+/// `--rate-limit N` on stdio: N `tools/call` a second on the connection, the rest refused with
+/// -32005 and `retryAfter`, other methods untouched; `--metrics-port M` serves the calls' count.
+#[tokio::test]
+async fn the_rate_limit_and_metrics_flags_on_stdio() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let port_arg = port.to_string();
+    let server = mcp_tests::spawn_example_with(
+        "everything",
+        &["--rate-limit", "2", "--metrics-port", &port_arg],
+        Client::builder(),
+    )
+    .await
+    .unwrap();
+    let client = &server.client;
+    let mut refused = Vec::new();
+    for _ in 0..4 {
+        if let Err(error) = client
+            .request("tools/call", json!({"name": "test_simple_text"}))
+            .await
+        {
+            refused.push(error.rpc().unwrap().clone());
+        }
+    }
+    assert!(!refused.is_empty(), "4 calls at once are over 2 a second");
+    assert!(
+        refused
+            .iter()
+            .all(|e| e.code == -32005 && e.data.as_ref().unwrap()["retryAfter"] == 1)
+    );
+    client.request("tools/list", json!({})).await.unwrap();
+    // The metrics port answers with the calls that ran.
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    tokio::io::AsyncWriteExt::write_all(
+        &mut stream,
+        format!("GET /metrics HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut text = String::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut text),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let served = 4 - refused.len();
+    assert!(
+        text.contains(&format!(
+            "gen_ai_tool_name=\"test_simple_text\",gen_ai_operation_name=\"execute_tool\",mcp_protocol_version=\"2025-11-25\",network_transport=\"pipe\"}} {served}\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("error_type=\"-32005\""),
+        "the refusals are counted too: {text}"
+    );
+}

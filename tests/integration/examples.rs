@@ -249,6 +249,81 @@ async fn http_example_serves_both_eras_next_to_its_own_route() {
     assert_eq!(result["tools"].as_array().unwrap().len(), 2);
 }
 
+/// The `openapi` example against a real HTTP server (the echo server of `tests/support/echo.rs`,
+/// which answers with the request it saw): each generated tool sends the request its
+/// description says, and the hand-written replacement calls the generated function.
+#[tokio::test]
+async fn openapi_example_calls_the_api_at_its_base_url() {
+    let addr = mcp_tests::echo::start().await;
+    let base = format!("http://{addr}");
+    let server =
+        mcp_tests::spawn_example_with("openapi", &["--base-url", &base], Client::builder())
+            .await
+            .unwrap();
+    let client = &server.client;
+    let mut names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["add_book", "get_book", "list_books", "remove_book_politely"]
+    );
+
+    let seen = |result: &mcp_runtime::CallToolResult| -> Value {
+        assert!(!result.is_error, "{}", result.text());
+        serde_json::from_str(&result.text()).unwrap()
+    };
+    let listed = client
+        .call_tool("list_books", json!({"author": "Le Guin", "limit": 2}))
+        .await
+        .unwrap();
+    let request = seen(&listed);
+    assert_eq!(request["method"], "GET");
+    assert_eq!(request["target"], "/books?author=Le+Guin&limit=2");
+    // The list's schema is not an object's: its JSON goes in `{"result": ..}`.
+    assert_eq!(listed.structured_content, Some(json!({"result": request})));
+
+    let added = seen(
+        &client
+            .call_tool(
+                "add_book",
+                json!({"title": "Dune", "author": "Herbert", "year": 1965}),
+            )
+            .await
+            .unwrap(),
+    );
+    assert_eq!(added["method"], "POST");
+    let body: Value = serde_json::from_str(added["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        body,
+        json!({"title": "Dune", "author": "Herbert", "year": 1965})
+    );
+
+    let removed = client
+        .call_tool(
+            "remove_book_politely",
+            json!({"book_id": 7, "reason": "worn out"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(removed.text(), "book 7 removed (200)");
+
+    let wrong = client
+        .call_tool("get_book", json!({"bookId": "seven"}))
+        .await
+        .unwrap();
+    assert!(wrong.is_error);
+    assert_eq!(
+        wrong.text(),
+        "GET /books/{bookId}: argument `bookId` must be an integer"
+    );
+}
+
 /// The gateway example with no upstream: its own tools and the server it mounts (the proxies
 /// are driven in tests/integration/gateway.rs and tests/python/test_gateway.py).
 #[tokio::test]

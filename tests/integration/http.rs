@@ -413,7 +413,14 @@ async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
 #[tokio::test]
 async fn past_the_connection_limit_new_connections_get_503_and_others_are_still_served() {
     use tokio::io::AsyncReadExt as _;
-    let (addr, _stop, _task) = stoppable(Server::builder().tool(add).max_connections(2)).await;
+    // Every connection is from 127.0.0.1 here: no per-client share (`fair.rs` has those).
+    let (addr, _stop, _task) = stoppable(
+        Server::builder()
+            .tool(add)
+            .max_connections(2)
+            .client_share(100),
+    )
+    .await;
     let first = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let second = tokio::net::TcpStream::connect(&addr).await.unwrap();
     // Let the server accept both before the third arrives.
@@ -512,8 +519,16 @@ async fn a_body_not_sent_in_time_is_refused() {
 }
 
 #[tokio::test]
-async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_served() {
-    let addr = start(Server::builder().tool(add).request_bytes_total(8192)).await;
+async fn bodies_are_charged_as_they_arrive_within_the_servers_request_total() {
+    use tokio::io::AsyncWriteExt as _;
+    // 256 KiB of requests in flight in all, every client (here all on 127.0.0.1) at most that.
+    let addr = start(
+        Server::builder()
+            .tool(add)
+            .request_bytes_total(256 << 10)
+            .client_share(100),
+    )
+    .await;
     let session = initialize(&addr).await;
     let call = |pad: usize| {
         post(
@@ -523,13 +538,32 @@ async fn a_body_past_the_servers_request_total_gets_503_and_small_ones_are_serve
                    "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"pad": "x".repeat(pad)}}}),
         )
     };
-    let refused = send(&addr, call(5000)).await;
+    // A body larger than the whole total could never fit: 413.
+    let never = send(&addr, call(300_000)).await;
+    assert_eq!(never.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // 200 KB of a body sent, the rest held back: those 200 KB are held, and a 30 KB request
+    // (its text, its string once parsed) no longer fits (503, try again); a small one does.
+    let mut partial = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMcp-Session-Id: {session}\r\n\
+         Mcp-Protocol-Version: 2025-11-25\r\nContent-Length: 250000\r\n\r\n"
+    );
+    partial.write_all(head.as_bytes()).await.unwrap();
+    partial.write_all(&[b' '; 200_000]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = send(&addr, call(30_000)).await;
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(refused.headers()["retry-after"], "1");
-    // Nothing stays charged: fifty requests, one after another, fit an 8 KiB total (each is
-    // charged its bytes and 4 KiB) only if each gives its charge back.
+    assert_eq!(send(&addr, call(10)).await.status(), StatusCode::OK);
+    // The partial body goes away: its bytes come back.
+    drop(partial);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(send(&addr, call(30_000)).await.status(), StatusCode::OK);
+    // Nothing stays charged: fifty requests, one after another, each charged its bytes, what
+    // parsing them builds and 4 KiB, fit the 256 KiB only if each gives its charge back.
     for _ in 0..50 {
-        let served = send(&addr, call(10)).await;
+        let served = send(&addr, call(40_000)).await;
         assert_eq!(served.status(), StatusCode::OK);
         let reply = body_json(served).await;
         assert_eq!(reply["result"]["content"][0]["text"], "3", "{reply}");

@@ -1336,6 +1336,303 @@ async fn a_principal_holds_its_share_of_live_tasks_and_another_principal_is_serv
     );
 }
 
+/// The `echoJson` operation of tests/openapi/echo.yaml as a tool that forwards the caller's
+/// token (`Upstream::forward_caller_token`).
+mod forwarding {
+    mcp_runtime::openapi!(
+        "../openapi/echo.yaml",
+        prefix = "forwarding_",
+        include_operations = ["echoJson"]
+    );
+}
+
+/// The API the forwarding tool calls, as the token's `aud` must name it.
+const API_AUDIENCE: &str = "https://api.example.com";
+
+/// A server whose one tool forwards the caller's token; `expose` keeps tokens for handlers.
+async fn start_forwarding(issuer: &str, expose: bool) -> (String, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    let mut oauth = OAuth::new(&resource).authorization_server(issuer);
+    if expose {
+        oauth = oauth.expose_access_token();
+    }
+    let service = Server::builder()
+        .tool(forwarding::echo_json)
+        .oauth(oauth)
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    (addr, resource)
+}
+
+/// What the forwarding tool answered for a stateless call carrying `token`.
+async fn forwarded(addr: &str, token: &str) -> (bool, String) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "forwarding_echo_json", "arguments": {"name": "n"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let bearer = format!("Bearer {token}");
+    let request = build(
+        addr,
+        "/mcp",
+        Carry::Header(&bearer),
+        Some("forwarding_echo_json"),
+        body,
+    );
+    let answer = body_json(send(addr, request).await).await;
+    let result = &answer["result"];
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (result["isError"] == true, text)
+}
+
+#[tokio::test]
+async fn a_caller_token_is_forwarded_only_when_kept_and_issued_for_the_api() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let echo = mcp_tests::echo::start().await;
+    forwarding::API
+        .configure(
+            mcp_runtime::openapi::Upstream::new(format!("http://{echo}"))
+                .unwrap()
+                .forward_caller_token(API_AUDIENCE),
+        )
+        .unwrap();
+    let (addr, resource) = start_forwarding(issuer, true).await;
+    let claims = |aud: Value| {
+        json!({"iss": issuer, "aud": aud, "sub": "agent", "client_id": "agent",
+               "scope": "notes:read", "iat": now(), "exp": now() + 600})
+    };
+    // Issued for this server and the API: forwarded as it came.
+    let both = signed(
+        issuer,
+        claims(json!([resource, API_AUDIENCE])),
+        "own",
+        json!({}),
+    )
+    .await;
+    let (failed, text) = forwarded(&addr, &both).await;
+    assert!(!failed, "{text}");
+    let seen: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(seen["headers"]["authorization"], format!("Bearer {both}"));
+    // Issued for this server only (a real client-credentials token): not sent to the API.
+    let own = token(issuer, &resource, "notes:read").await;
+    let (failed, text) = forwarded(&addr, &own).await;
+    assert!(failed);
+    assert_eq!(
+        text,
+        "the caller's token is not issued for `https://api.example.com`, so it is not forwarded there"
+    );
+    // A server that does not keep tokens has none to forward.
+    let (addr, resource) = start_forwarding(issuer, false).await;
+    let both = signed(
+        issuer,
+        claims(json!([resource, API_AUDIENCE])),
+        "own",
+        json!({}),
+    )
+    .await;
+    let (failed, text) = forwarded(&addr, &both).await;
+    assert!(failed);
+    assert!(text.contains("does not keep it"), "{text}");
+}
+
+static PROFILE_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The caller's profile section `text`: the same for the same caller, so it may be cached.
+#[tool(read_only, idempotent)]
+async fn profile(text: String, caller: Principal) -> String {
+    let run = PROFILE_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    format!("{} (run {run}, {text})", caller.subject().unwrap_or("?"))
+}
+
+/// An OAuth server with a rate limit per principal and a response cache.
+async fn start_layered(issuer: &str) -> (String, String) {
+    use mcp_runtime::middleware::{CacheLayer, RateKey, RateLimitLayer};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    let service = Server::builder()
+        .tool(profile)
+        .tool(whoami)
+        .oauth(OAuth::new(&resource).authorization_server(issuer))
+        .layer(CacheLayer::new())
+        .layer(
+            // Three a minute: nothing refills while the test runs, however slow the machine.
+            RateLimitLayer::new(3, std::time::Duration::from_secs(60))
+                .key(RateKey::principal())
+                .methods(["tools/call"]),
+        )
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    (addr, resource)
+}
+
+/// A token the provider signs for `subject`.
+async fn token_for(issuer: &str, resource: &str, subject: &str) -> String {
+    let claims = json!({"iss": issuer, "aud": resource, "sub": subject, "client_id": subject,
+        "scope": "notes:read", "iat": now(), "exp": now() + 600});
+    format!("Bearer {}", signed(issuer, claims, "own", json!({})).await)
+}
+
+#[tokio::test]
+async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() {
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let (addr, resource) = start_layered(issuer).await;
+    let alice = token_for(issuer, &resource, "alice").await;
+    let bob = token_for(issuer, &resource, "bob").await;
+    let ask = |tool: &str, auth: &str| {
+        let request = stateless_call(&addr, "/mcp", Carry::Header(auth), tool);
+        send(&addr, request)
+    };
+
+    // The cache: alice's second call is hers from the cache, bob gets his own.
+    let first = body_json(ask("profile", &alice).await).await;
+    let again = body_json(ask("profile", &alice).await).await;
+    let text = |v: &Value| {
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(text(&first).starts_with("alice (run "), "{first}");
+    assert_eq!(text(&first), text(&again), "served from the cache");
+    let bobs = body_json(ask("profile", &bob).await).await;
+    assert!(
+        text(&bobs).starts_with("bob (run "),
+        "never alice's answer: {bobs}"
+    );
+    assert_ne!(text(&bobs), text(&first));
+
+    // The rate: alice has used her three calls (the cached one counts: the limit is outside the
+    // cache); bob has used one.
+    assert_eq!(ask("whoami", &alice).await.status(), StatusCode::OK);
+    let refused = ask("whoami", &alice).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(body_json(refused).await["error"]["code"], -32005);
+    for _ in 0..2 {
+        let served = ask("whoami", &bob).await;
+        assert_eq!(
+            served.status(),
+            StatusCode::OK,
+            "another principal at full rate"
+        );
+    }
+}
+
+/// A token for `resource` from the client credentials of `client` (another principal than the
+/// `agent` of [`token`]).
+async fn token_of(issuer: &str, client: (&str, &str), resource: &str, scope: &str) -> String {
+    let answer = form(
+        issuer,
+        "/token",
+        client,
+        &[
+            ("grant_type", "client_credentials"),
+            ("scope", scope),
+            ("resource", resource),
+        ],
+    )
+    .await;
+    answer["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {answer}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn with_oauth_the_fair_shares_are_a_principals_wherever_it_connects_from() {
+    use mcp_tests::http::send_from;
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    // Eight sessions in all: two for each principal.
+    let service = Server::builder()
+        .tool(whoami)
+        .max_sessions(8)
+        .oauth(OAuth::new(&resource).authorization_server(issuer))
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    let attacker = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let victim = format!(
+        "Bearer {}",
+        token_of(
+            issuer,
+            ("mcp-server", "mcp-server-secret"),
+            &resource,
+            "notes:read"
+        )
+        .await
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "fair", "version": "1"}}});
+    // The attacker's principal gets two sessions, from two addresses; from a third it is still
+    // the same client, at its share.
+    for from in ["127.0.0.2", "127.0.0.4"] {
+        let response = send_from(
+            &addr,
+            from,
+            in_session(&addr, None, &attacker, init.clone()),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "{from}");
+    }
+    let refused = send_from(
+        &addr,
+        "127.0.0.5",
+        in_session(&addr, None, &attacker, init.clone()),
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    // Another principal on the attacker's own address is another client: served.
+    let response = send_from(&addr, "127.0.0.2", in_session(&addr, None, &victim, init)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "whoami", "arguments": {}}});
+    let response = send_from(
+        &addr,
+        "127.0.0.2",
+        in_session(&addr, Some(&session), &victim, call),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply = body_json(response).await;
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("mcp-server"),
+        "{reply}"
+    );
+}
+
 /// A gateway's items need the scopes it gives them, as local ones do: a proxied upstream's
 /// (`Upstream::scopes`) and a mounted server's (its `required_scopes`); the 403 names them.
 #[tokio::test]

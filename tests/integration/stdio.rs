@@ -31,7 +31,11 @@ async fn calculator_lists_documented_tools() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["add", "divide", "statistics"]);
     let add = &tools[0];
-    assert_eq!(add["description"], "Add two integers.");
+    assert_eq!(
+        add["description"],
+        "Add two integers.\n\nA sum outside the 64-bit range is an error the model can read, \
+         never a wrapped number."
+    );
     assert_eq!(
         add["inputSchema"]["properties"]["a"]["description"],
         "The first addend."
@@ -86,6 +90,22 @@ async fn calculator_errors_are_the_spec_errors_and_service_continues() {
     let result = client.call_tool("add", json!({"a": "x"})).await.unwrap();
     assert!(result.is_error);
     assert!(result.text().contains("argument `a`"), "{}", result.text());
+    // Overflow is a tool error, not a wrapped sum (i64::MAX + 1 is not i64::MIN).
+    let result = client
+        .call_tool("add", json!({"a": i64::MAX, "b": 1}))
+        .await
+        .unwrap();
+    assert!(result.is_error, "{:?}", result.structured_content);
+    assert!(
+        result.text().contains("outside the 64-bit"),
+        "{}",
+        result.text()
+    );
+    let result = client
+        .call_tool("add", json!({"a": i64::MIN, "b": -1}))
+        .await
+        .unwrap();
+    assert!(result.is_error);
     let error = client
         .request("tools/call", json!({"name": "multiply", "arguments": {}}))
         .await

@@ -123,7 +123,7 @@ def _replica(binary: Path, redis: Redis, workdir: Path, n: int) -> Replica:
     port = _free_port()
     log = workdir / f"replica-{n}.log"
     proc = subprocess.Popen(
-        [str(binary), "--redis", redis.url, "--port", str(port)],
+        [str(binary), "--redis", redis.url, "--port", str(port), "--trusted-proxy", "127.0.0.1"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(log, "w"),
         env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
     )
@@ -141,6 +141,7 @@ defaults
     timeout server 120s
     timeout tunnel 120s
     option http-server-close
+    option forwardfor
 frontend mcp
     bind 127.0.0.1:{port}
     default_backend replicas

@@ -60,6 +60,26 @@ pub async fn send(addr: &str, request: Request<String>) -> Response<Incoming> {
         .unwrap()
 }
 
+/// A TCP connection to `addr` from the loopback address `from` (`127.0.0.2`, `127.0.0.3`, ...:
+/// distinct peers to the server).
+pub async fn connect_from(addr: &str, from: &str) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    tokio::time::timeout(WAIT, socket.connect(addr.parse().unwrap()))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Sends one request on a new connection from the loopback address `from`.
+pub async fn send_from(addr: &str, from: &str, request: Request<String>) -> Response<Incoming> {
+    let mut sender = handshake(connect_from(addr, from).await).await;
+    tokio::time::timeout(WAIT, sender.send_request(request))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
 /// A POST to `/mcp` with JSON and SSE accepted, in `session` (at 2025-11-25) when given.
 pub fn post(addr: &str, session: Option<&str>, body: Value) -> Request<String> {
     let mut builder = Request::post("/mcp")
@@ -172,9 +192,14 @@ pub async fn body_json(response: Response<Incoming>) -> Value {
 
 /// `initialize` and `notifications/initialized` at 2025-11-25: the new session's id.
 pub async fn initialize(addr: &str) -> String {
+    initialize_from(addr, "127.0.0.1").await
+}
+
+/// [`initialize`] from the loopback address `from`.
+pub async fn initialize_from(addr: &str, from: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}});
-    let response = send(addr, post(addr, None, init)).await;
+    let response = send_from(addr, from, post(addr, None, init)).await;
     assert_eq!(response.status(), StatusCode::OK);
     let session = response.headers()["mcp-session-id"]
         .to_str()
@@ -185,8 +210,9 @@ pub async fn initialize(addr: &str) -> String {
         body_json(response).await["result"]["protocolVersion"],
         "2025-11-25"
     );
-    let note = send(
+    let note = send_from(
         addr,
+        from,
         post(
             addr,
             Some(&session),

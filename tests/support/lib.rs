@@ -1,6 +1,7 @@
 //! Helpers shared by the test binaries: golden snapshots, the example servers as real child
 //! processes, and a raw HTTP client ([`http`]).
 
+pub mod echo;
 pub mod http;
 
 use std::path::{Path, PathBuf};
@@ -81,7 +82,17 @@ pub struct ChildServer {
 /// Spawns an example and connects a client built by `builder` to its stdin and stdout. stderr is
 /// captured so a test can check it carries the logs and stdout nothing but protocol.
 pub async fn spawn_example(name: &str, builder: ClientBuilder) -> Result<ChildServer, ClientError> {
+    spawn_example_with(name, &[], builder).await
+}
+
+/// [`spawn_example`] with command-line arguments.
+pub async fn spawn_example_with(
+    name: &str,
+    args: &[&str],
+    builder: ClientBuilder,
+) -> Result<ChildServer, ClientError> {
     let mut child = Command::new(example_binary(name))
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -51,14 +51,14 @@ fn run_cargo(dir: &Path, args: &[&str], target_dir: Option<&Path>) -> Result<f64
 }
 
 /// Builds every server in release mode, each on its own (`-p`), so no server's features
-/// leak into another's dependencies. Returns the binaries.
+/// leak into another's dependencies, and bench-layers (issue 28's rows). Returns the binaries.
 pub fn build_all(dir: &Path, no_build: bool) -> Result<BTreeMap<&'static str, PathBuf>, String> {
     let mut binaries = BTreeMap::new();
-    for (name, package) in SERVERS {
+    for (name, package) in SERVERS.iter().chain([&crate::LAYERS]) {
         if !no_build {
             run_cargo(dir, &["build", "--release", "-p", package], None)?;
         }
-        binaries.insert(name, dir.join("target/release").join(package));
+        binaries.insert(*name, dir.join("target/release").join(package));
     }
     // The gateway rows' server (issue 29): not one of the three compared, so no build rows.
     if !no_build {

@@ -30,9 +30,14 @@ pub struct HttpServer {
 impl HttpServer {
     /// Spawns `binary http 127.0.0.1:<free port>` and waits until it accepts connections.
     pub async fn spawn(binary: &Path) -> std::io::Result<Self> {
+        Self::spawn_mode(binary, "http").await
+    }
+
+    /// The same with another mode than `http` (bench-layers' `http-<variant>`).
+    pub async fn spawn_mode(binary: &Path, mode: &str) -> std::io::Result<Self> {
         let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
         let child = Command::new(binary)
-            .arg("http")
+            .arg(mode)
             .arg(addr.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

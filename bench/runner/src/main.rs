@@ -18,6 +18,13 @@ use std::time::Duration;
 use measure::{Run, cpu_us, rss_kib};
 
 /// The servers, in the order of the report: (short name, cargo package).
+/// bench-ours' server with middleware and telemetry variants (issue 28), driven after ours.
+pub const LAYERS: (&str, &str) = ("layers", "bench-layers");
+
+/// The variants of bench-layers' request path: no layer, an empty layer, the rate limiter,
+/// telemetry's metrics alone, telemetry (spans and metrics).
+pub const LAYER_VARIANTS: [&str; 5] = ["none", "empty", "rate", "metrics", "telemetry"];
+
 pub const SERVERS: [(&str, &str); 3] = [
     ("ours", "bench-ours"),
     ("rmcp", "bench-rmcp"),
@@ -352,6 +359,59 @@ async fn http_scenarios(
     result
 }
 
+/// One variant of bench-layers: stdio with 1 and 64 in flight, HTTP with 1 and 32 connections,
+/// each figure under `<variant>_<scenario>_...`.
+async fn layer_scenarios(
+    binary: &Path,
+    variant: &str,
+    config: &Config,
+    metrics: &mut Metrics,
+) -> std::io::Result<()> {
+    let mut server = stdio::StdioServer::spawn_mode(binary, &format!("stdio-{variant}"))?;
+    server.initialize().await?;
+    server
+        .sequential(500, config.cap(), stdio::call_add)
+        .await?;
+    let pid = server.pid();
+    let cpu = cpu_us(pid);
+    let run = server
+        .sequential(config.stdio_sequential_calls, config.cap(), stdio::call_add)
+        .await?;
+    put_run(metrics, &format!("{variant}_stdio_seq"), run, pid, cpu);
+    let cpu = cpu_us(pid);
+    let run = server
+        .pipelined(
+            config.stdio_pipelined_calls,
+            config.pipeline_window,
+            config.cap() * 4,
+        )
+        .await?;
+    put_run(metrics, &format!("{variant}_stdio_pipe64"), run, pid, cpu);
+    server.close().await;
+
+    let server = http::HttpServer::spawn_mode(binary, &format!("http-{variant}")).await?;
+    let result = async {
+        http::load(server.addr, 1, 200, config.cap()).await?; // warm-up
+        let pid = server.pid();
+        let cpu = cpu_us(pid);
+        let run = http::load(server.addr, 1, config.http_1_calls, config.cap()).await?;
+        put_run(metrics, &format!("{variant}_http_1conn"), run, pid, cpu);
+        let cpu = cpu_us(pid);
+        let run = http::load(
+            server.addr,
+            config.http_connections,
+            config.http_32_calls,
+            config.cap(),
+        )
+        .await?;
+        put_run(metrics, &format!("{variant}_http_32conn"), run, pid, cpu);
+        Ok::<(), std::io::Error>(())
+    }
+    .await;
+    server.stop().await;
+    result
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     // For profiling: `bench-runner --drive-http 127.0.0.1:PORT [CONNECTIONS] [CALLS]` loads a
@@ -426,6 +486,19 @@ async fn main() {
                 eprintln!("  {name} gateway failed: {error}");
             }
             results.push(name, rep, metrics);
+        }
+        if config.servers.iter().any(|s| s == "ours") {
+            let mut metrics = Metrics::new();
+            // Alternate the variants' order too, so none always runs first.
+            for k in 0..LAYER_VARIANTS.len() {
+                let variant = LAYER_VARIANTS[(rep + k) % LAYER_VARIANTS.len()];
+                eprintln!("rep {}/{} layers: {variant}", rep + 1, config.reps);
+                let binary = &binaries[LAYERS.0];
+                if let Err(error) = layer_scenarios(binary, variant, &config, &mut metrics).await {
+                    eprintln!("  layers {variant} failed: {error}");
+                }
+            }
+            results.push(LAYERS.0, rep, metrics);
         }
     }
     match results.write(&dir) {

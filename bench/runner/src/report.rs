@@ -7,7 +7,24 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::measure::median;
-use crate::{Config, Metrics, SERVERS};
+use crate::{Config, LAYER_VARIANTS, LAYERS, Metrics, SERVERS};
+
+/// Issue 28's scenarios: the metric prefix and its label.
+const LAYER_SCENARIOS: [(&str, &str); 4] = [
+    ("stdio_seq", "stdio tools/call, 1 in flight"),
+    ("stdio_pipe64", "stdio tools/call, 64 in flight"),
+    ("http_1conn", "HTTP tools/call, 1 connection"),
+    ("http_32conn", "HTTP tools/call, 32 connections"),
+];
+
+/// Issue 28's variants' labels, in `LAYER_VARIANTS`' order.
+const LAYER_LABELS: [&str; 5] = [
+    "no layer",
+    "one empty layer",
+    "rate limiter",
+    "metrics only",
+    "telemetry (spans and metrics)",
+];
 
 /// A row of the table: metric key, label, unit, and whether higher is better.
 const ROWS: &[(&str, &str, &str, bool)] = &[
@@ -494,9 +511,13 @@ impl Results {
                 if pass { "yes" } else { "**no**" }
             );
         }
-        let gateway = self.gateway_markdown();
-        if !gateway.is_empty() {
-            let _ = write!(out, "\n{gateway}");
+        let section = self.gateway_markdown();
+        if !section.is_empty() {
+            let _ = write!(out, "\n{section}");
+        }
+        let section = self.layers_markdown();
+        if !section.is_empty() {
+            let _ = write!(out, "\n{section}");
         }
         let section = self.first_example_markdown();
         if !section.is_empty() {
@@ -560,6 +581,126 @@ impl Results {
         out
     }
 
+    /// The median of `metric` for bench-layers' `variant`.
+    fn layer(&self, variant: &str, metric: &str) -> f64 {
+        self.median(LAYERS.0, &format!("{variant}_{metric}"))
+    }
+
+    /// Issue 28's checks: (what, figure, met). An empty layer under 1 µs of server CPU per
+    /// request; telemetry within 5 % of the throughput without it.
+    fn layer_targets(&self) -> Vec<(String, f64, bool)> {
+        let mut checks = Vec::new();
+        for (scenario, label) in LAYER_SCENARIOS {
+            let cpu = |variant| self.layer(variant, &format!("{scenario}_cpu_us"));
+            let cost = cpu("empty") - cpu("none");
+            checks.push((
+                format!("{label}: empty layer's CPU per request < 1 µs"),
+                cost,
+                cost < 1.0,
+            ));
+            let rate = |variant| self.layer(variant, &format!("{scenario}_per_s"));
+            let ratio = rate("telemetry") / rate("none");
+            checks.push((
+                format!("{label}: telemetry ≥ 0.95 of the throughput"),
+                ratio,
+                ratio >= 0.95,
+            ));
+        }
+        checks.retain(|(_, value, _)| !value.is_nan());
+        checks
+    }
+
+    fn layers_markdown(&self) -> String {
+        if self.all(LAYERS.0, "none_stdio_seq_per_s").is_empty() {
+            return String::new();
+        }
+        let mut out = String::new();
+        let _ = writeln!(out, "## Middleware and telemetry (issue 28)\n");
+        let _ = writeln!(
+            out,
+            "`bench-layers`: bench-ours' server in one binary with the `rate-limit`, `otel` and \
+             `prometheus` features, run four ways (no layer; one `middleware::from_fn` layer that \
+             passes requests on; `RateLimitLayer` at a rate never reached; `Server::telemetry` \
+             with no `tracing` subscriber, so its metrics alone (kept by the server and recorded \
+             on an SDK meter provider); and with spans too, through `tracing-opentelemetry` to an \
+             SDK tracer whose batch exporter drops them), in the same repetitions as the table \
+             above. Δ CPU is the server CPU per request over no layer.\n"
+        );
+        let _ = write!(out, "| scenario |");
+        for label in LAYER_LABELS {
+            let _ = write!(out, " {label} |");
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+        for (scenario, label) in LAYER_SCENARIOS {
+            let _ = write!(out, "| {label} (calls/s) |");
+            for variant in LAYER_VARIANTS {
+                let _ = write!(
+                    out,
+                    " {} |",
+                    number(self.layer(variant, &format!("{scenario}_per_s")))
+                );
+            }
+            let _ = writeln!(out);
+            let _ = write!(out, "|   server CPU per request (µs) |");
+            for variant in LAYER_VARIANTS {
+                let _ = write!(
+                    out,
+                    " {} |",
+                    number(self.layer(variant, &format!("{scenario}_cpu_us")))
+                );
+            }
+            let _ = writeln!(out);
+            let none = self.layer("none", &format!("{scenario}_cpu_us"));
+            let _ = write!(out, "|   Δ CPU over no layer (µs) | – |");
+            for variant in &LAYER_VARIANTS[1..] {
+                let cost = self.layer(variant, &format!("{scenario}_cpu_us")) - none;
+                let _ = write!(out, " {cost:+.2} |");
+            }
+            let _ = writeln!(out);
+            let _ = write!(out, "|   p99 (µs) |");
+            for variant in LAYER_VARIANTS {
+                let _ = write!(
+                    out,
+                    " {} |",
+                    number(self.layer(variant, &format!("{scenario}_p99_us")))
+                );
+            }
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "\n| target (issue 28) | figure | met |");
+        let _ = writeln!(out, "|---|---:|:---:|");
+        for (what, value, pass) in self.layer_targets() {
+            let _ = writeln!(
+                out,
+                "| {what} | {value:.3} | {} |",
+                if pass { "yes" } else { "**no**" }
+            );
+        }
+        out
+    }
+
+    /// Issue 28's medians by variant, and its checks.
+    fn layers_json(&self) -> serde_json::Value {
+        let mut variants = serde_json::Map::new();
+        for variant in LAYER_VARIANTS {
+            let mut row = serde_json::Map::new();
+            for (scenario, _) in LAYER_SCENARIOS {
+                for figure in ["per_s", "cpu_us", "p50_us", "p99_us"] {
+                    let value = self.layer(variant, &format!("{scenario}_{figure}"));
+                    if !value.is_nan() {
+                        row.insert(format!("{scenario}_{figure}"), json!(value));
+                    }
+                }
+            }
+            variants.insert(variant.to_owned(), row.into());
+        }
+        json!({
+            "medians": variants,
+            "targets": self.layer_targets().iter().map(|(what, value, pass)| json!({"target": what, "figure": value, "met": pass})).collect::<Vec<_>>(),
+        })
+    }
+
     /// Writes `results.md` and `results.json` into `dir`; returns the markdown.
     pub fn write(&mut self, dir: &Path) -> std::io::Result<String> {
         self.environment.insert("loadavg_end", loadavg());
@@ -580,6 +721,7 @@ impl Results {
             "environment": self.environment,
             "medians": medians,
             "targets": self.targets().iter().map(|(what, value, pass)| json!({"target": what, "ratio": value, "met": pass})).collect::<Vec<_>>(),
+            "layers": self.layers_json(),
             "samples": self.samples,
             FIRST_EXAMPLE_KEY: self.first_example_json(),
             "runs": self.runs.iter().map(|(server, rep, metrics)| json!({"server": server, "rep": rep, "metrics": metrics})).collect::<Vec<_>>(),

@@ -259,6 +259,17 @@ pub(crate) fn not_a_function(attr: &str, input: &TokenStream) -> syn::Error {
     }
 }
 
+/// The built definition, wrapped in the item's `layer = ..` when it has one: spanned at the
+/// expression, so a value that is no layer is blamed there.
+pub(crate) fn build_with_layer(layer: Option<&syn::Expr>) -> TokenStream {
+    match layer {
+        Some(layer) => quote_spanned! {layer.span()=>
+            __mcp::item_layer(__builder.build(), #layer)
+        },
+        None => quote!(__builder.build()),
+    }
+}
+
 /// The spans of the first and last tokens of `tokens`.
 pub(crate) fn first_last_spans(tokens: &impl ToTokens) -> (Span, Span) {
     let mut iter = tokens.to_token_stream().into_iter();

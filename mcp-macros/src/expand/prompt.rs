@@ -6,8 +6,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
-    param_meta, result_error_type, result_value_type, runtime_path, spanned_ref, value_ident,
+    Generated, build_with_layer, call_user_fn, completer, expand_free_fn, handler,
+    icons_meta_scopes, meta_ident, param_meta, result_error_type, result_value_type, runtime_path,
+    spanned_ref, value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::PromptAttrs;
@@ -118,6 +119,7 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
         quote!(__mcp::Result<__mcp::GetPromptResult, __mcp::ErrorObject>),
         body,
     );
+    let build = build_with_layer(attrs.layer.as_ref());
     quote! {
         #(#metas)*
         let mut __builder = __mcp::PromptBuilder::new(#name, #handler);
@@ -125,6 +127,6 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
         #(#setup)*
         #(#declares)*
         #check_output
-        __builder.build()
+        #build
     }
 }

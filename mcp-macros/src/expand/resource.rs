@@ -8,9 +8,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, call_user_fn, completer, expand_free_fn, handler, icons_meta_scopes, meta_ident,
-    param_meta, result_error_type, result_value_type, runtime_path, spanned_ref, spanned_value,
-    value_ident,
+    Generated, build_with_layer, call_user_fn, completer, expand_free_fn, handler,
+    icons_meta_scopes, meta_ident, param_meta, result_error_type, result_value_type, runtime_path,
+    spanned_ref, spanned_value, value_ident,
 };
 use crate::internals::ast::{Item, Receiver};
 use crate::internals::attr::ResourceAttrs;
@@ -224,12 +224,13 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         quote!(__mcp::Result<__mcp::Vec<__mcp::ResourceContents>, __mcp::ResourceError>),
         body,
     );
+    let build = build_with_layer(attrs.layer.as_ref());
     quote! {
         #(#metas)*
         let mut __builder = __mcp::ResourceBuilder::new(#uri, #name, #handler);
         __builder.location(::core::file!(), ::core::line!());
         #(#setup)*
         #check_output
-        __builder.build()
+        #build
     }
 }

@@ -6,7 +6,7 @@
 //! `include_bytes!`, so cargo rebuilds the crate when one changes. Digests are computed by the
 //! runtime, once, over the embedded bytes it serves.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -30,34 +30,8 @@ pub(crate) fn expand(input: TokenStream, call_file: Option<PathBuf>) -> TokenStr
     }
 }
 
-fn base_dir(call_file: Option<PathBuf>) -> Result<PathBuf, String> {
-    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    let Some(file) = call_file else {
-        // The compiler did not say which file (a tool expanding macros on its own): the crate.
-        return manifest
-            .ok_or_else(|| "cannot tell where the crate is (no CARGO_MANIFEST_DIR)".to_owned());
-    };
-    // A relative path is relative to where the compiler runs (under cargo, the workspace root).
-    let candidates = [
-        Some(file.clone()).filter(|f| f.is_absolute()),
-        std::env::current_dir().ok().map(|cwd| cwd.join(&file)),
-        manifest.as_ref().map(|m| m.join(&file)),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|f| f.is_file())
-        .and_then(|f| f.parent().map(Path::to_path_buf))
-        .ok_or_else(|| {
-            format!(
-                "cannot find `{}`, the file calling `skills!`",
-                file.display()
-            )
-        })
-}
-
 fn embed(literal: &LitStr, call_file: Option<PathBuf>) -> Result<TokenStream, String> {
-    let base = base_dir(call_file)?;
+    let base = super::call_dir(call_file, "skills!")?;
     let given = literal.value();
     let root = mcp_skill_format::resolve_root(&base, &given)
         .map_err(|e| format!("skills!(\"{given}\"): {e}"))?;

@@ -12,8 +12,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, call_user_fn, expand_free_fn, handler, icons_meta_scopes, meta_ident, param_meta,
-    result_error_type, result_value_type, runtime_path, spanned_ref, value_ident,
+    Generated, build_with_layer, call_user_fn, expand_free_fn, handler, icons_meta_scopes,
+    meta_ident, param_meta, result_error_type, result_value_type, runtime_path, spanned_ref,
+    value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::ToolAttrs;
@@ -175,6 +176,7 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         quote!(__mcp::CallToolResult),
         body,
     );
+    let build = build_with_layer(attrs.layer.as_ref());
     quote! {
         #(#metas)*
         let mut __builder = __mcp::ToolBuilder::new(#name, #handler);
@@ -182,6 +184,6 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
         #(#setup)*
         #(#declares)*
         #declare_output
-        __builder.build()
+        #build
     }
 }

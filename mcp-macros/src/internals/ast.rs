@@ -309,12 +309,17 @@ pub(crate) fn unraw(ident: &syn::Ident) -> String {
 /// Whether a pattern is `Args(..)` (any path ending in `Args`), the one destructuring pattern
 /// that needs no wire name.
 pub(crate) fn is_args_pattern(pat: &Pat) -> bool {
+    is_tuple_struct(pat, "Args")
+}
+
+/// `Extension(x)`: a middleware extension taken apart; a context parameter, never on the wire.
+pub(crate) fn is_extension_pattern(pat: &Pat) -> bool {
+    is_tuple_struct(pat, "Extension")
+}
+
+fn is_tuple_struct(pat: &Pat, name: &str) -> bool {
     match pat {
-        Pat::TupleStruct(tuple) => tuple
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "Args"),
+        Pat::TupleStruct(tuple) => tuple.path.segments.last().is_some_and(|s| s.ident == name),
         _ => false,
     }
 }

@@ -31,6 +31,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) ui: Option<LitStr>,
     /// `task = "optional" | "required"`: the tool may (or must) run as a task.
     pub(crate) task: Option<LitStr>,
+    /// `layer = expr`: middleware around this tool's calls only.
+    pub(crate) layer: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -66,6 +68,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) meta: Option<Expr>,
     pub(crate) list: Option<Expr>,
     pub(crate) allow_traversal: Option<LitBool>,
+    /// `layer = expr`: middleware around this resource's reads only.
+    pub(crate) layer: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -79,6 +83,8 @@ pub(crate) struct PromptAttrs {
     /// `scopes = [..]`: the OAuth scopes a caller needs.
     pub(crate) scopes: Option<Expr>,
     pub(crate) meta: Option<Expr>,
+    /// `layer = expr`: middleware around this prompt's `prompts/get` only.
+    pub(crate) layer: Option<Expr>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -99,7 +105,7 @@ pub(crate) struct ServerAttrs {
 
 /// Parses `key = value, flag, ...` with the closed key set `K`: unknown and duplicate keys are
 /// recorded and skipped, and `on_key` reads the value of every accepted key.
-fn parse_keys<K: Key>(
+pub(crate) fn parse_keys<K: Key>(
     cx: &Ctxt,
     args: TokenStream,
     attr: &str,
@@ -136,18 +142,24 @@ fn on_meta<'c, K: Key>(
 ) -> impl FnMut(ParseNestedMeta<'_>) -> syn::Result<()> + 'c {
     move |meta| {
         let name = key_of(&meta);
+        // An attribute reads `#[tool]`; a function-like macro (`openapi!`) as it is.
+        let shown = if attr.ends_with('!') {
+            attr.to_owned()
+        } else {
+            format!("#[{attr}]")
+        };
         let Some(&(_, key)) = K::ALL.iter().find(|(text, _)| *text == name) else {
             cx.error_spanned_by(
                 &meta.path,
                 format!(
-                    "unknown `#[{attr}]` key `{name}`; expected one of {}",
+                    "unknown `{shown}` key `{name}`; expected one of {}",
                     symbol::list::<K>()
                 ),
             );
             return skip_rest(&meta);
         };
         if seen.contains(&key) && !key.repeatable() {
-            cx.error_spanned_by(&meta.path, format!("duplicate `#[{attr}]` key `{name}`"));
+            cx.error_spanned_by(&meta.path, format!("duplicate `{shown}` key `{name}`"));
             return skip_rest(&meta);
         }
         seen.push(key);
@@ -155,7 +167,7 @@ fn on_meta<'c, K: Key>(
     }
 }
 
-fn string_value(
+pub(crate) fn string_value(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     key: &str,
@@ -164,7 +176,11 @@ fn string_value(
     Ok(value(cx, meta, key, attr)?.and_then(|e| string(cx, e, key)))
 }
 
-fn crate_path(cx: &Ctxt, meta: &ParseNestedMeta<'_>, attr: &str) -> syn::Result<Option<syn::Path>> {
+pub(crate) fn crate_path(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    attr: &str,
+) -> syn::Result<Option<syn::Path>> {
     let Some(path) = string_value(cx, meta, "crate", attr)? else {
         return Ok(None);
     };
@@ -229,6 +245,7 @@ impl ResourceAttrs {
                 ResourceKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
                 ResourceKey::List => attrs.list = value(cx, meta, name, attr)?,
                 ResourceKey::AllowTraversal => attrs.allow_traversal = flag(cx, meta, name)?,
+                ResourceKey::Layer => attrs.layer = value(cx, meta, name, attr)?,
                 ResourceKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
@@ -250,6 +267,7 @@ impl PromptAttrs {
                 PromptKey::Icons => attrs.icons = value(cx, meta, name, attr)?,
                 PromptKey::Scopes => attrs.scopes = value(cx, meta, name, attr)?,
                 PromptKey::Meta => attrs.meta = value(cx, meta, name, attr)?,
+                PromptKey::Layer => attrs.layer = value(cx, meta, name, attr)?,
                 PromptKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())
@@ -284,7 +302,7 @@ impl ServerAttrs {
 }
 
 /// Reads the value after `key =` as an expression, or records that one is missing.
-fn value(
+pub(crate) fn value(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     key: &str,
@@ -325,7 +343,11 @@ fn string(cx: &Ctxt, expr: Expr, key: &str) -> Option<LitStr> {
 }
 
 /// A hint flag: bare `read_only` is `true`, `read_only = false` says so explicitly.
-fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<LitBool>> {
+pub(crate) fn flag(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+) -> syn::Result<Option<LitBool>> {
     if meta.input.peek(syn::Token![=]) {
         match meta.value()?.parse::<Expr>()? {
             Expr::Lit(ExprLit {
@@ -348,7 +370,7 @@ fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<
     }
 }
 
-fn key_of(meta: &ParseNestedMeta<'_>) -> String {
+pub(crate) fn key_of(meta: &ParseNestedMeta<'_>) -> String {
     meta.path
         .get_ident()
         .map(ToString::to_string)
@@ -390,6 +412,7 @@ impl ToolAttrs {
                         attrs.task = None;
                     }
                 }
+                ToolKey::Layer => attrs.layer = value(cx, meta, name, attr)?,
                 ToolKey::Crate => attrs.krate = crate_path(cx, meta, attr)?,
             }
             Ok(())

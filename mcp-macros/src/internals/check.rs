@@ -9,7 +9,8 @@ use proc_macro2::Span;
 use syn::{FnArg, Pat, Type};
 
 use super::ast::{
-    Function, Kind, Param, Receiver, Template, Variable, is_args_pattern, last_segment,
+    Function, Kind, Param, Receiver, Template, Variable, is_args_pattern, is_extension_pattern,
+    last_segment,
 };
 use super::attr::{ResourceAttrs, ToolAttrs};
 use super::ctxt::Ctxt;
@@ -148,7 +149,9 @@ fn check_params(cx: &Ctxt, kind: Kind, function: &Function<'_>) {
             check_header(cx, kind, header, &mut headers);
         }
         let plain = matches!(param.pat, Pat::Ident(_));
-        let args = kind == Kind::Tool && is_args_pattern(param.pat);
+        // `Args(x)` is the whole arguments object; `Extension(x)` is injected, not an argument.
+        let args = (kind == Kind::Tool && is_args_pattern(param.pat))
+            || (kind != Kind::Resource && is_extension_pattern(param.pat));
         if !plain && param.attrs.rename.is_none() && !args {
             cx.error_spanned_by(
                 param.pat,

@@ -6,4 +6,6 @@ pub(crate) mod attr;
 pub(crate) mod check;
 pub(crate) mod ctxt;
 pub(crate) mod doc;
+#[cfg(feature = "openapi")]
+pub(crate) mod openapi;
 pub(crate) mod symbol;

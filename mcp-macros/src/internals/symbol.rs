@@ -60,6 +60,7 @@ keys! {
         Inline = "inline",
         Ui = "ui",
         Task = "task",
+        Layer = "layer",
         Crate = "crate",
     }
 }
@@ -80,6 +81,7 @@ keys! {
         Meta = "meta",
         List = "list",
         AllowTraversal = "allow_traversal",
+        Layer = "layer",
         Crate = "crate",
     }
 }
@@ -93,6 +95,7 @@ keys! {
         Icons = "icons",
         Scopes = "scopes",
         Meta = "meta",
+        Layer = "layer",
         Crate = "crate",
     }
 }
@@ -164,4 +167,22 @@ pub(crate) fn list<K: Key>() -> String {
         .map(|(k, _)| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(feature = "openapi")]
+keys! {
+    /// `openapi!("file", ..)`, after the file.
+    OpenapiKey {
+        IncludeTags = "include_tags",
+        ExcludeTags = "exclude_tags",
+        IncludePaths = "include_paths",
+        ExcludePaths = "exclude_paths",
+        IncludeOperations = "include_operations",
+        ExcludeOperations = "exclude_operations",
+        Prefix = "prefix",
+        Rename = "rename",
+        Replace = "replace",
+        OutputSchemas = "output_schemas",
+        Crate = "crate",
+    }
 }

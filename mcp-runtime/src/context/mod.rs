@@ -32,7 +32,8 @@
 //! ask first.
 
 pub mod elicit;
-mod principal;
+mod extensions;
+pub(crate) mod principal;
 mod requests;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+pub use self::extensions::{Extension, Extensions};
 pub use self::principal::Principal;
 pub use self::requests::{
     ClientRequestError, Elicit, Elicitation, ModelHint, ModelPreferences, Root, SamplingContent,
@@ -165,6 +167,8 @@ pub(crate) struct RequestInfo {
     pub(crate) principal: Option<Arc<Principal>>,
     /// The last progress value sent, as `f64` bits (progress must increase).
     pub(crate) last_progress: AtomicU64,
+    /// What middleware put in the request's extensions.
+    pub(crate) extensions: Extensions,
 }
 
 /// Everything a handler may know about the request it serves.
@@ -692,6 +696,12 @@ impl Context {
     /// The server, to announce changes: a resource updated, a list changed.
     pub fn server(&self) -> &ServerHandle {
         &self.inner.server
+    }
+
+    /// What middleware layers put in the request's extensions (see
+    /// [`middleware`](crate::middleware)); [`Extension`] takes one value as a parameter.
+    pub fn extensions(&self) -> &Extensions {
+        &self.inner.extensions
     }
 }
 

@@ -1,6 +1,6 @@
 //! Who a request over authorized HTTP was made for: the validated access token's subject,
-//! client, scopes and claims (see [`Server::oauth`](crate::Server)). The token itself is never
-//! kept: a handler cannot forward it anywhere.
+//! client, scopes and claims (see [`Server::oauth`](crate::Server)). The token itself is kept
+//! only where the server opts in (`OAuth::expose_access_token`), for a handler that forwards it.
 
 use serde_json::{Map, Value};
 
@@ -14,6 +14,18 @@ pub struct Principal {
     pub(crate) issuer: String,
     pub(crate) scopes: Vec<String>,
     pub(crate) claims: Map<String, Value>,
+    pub(crate) access_token: Option<AccessToken>,
+}
+
+/// The bearer token a request came with, kept only with `OAuth::expose_access_token`; its
+/// `Debug` never shows it.
+#[derive(Clone, PartialEq)]
+pub(crate) struct AccessToken(pub(crate) String);
+
+impl std::fmt::Debug for AccessToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AccessToken(..)")
+    }
 }
 
 impl Principal {
@@ -41,6 +53,7 @@ impl Principal {
             issuer: text("iss").unwrap_or_default(),
             scopes,
             claims,
+            access_token: None,
         }
     }
 
@@ -72,6 +85,15 @@ impl Principal {
     /// Every claim of the token (or of the introspection response).
     pub fn claims(&self) -> &Map<String, Value> {
         &self.claims
+    }
+
+    /// The access token itself, as the request carried it: only on a server that opted in with
+    /// `OAuth::expose_access_token` (the `oauth` feature), and never for a DPoP-bound token
+    /// (worthless without its client's key). For a handler that forwards it to an API that is
+    /// the same protected resource, or exchanges it (RFC 8693) for one of the API's own; MCP
+    /// forbids passing it through to any other resource. Keep it out of logs and results.
+    pub fn access_token(&self) -> Option<&str> {
+        self.access_token.as_ref().map(|t| t.0.as_str())
     }
 
     /// Who this is, for binding state to it: the issuer and the subject (else the client).

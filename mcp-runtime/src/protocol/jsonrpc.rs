@@ -31,6 +31,11 @@ pub mod error_codes {
     pub const SERVER_ERROR: i64 = -32000;
     /// `resources/read` of an unknown URI in the handshake era.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// The request is over a rate limit (`middleware::RateLimitLayer`); `data.retryAfter` says
+    /// in how many seconds to try again. A code of this implementation, outside the band
+    /// -32020..-32099 that 2026-07-28 reserves, in the shape SEP-3304 proposes (its -32023 is
+    /// not accepted yet): the number EIP-1474 gives "limit exceeded".
+    pub const RATE_LIMITED: i64 = -32005;
     /// 2025-11-25: the request needs a URL elicitation first.
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// 2026-07-28: an HTTP header disagrees with the body.
@@ -71,12 +76,40 @@ impl RequestId {
 }
 
 impl fmt::Display for RequestId {
+    /// The id as a message or a log line shows it: a string id past 128 bytes is cut.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Number(n) => write!(f, "{n}"),
-            Self::String(s) => write!(f, "{s:?}"),
+            Self::String(s) => write!(f, "{:?}", echo(s)),
         }
     }
+}
+
+/// The most of a client's text (a method, a name, a URI, a value) that a message repeats.
+pub(crate) const ECHO_MAX: usize = 128;
+
+/// The longest error message sent: anything longer is cut, however it was built.
+pub(crate) const MESSAGE_MAX: usize = 4096;
+
+/// A client's text as a message repeats it: whole when it is at most [`ECHO_MAX`] bytes, else
+/// its head and its length, so a hostile megabyte of URI or name costs the reply a few dozen
+/// bytes.
+pub(crate) fn echo(text: &str) -> Cow<'_, str> {
+    bounded(text, ECHO_MAX)
+}
+
+/// `text` whole when it is at most `max` bytes, else its first `max` bytes (cut at a character
+/// boundary), an ellipsis and how long it was.
+pub(crate) fn bounded(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text.get(..end).unwrap_or_default();
+    Cow::Owned(format!("{head}… ({} bytes)", text.len()))
 }
 
 impl From<i64> for RequestId {
@@ -121,11 +154,16 @@ pub struct ErrorObject {
 }
 
 impl ErrorObject {
-    /// An error with a code and a message.
+    /// An error with a code and a message; a message longer than 4 KiB is cut (messages
+    /// repeat client text, which must not make a reply as large as the request).
     pub fn new(code: i64, message: impl Into<Cow<'static, str>>) -> Self {
+        let mut message = message.into();
+        if message.len() > MESSAGE_MAX {
+            message = Cow::Owned(bounded(&message, MESSAGE_MAX).into_owned());
+        }
         Self {
             code,
-            message: message.into(),
+            message,
             data: None,
         }
     }
@@ -150,7 +188,7 @@ impl ErrorObject {
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             error_codes::METHOD_NOT_FOUND,
-            format!("method not found: `{method}`"),
+            format!("method not found: `{}`", echo(method)),
         )
     }
 
@@ -219,15 +257,58 @@ pub enum Message {
 /// The depth is checked before parsing, by a single scan that keeps one counter, so hostile input
 /// never reaches a recursive parser. `serde_json` adds its own limit of 127 levels: a `max_depth`
 /// above it acts as 127.
-// Bodies that are not one plain message (HTTP batches) and the fuzz targets read through it.
-#[cfg_attr(not(any(feature = "http", feature = "fuzzing")), allow(dead_code))]
+// The fuzz targets read through it (HTTP bodies through `Scanned::decode`).
+#[cfg_attr(not(any(feature = "fuzzing", test)), allow(dead_code))]
 pub fn decode(bytes: &[u8], max_depth: usize) -> Result<Value, ErrorObject> {
-    if exceeds_depth(bytes, max_depth) {
+    check_depth(bytes, max_depth)?;
+    serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
+}
+
+/// -32700 when `bytes` nest deeper than `max_depth` (see [`parse`]).
+pub(crate) fn check_depth(bytes: &[u8], max_depth: usize) -> Result<(), ErrorObject> {
+    let openers = bytes
+        .iter()
+        .fold(0usize, |n, &b| n + usize::from(b == b'{' || b == b'['));
+    check_depth_of(bytes, max_depth, openers)
+}
+
+/// [`check_depth`], given how many `{` and `[` the text has (inside strings or not).
+fn check_depth_of(bytes: &[u8], max_depth: usize, openers: usize) -> Result<(), ErrorObject> {
+    if openers > max_depth && exceeds_depth(bytes, max_depth) {
         return Err(ErrorObject::parse_error(format!(
             "nesting deeper than {max_depth} levels"
         )));
     }
-    serde_json::from_slice(bytes).map_err(ErrorObject::parse_error)
+    Ok(())
+}
+
+/// A message's text read once before it is parsed: its nesting checked and what parsing it
+/// will cost known ([`ParseCost`](super::ParseCost)), so the transport can charge that first.
+pub(crate) struct Scanned<'a> {
+    bytes: &'a [u8],
+    /// What parsing it builds (an upper bound).
+    pub(crate) cost: super::ParseCost,
+}
+
+/// Reads `bytes` once: -32700 when they nest deeper than `max_depth`, else what parsing them
+/// will cost, and the way to parse them without reading them again for the nesting.
+pub(crate) fn scan(bytes: &[u8], max_depth: usize) -> Result<Scanned<'_>, ErrorObject> {
+    let (cost, openers) = super::parse_cost::scan(bytes);
+    check_depth_of(bytes, max_depth, openers)?;
+    Ok(Scanned { bytes, cost })
+}
+
+impl Scanned<'_> {
+    /// [`parse`] of the scanned text.
+    pub(crate) fn parse(&self) -> Result<Incoming, ErrorObject> {
+        parse_unchecked(self.bytes)
+    }
+
+    /// [`decode`] of the scanned text.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn decode(&self) -> Result<Value, ErrorObject> {
+        serde_json::from_slice(self.bytes).map_err(ErrorObject::parse_error)
+    }
 }
 
 /// What the bytes of one line or body hold: a message, or a batch of values.
@@ -247,12 +328,17 @@ pub enum Incoming {
 /// unknown member, bytes that are not JSON) is parsed the general way, so the answer, and the
 /// error, are the same either way. (An unknown member goes the general way because skipping it
 /// would not check it: an invalid string inside must still make the whole message -32700.)
+#[cfg_attr(
+    not(any(feature = "client", feature = "fuzzing", test)),
+    allow(dead_code)
+)]
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
-    if exceeds_depth(bytes, max_depth) {
-        return Err(ErrorObject::parse_error(format!(
-            "nesting deeper than {max_depth} levels"
-        )));
-    }
+    check_depth(bytes, max_depth)?;
+    parse_unchecked(bytes)
+}
+
+/// [`parse`] of text whose nesting was checked.
+fn parse_unchecked(bytes: &[u8]) -> Result<Incoming, ErrorObject> {
     // Only an object: serde would also fill the struct from an array, by position.
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if object && let Ok(wire) = serde_json::from_slice::<Wire>(bytes) {
@@ -308,16 +394,10 @@ struct Members {
 
 /// Whether `bytes` opens more than `max` arrays or objects at once, outside strings. On invalid
 /// JSON the count may be off, but only after the point where the parser fails anyway.
+/// (Depth needs at least as many openers as levels: most messages have fewer openers in all than
+/// the limit, and their count, which the callers take first, is far cheaper than this scan,
+/// which has to follow strings.)
 fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
-    // Depth needs at least as many openers as levels: most messages have fewer openers in all
-    // than the limit, and this count (which the compiler vectorizes) is far cheaper than the
-    // scan below, which has to follow strings.
-    let openers = bytes
-        .iter()
-        .fold(0usize, |n, &b| n + usize::from(b == b'{' || b == b'['));
-    if openers <= max {
-        return false;
-    }
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

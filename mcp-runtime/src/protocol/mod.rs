@@ -13,6 +13,7 @@ mod lifecycle;
 mod logging;
 mod method;
 mod outgoing;
+mod parse_cost;
 mod stateless;
 mod version;
 
@@ -22,11 +23,15 @@ pub use self::content::{
 };
 pub(crate) use self::framing::{Line, read_line};
 #[cfg(feature = "http")]
-pub(crate) use self::jsonrpc::decode;
+pub(crate) use self::jsonrpc::Scanned;
+// The client reads whole messages; the server's transports scan first (`scan`).
+#[cfg(feature = "client")]
+pub(crate) use self::jsonrpc::parse;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
-    Incoming, InvalidMessage, Message, Request, canonical_notification, encode_error,
-    encode_notification, encode_raw_response, encode_request, encode_response, id_in_prefix, parse,
+    Incoming, InvalidMessage, MESSAGE_MAX, Message, Request, bounded, canonical_notification, echo,
+    encode_error, encode_notification, encode_raw_response, encode_request, encode_response,
+    id_in_prefix, scan,
 };
 pub use self::lifecycle::{
     ClientCapabilities, Implementation, InitializeParams, ListChangedCapability,
@@ -34,7 +39,9 @@ pub use self::lifecycle::{
 };
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
-pub(crate) use self::outgoing::{Outgoing, encode_batch};
+pub(crate) use self::outgoing::{Outgoing, Refusal, encode_batch};
+pub(crate) use self::parse_cost::PARSE_SLACK;
+pub use self::parse_cost::ParseCost;
 pub(crate) use self::stateless::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
     SUBSCRIPTION_ID_KEY,

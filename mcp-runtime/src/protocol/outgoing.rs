@@ -13,6 +13,8 @@ pub(crate) enum Outgoing {
         id: Option<RequestId>,
         /// The encoded response.
         bytes: Vec<u8>,
+        /// How HTTP sends it when it is a POST's whole answer (a refusal: 429, 503).
+        refusal: Option<Refusal>,
     },
     /// The answers to a 2025-03-26 batch, as one JSON array: every request of the batch that
     /// had an id is answered in it.
@@ -24,12 +26,30 @@ pub(crate) enum Outgoing {
     CloseStream,
 }
 
+/// An answer the client is refused with, as HTTP shows it: the status (429, 503) and the
+/// seconds of `Retry-After`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) status: u16,
+    pub(crate) retry_after: Option<u32>,
+}
+
 impl Outgoing {
     /// The answer to request `id`.
     pub(crate) fn reply(id: RequestId, bytes: Vec<u8>) -> Self {
         Self::Reply {
             id: Some(id),
             bytes,
+            refusal: None,
+        }
+    }
+
+    /// The answer to request `id`, sent over HTTP as `refusal` says when there is one.
+    pub(crate) fn refusal(id: RequestId, bytes: Vec<u8>, refusal: Option<Refusal>) -> Self {
+        Self::Reply {
+            id: Some(id),
+            bytes,
+            refusal,
         }
     }
 
@@ -38,6 +58,16 @@ impl Outgoing {
         Self::Reply {
             id: id.cloned(),
             bytes: encode_error(id, error),
+            refusal: None,
+        }
+    }
+
+    /// How HTTP sends this, when it is a refusal.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn refused(&self) -> Option<Refusal> {
+        match self {
+            Self::Reply { refusal, .. } => *refusal,
+            _ => None,
         }
     }
 

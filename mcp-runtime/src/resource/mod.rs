@@ -270,6 +270,8 @@ pub struct ResourceDef {
     pub(crate) allow_traversal: bool,
     /// Whether `resources/list` shows it (an app page may be reached only through its tool).
     pub(crate) listed: bool,
+    /// Its own middleware (`ResourceDef::layer`, `#[resource(.., layer = ..)]`).
+    pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
 
 impl fmt::Debug for ResourceDef {
@@ -409,6 +411,7 @@ impl ResourceBuilder {
                 forward_completion: None,
                 allow_traversal: false,
                 listed: true,
+                layer: None,
             },
         }
     }

@@ -63,6 +63,7 @@ pub struct OAuth {
     pub(crate) hide_unauthorized: bool,
     pub(crate) challenge_scopes: Option<Vec<String>>,
     pub(crate) dpop: Dpop,
+    pub(crate) expose_access_token: bool,
 }
 
 /// Whether DPoP-bound tokens (RFC 9449) are taken.
@@ -96,6 +97,7 @@ impl OAuth {
             hide_unauthorized: false,
             challenge_scopes: None,
             dpop: Dpop::Off,
+            expose_access_token: false,
         }
     }
 
@@ -205,6 +207,18 @@ impl OAuth {
     /// DPoP-bound token and its proof. The metadata says `dpop_bound_access_tokens_required`.
     pub fn require_dpop(mut self) -> Self {
         self.dpop = Dpop::Required;
+        self
+    }
+
+    /// Keeps each request's bearer token in its [`Principal`](crate::Principal)
+    /// ([`Principal::access_token`](crate::Principal::access_token)), for handlers that forward
+    /// it (`openapi::Upstream::forward_caller_token`, which checks the token's audience names
+    /// the API) or exchange it (RFC 8693). Off by default: the MCP spec forbids passing a token
+    /// through to a resource it was not issued for, so a server holds none unless its author
+    /// says it must. DPoP-bound tokens are never kept: they are worthless without the client's
+    /// key.
+    pub fn expose_access_token(mut self) -> Self {
+        self.expose_access_token = true;
         self
     }
 

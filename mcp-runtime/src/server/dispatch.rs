@@ -19,17 +19,19 @@ use serde_json::{Map, Value, json};
 
 use super::Core;
 use super::Sink;
+use super::middleware::{self, Answer, McpRequest, Origin, RequestParts, Transport};
 use super::pagination;
 use super::registry::Registry;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
 #[cfg(feature = "tasks")]
 use super::tasks::{self, TaskPeer};
+use super::telemetry::{Arrival, Observation};
 use crate::completion::{CompletionContext, Completions};
-use crate::context::{CancelFlag, ClientInfo, Context, Meta, Peer, RequestInfo};
+use crate::context::{CancelFlag, ClientInfo, Context, Extensions, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::protocol::{
-    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, encode_error,
+    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, echo,
     encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
@@ -59,6 +61,8 @@ pub(crate) trait Link: Send + Sync {
     fn peer(self: Arc<Self>, sink: Sink) -> Arc<dyn Peer>;
     /// Turns `true` when the connection ends.
     fn closing(&self) -> tokio::sync::watch::Receiver<bool>;
+    /// The transport the connection is on.
+    fn transport(&self) -> Transport;
 }
 
 /// Who a request is served for: the revision, the client, and for stateless requests their own
@@ -85,6 +89,8 @@ struct Call<'a> {
     scope: Scope,
     sink: &'a Sink,
     cancel: Arc<CancelFlag>,
+    /// What middleware put in the request's extensions, for the handler's context.
+    extensions: Extensions,
 }
 
 /// Every other request. `None` means no response is sent (the request was cancelled).
@@ -104,13 +110,94 @@ pub(crate) async fn handle_request(
             Err(error) => Some(Outgoing::error(Some(&request.id), &error)),
         };
     }
-    let guard = Guard::new(link.core(), &request, false);
+    let core = link.core();
+    let guard = Guard::new(core, &request, false);
     // The handler runs in the request's span, and its `tracing` events can reach its client.
-    let span = crate::trace::request_span(&request, link.trace_name());
     let peer = || Arc::clone(link).peer(sink.clone());
-    let routed = route(link, request, sink, Arc::clone(&cancel));
+    let registry = core.registry();
+    let (span, observation) = match &core.telemetry {
+        Some(observer) => {
+            let arrival = Arrival {
+                request: &request,
+                version: link.negotiated().map(|(version, _)| version),
+                session: link.trace_name(),
+                transport: link.transport(),
+                peer: sink.peer(),
+                registry: &registry,
+            };
+            let (span, observation) = observer.start(&arrival);
+            (span, Some(observation))
+        }
+        None => (
+            crate::trace::request_span(&request, link.trace_name()),
+            None,
+        ),
+    };
+    let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
+        let origin = Origin {
+            core: Arc::clone(core),
+            link: Some(Arc::clone(link)),
+            sink: sink.clone(),
+            cancel: Arc::clone(&cancel),
+            registry,
+            envelope: None,
+            version: link.negotiated().map(|(version, _)| version),
+            transport: link.transport(),
+            item_done: false,
+        };
+        let request = McpRequest::new(request, origin);
+        Box::pin(middleware::serve(request))
+    } else {
+        Box::pin(route(
+            link,
+            request,
+            sink,
+            Arc::clone(&cancel),
+            registry,
+            Extensions::new(),
+        ))
+    };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(link.core(), &cancel, routed), span).await
+    tracing::Instrument::instrument(guard.run(core, &cancel, routed, observation), span).await
+}
+
+/// A request's way to its answer, boxed: the future a guard runs.
+type BoxedAnswer<'a> = std::pin::Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
+
+/// A request that came through the middleware layers, to its method.
+pub(crate) async fn route_layered(request: McpRequest) -> Answer {
+    let RequestParts {
+        request,
+        extensions,
+        origin,
+    } = *request.inner;
+    let Origin {
+        core,
+        link,
+        sink,
+        cancel,
+        registry,
+        envelope,
+        ..
+    } = origin;
+    match (envelope, &link) {
+        (Some(envelope), link) => {
+            route_stateless(
+                &core,
+                link.as_ref(),
+                envelope,
+                request,
+                &sink,
+                cancel,
+                registry,
+                extensions,
+            )
+            .await
+        }
+        (None, Some(link)) => route(link, request, &sink, cancel, registry, extensions).await,
+        // Handshake-era requests always have their connection.
+        (None, None) => Answer::error(Some(&request.id), ErrorObject::internal("internal error")),
+    }
 }
 
 /// A stateless (2026-07-28) request whose envelope was read and whose version is supported; on
@@ -125,7 +212,6 @@ pub(crate) async fn handle_stateless(
 ) -> Option<Outgoing> {
     let guard = Guard::new(core, &request, true);
     // As in `handle_request`: the request's span, and `tracing` events to its client.
-    let span = crate::trace::request_span(&request, link.and_then(|l| l.trace_name()));
     let log_level = envelope.log_level;
     let peer = || -> Arc<dyn Peer> {
         Arc::new(StatelessPeer {
@@ -134,9 +220,54 @@ pub(crate) async fn handle_stateless(
             inputs: Arc::default(),
         })
     };
-    let routed = route_stateless(core, link, envelope, request, sink, Arc::clone(&cancel));
+    let registry = core.registry();
+    let transport = link.map_or(Transport::StreamableHttp, |link| link.transport());
+    let (span, observation) = match &core.telemetry {
+        Some(observer) => {
+            let arrival = Arrival {
+                request: &request,
+                version: envelope.version().ok(),
+                session: link.and_then(|l| l.trace_name()),
+                transport,
+                peer: sink.peer(),
+                registry: &registry,
+            };
+            let (span, observation) = observer.start(&arrival);
+            (span, Some(observation))
+        }
+        None => {
+            let session = link.and_then(|l| l.trace_name());
+            (crate::trace::request_span(&request, session), None)
+        }
+    };
+    let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
+        let origin = Origin {
+            core: Arc::clone(core),
+            link: link.cloned(),
+            sink: sink.clone(),
+            cancel: Arc::clone(&cancel),
+            registry,
+            version: envelope.version().ok(),
+            envelope: Some(envelope),
+            transport,
+            item_done: false,
+        };
+        let request = McpRequest::new(request, origin);
+        Box::pin(middleware::serve(request))
+    } else {
+        Box::pin(route_stateless(
+            core,
+            link,
+            envelope,
+            request,
+            sink,
+            Arc::clone(&cancel),
+            registry,
+            Extensions::new(),
+        ))
+    };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(core, &cancel, routed), span).await
+    tracing::Instrument::instrument(guard.run(core, &cancel, routed, observation), span).await
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,
@@ -170,19 +301,23 @@ impl Guard {
         self,
         core: &Core,
         cancel: &CancelFlag,
-        routed: std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send + '_>>,
+        routed: std::pin::Pin<Box<dyn Future<Output = Answer> + Send + '_>>,
+        observation: Option<Observation>,
     ) -> Option<Outgoing> {
         let id = self.id.clone();
-        let bytes = self.answer(core, cancel, routed).await;
-        Some(Outgoing::reply(id, bytes))
+        let answer = self.answer(core, cancel, routed).await;
+        if let Some(observation) = observation {
+            observation.finish(&answer.status);
+        }
+        Some(Outgoing::refusal(id, answer.bytes, answer.refusal))
     }
 
     async fn answer(
         self,
         core: &Core,
         cancel: &CancelFlag,
-        routed: std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send + '_>>,
-    ) -> Vec<u8> {
+        routed: std::pin::Pin<Box<dyn Future<Output = Answer> + Send + '_>>,
+    ) -> Answer {
         let id = self.id;
         let routed = catch_unwind(routed);
         let outcome = match self.timeout {
@@ -203,12 +338,12 @@ impl Guard {
                                     if self.stateless {
                                         value = core.stamps().for_method("tools/call").apply(value);
                                     }
-                                    encode_response(&id, &value)
+                                    Answer::tool(encode_response(&id, &value), true)
                                 }
-                                Err(error) => encode_error(Some(&id), &error),
+                                Err(error) => Answer::error(Some(&id), error),
                             }
                         }
-                        None => encode_error(Some(&id), &ErrorObject::internal(message)),
+                        None => Answer::error(Some(&id), ErrorObject::internal(message)),
                     };
                 }
             },
@@ -217,12 +352,13 @@ impl Guard {
             Ok(reply) => reply,
             Err(panic) => {
                 tracing::error!(request_id = %id, panic = panic_message(&*panic), "a request handler panicked");
-                encode_error(Some(&id), &ErrorObject::internal("internal error"))
+                Answer::error(Some(&id), ErrorObject::internal("internal error"))
             }
         }
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn route_stateless(
     core: &Arc<Core>,
     link: Option<&Arc<dyn Link>>,
@@ -230,21 +366,24 @@ async fn route_stateless(
     request: Request,
     sink: &Sink,
     cancel: Arc<CancelFlag>,
-) -> Vec<u8> {
+    registry: Arc<Registry>,
+    extensions: Extensions,
+) -> Answer {
     let id = request.id.clone();
     let method = request.method.clone();
     let Some(kind) = Method::parse(&method).filter(|m| m.in_stateless_era()) else {
-        return encode_error(Some(&id), &ErrorObject::method_not_found(&method));
+        return Answer::error(Some(&id), ErrorObject::method_not_found(&method));
     };
     let Ok(version) = envelope.version() else {
-        return encode_error(
+        return Answer::error(
             Some(&id),
-            &stateless::unsupported_version(&envelope.requested),
+            stateless::unsupported_version(&envelope.requested),
         );
     };
     let call = Call {
         core,
-        registry: core.registry(),
+        registry,
+        extensions,
         link,
         scope: Scope {
             version,
@@ -271,17 +410,22 @@ async fn route_stateless(
     };
     let stamp = |method: &str| core.stamps().for_method(method);
     match outcome {
-        Ok(Reply::Value(value)) => encode_response(&id, &stamp(&method).apply(value)),
+        Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &stamp(&method).apply(value))),
         Ok(Reply::Tool(result)) => match result_value(&result) {
-            Ok(value) => encode_response(&id, &stamp(&method).apply(value)),
-            Err(error) => encode_error(Some(&id), &error),
+            Ok(value) => Answer::tool(
+                encode_response(&id, &stamp(&method).apply(value)),
+                result.is_error,
+            ),
+            Err(error) => Answer::error(Some(&id), error),
         },
-        Ok(Reply::Raw(raw)) => encode_raw_response(&id, &stamp(&method).apply_raw(&raw)),
+        Ok(Reply::Raw(raw)) => {
+            Answer::ok(encode_raw_response(&id, &stamp(&method).apply_raw(&raw)))
+        }
         // Never cached: no hints.
         Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
-            encode_response(&id, &stamp("").apply(value))
+            Answer::incomplete(encode_response(&id, &stamp("").apply(value)))
         }
-        Err(error) => encode_error(Some(&id), &error),
+        Err(error) => Answer::error(Some(&id), error),
     }
 }
 
@@ -298,7 +442,7 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
             call.core.options.max_subscriptions,
             call.core.options.max_subscription_uri,
         ),
-        &call.core.subscription_bytes,
+        call.core.subscription_bytes.account(call.sink.client()),
     )?;
     let listener = Arc::new(listener);
     #[cfg(feature = "tasks")]
@@ -397,23 +541,25 @@ async fn route(
     request: Request,
     sink: &Sink,
     cancel: Arc<CancelFlag>,
-) -> Vec<u8> {
+    registry: Arc<Registry>,
+    extensions: Extensions,
+) -> Answer {
     let Some(method) = Method::parse(&request.method).filter(|m| m.in_handshake_era()) else {
         // Unknown in the handshake era, `subscriptions/listen` included.
-        return encode_error(
+        return Answer::error(
             Some(&request.id),
-            &ErrorObject::method_not_found(&request.method),
+            ErrorObject::method_not_found(&request.method),
         );
     };
     if matches!(method, Method::Ping | Method::Initialize) {
-        return link.answer_handshake(&request);
+        return Answer::ok(link.answer_handshake(&request));
     }
     let Some((version, client)) = link.negotiated() else {
         let error = ErrorObject::invalid_request(format!(
             "the session is not initialized: send `initialize` before `{}`",
-            request.method
+            echo(&request.method)
         ));
-        return encode_error(Some(&request.id), &error);
+        return Answer::error(Some(&request.id), error);
     };
     if !link.initialized() {
         // Lenient on purpose: on HTTP a request can overtake `notifications/initialized`.
@@ -422,7 +568,8 @@ async fn route(
     let id = request.id.clone();
     let call = Call {
         core: link.core(),
-        registry: link.core().registry(),
+        registry,
+        extensions,
         link: Some(link),
         scope: Scope {
             version,
@@ -448,12 +595,13 @@ async fn route(
         _ => serve(&call, method, request).await,
     };
     match outcome {
-        Ok(Reply::Raw(raw)) => encode_raw_response(&id, &raw),
-        Ok(Reply::Tool(result)) => encode_response(&id, &result),
-        Ok(Reply::Value(value) | Reply::InputRequired(value) | Reply::Task(value)) => {
-            encode_response(&id, &value)
+        Ok(Reply::Raw(raw)) => Answer::ok(encode_raw_response(&id, &raw)),
+        Ok(Reply::Tool(result)) => Answer::tool(encode_response(&id, &result), result.is_error),
+        Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &value)),
+        Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
+            Answer::incomplete(encode_response(&id, &value))
         }
-        Err(error) => encode_error(Some(&id), &error),
+        Err(error) => Answer::error(Some(&id), error),
     }
 }
 
@@ -552,19 +700,21 @@ fn skill_request(core: &Core, method: Method, request: &Request) -> Result<Reply
             let uri = uri()?;
             match skills.get(uri) {
                 Some(entry) => Ok(Reply::Value(json!({ "skill": entry }))),
-                None => Err(
-                    ErrorObject::invalid_params(format!("no skill is served at `{uri}`"))
-                        .with_data(json!({ "uri": uri })),
-                ),
+                None => Err(ErrorObject::invalid_params(format!(
+                    "no skill is served at `{}`",
+                    echo(uri)
+                ))
+                .with_data(json!({ "uri": echo(uri) }))),
             }
         }
         _ => {
             let uri = uri()?;
             let Some(children) = skills.children(uri.trim_end_matches('/')) else {
                 return Err(ErrorObject::invalid_params(format!(
-                    "`{uri}` is not a directory this server serves"
+                    "`{}` is not a directory this server serves",
+                    echo(uri)
                 ))
-                .with_data(json!({ "uri": uri })));
+                .with_data(json!({ "uri": echo(uri) })));
             };
             pagination::offset(&request.params)
                 .and_then(|o| pagination::page("resources", children, o, page_size, 0))
@@ -662,6 +812,7 @@ fn context_with(
         cancelled,
         principal: call.sink.principal().cloned(),
         last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+        extensions: call.extensions.clone(),
     })
 }
 
@@ -710,9 +861,9 @@ fn string_param(
 fn not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
     ErrorObject::new(
         version.resource_not_found_code(),
-        format!("resource not found: `{uri}`"),
+        format!("resource not found: `{}`", echo(uri)),
     )
-    .with_data(json!({ "uri": uri }))
+    .with_data(json!({ "uri": echo(uri) }))
 }
 
 /// On a stateless retry, checks the echoed `requestState` and hands its answers and the new
@@ -835,7 +986,8 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     let meta = take_meta(&mut params);
     let Some((prompt, prompt_name)) = call.registry.prompts.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
-            "unknown prompt `{name}`"
+            "unknown prompt `{}`",
+            echo(&name)
         )));
     };
     authorize(call, &prompt.metadata.scopes)?;
@@ -974,7 +1126,8 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     let meta = take_meta(&mut params);
     let Some((tool, tool_name)) = call.registry.tools.get(&name) else {
         return Err(ErrorObject::invalid_params(format!(
-            "unknown tool `{name}`"
+            "unknown tool `{}`",
+            echo(&name)
         )));
     };
     let version = call.scope.version;
@@ -1059,7 +1212,7 @@ fn task_owner(call: &Call<'_>) -> String {
     if let Some(name) = call.link.and_then(|l| l.trace_name()) {
         return tasks::session_owner(name);
     }
-    match call.sink.peer() {
+    match call.sink.client_address() {
         Some(address) => format!("peer:{address}"),
         None => "anonymous".to_owned(),
     }

@@ -2,6 +2,7 @@
 //! transport reads. They live with the server, not the transport, so the builder's setters do
 //! not reach into `transport/`.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// Which `Host` (and `Origin`) values the endpoint accepts.
@@ -13,6 +14,62 @@ pub(crate) enum HostPolicy {
     Only(Vec<String>),
     /// No check (a public server behind its own front door).
     Any,
+}
+
+/// A range of addresses, `address/prefix` (a lone address is all of its bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IpRange {
+    network: IpAddr,
+    prefix: u8,
+}
+
+impl IpRange {
+    /// Reads `10.0.0.0/8`, `2001:db8::/32`, `127.0.0.1` or `::1`; `None` for anything else (a
+    /// prefix longer than the address, bits set past the prefix, a host name).
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        let (address, prefix) = match text.trim().split_once('/') {
+            Some((address, prefix)) => (address, Some(prefix)),
+            None => (text.trim(), None),
+        };
+        let network: IpAddr = address.parse().ok()?;
+        let bits = if network.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(prefix) if !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_digit()) => {
+                prefix.parse::<u8>().ok().filter(|p| *p <= bits)?
+            }
+            Some(_) => return None,
+            None => bits,
+        };
+        let range = Self { network, prefix };
+        // `10.0.0.1/8` is almost certainly a typo for a range or an address.
+        (range.masked(network) == network).then_some(range)
+    }
+
+    fn masked(&self, ip: IpAddr) -> IpAddr {
+        match ip {
+            IpAddr::V4(v4) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                IpAddr::V4((u32::from(v4) & mask).into())
+            }
+            IpAddr::V6(v6) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                IpAddr::V6((u128::from(v6) & mask).into())
+            }
+        }
+    }
+
+    /// Whether `ip` is in the range (an IPv4-mapped IPv6 address as its IPv4 address).
+    pub(crate) fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            IpAddr::V4(_) => ip,
+        };
+        ip.is_ipv4() == self.network.is_ipv4() && self.masked(ip) == self.network
+    }
 }
 
 /// The Streamable HTTP settings of a server.
@@ -31,8 +88,10 @@ pub(crate) struct HttpOptions {
     /// How long a client may take to send a request's body.
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_sessions: usize,
-    /// The most sessions one client address may hold; `None`: no cap of its own.
+    /// The most sessions one client may hold; `None`: its share of `max_sessions`.
     pub(crate) max_sessions_per_peer: Option<usize>,
+    /// The proxies whose `Forwarded` / `X-Forwarded-For` name the client. Default: none.
+    pub(crate) trusted_proxies: Vec<IpRange>,
     pub(crate) event_buffer: usize,
     /// The bytes all HTTP streams may hold unread together.
     pub(crate) unread_total: usize,
@@ -68,6 +127,7 @@ impl Default for HttpOptions {
             body_read_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
             max_sessions_per_peer: None,
+            trusted_proxies: Vec::new(),
             event_buffer: 1_000,
             unread_total: 128 * 1024 * 1024,
             session_log_bytes: 1024 * 1024,
@@ -80,6 +140,40 @@ impl Default for HttpOptions {
             #[cfg(feature = "oauth")]
             auth: None,
             server_card: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_read_and_matched() {
+        let range = IpRange::parse("10.1.0.0/16").unwrap();
+        assert!(range.contains("10.1.200.3".parse().unwrap()));
+        assert!(!range.contains("10.2.0.1".parse().unwrap()));
+        assert!(range.contains("::ffff:10.1.0.9".parse().unwrap()));
+        let one = IpRange::parse("127.0.0.1").unwrap();
+        assert!(one.contains("127.0.0.1".parse().unwrap()));
+        assert!(!one.contains("127.0.0.2".parse().unwrap()));
+        let v6 = IpRange::parse("2001:db8::/32").unwrap();
+        assert!(v6.contains("2001:db8:ffff::1".parse().unwrap()));
+        assert!(!v6.contains("10.1.0.9".parse().unwrap()));
+        assert!(
+            IpRange::parse("0.0.0.0/0")
+                .unwrap()
+                .contains("8.8.8.8".parse().unwrap())
+        );
+        for bad in [
+            "10.0.0.1/8",
+            "10.0.0.0/33",
+            "10.0.0.0/",
+            "proxy.local",
+            "10.0.0.0/+8",
+            "",
+        ] {
+            assert_eq!(IpRange::parse(bad), None, "{bad}");
         }
     }
 }

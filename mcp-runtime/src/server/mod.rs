@@ -15,16 +15,22 @@ mod dispatch;
 mod dynamic;
 #[cfg(feature = "http")]
 mod http;
+pub mod middleware;
 mod mount;
+pub(crate) mod options;
 mod outbox;
 mod pagination;
 mod registered;
 mod registry;
 mod session;
+// The shares are of HTTP's bounds; stdio serves one client, which holds whole bounds.
+#[cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
+mod share;
 pub(crate) mod shared;
 mod stateless;
 #[cfg(feature = "tasks")]
 pub(crate) mod tasks;
+pub mod telemetry;
 mod window;
 
 use std::any::TypeId;
@@ -59,7 +65,7 @@ pub(crate) use self::attach::{Attached, Attachment};
 pub(crate) use self::auth::Dpop;
 #[cfg(feature = "oauth")]
 pub use self::auth::{OAuth, TokenValidation};
-pub(crate) use self::budget::{Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
+pub(crate) use self::budget::{Account, Budget, Charge, ENTRY_OVERHEAD, REQUEST_OVERHEAD};
 pub use self::card::{
     AI_CATALOG_MEDIA_TYPE, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA, ServerCard,
 };
@@ -68,7 +74,9 @@ pub(crate) use self::dispatch::handle_stateless;
 pub use self::dynamic::Changes;
 use self::dynamic::OptIn;
 #[cfg(feature = "http")]
-pub(crate) use self::http::{HostPolicy, HttpOptions};
+pub(crate) use self::http::{HostPolicy, HttpOptions, IpRange};
+pub(crate) use self::middleware::Transport;
+use self::middleware::{McpLayer, Next};
 #[cfg_attr(not(feature = "client"), allow(unused_imports))]
 pub(crate) use self::mount::{SEPARATOR, is_valid_namespace, namespaced};
 #[cfg(feature = "http")]
@@ -78,6 +86,8 @@ pub(crate) use self::outbox::channel_within;
 pub(crate) use self::outbox::{Outbox, Overflow, Sink, channel};
 use self::registry::{Catalogue, Registry, Served, Settings};
 pub(crate) use self::session::Session;
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use self::share::{Client, ClientKey, Clients, Kind, share_of};
 use self::stateless::request_state::RequestStateKey;
 pub use self::stateless::{CacheHint, CacheScope, Cacheable};
 use self::stateless::{CacheHints, Listeners, Stamps};
@@ -112,8 +122,11 @@ pub(crate) struct Options {
     pub(crate) max_subscription_uri: usize,
     /// The bytes of subscription URIs all sessions hold together. Default: 32 MiB.
     pub(crate) subscription_bytes_total: usize,
-    /// The bytes of requests in flight together. Default: 17 MiB.
+    /// The bytes requests in flight hold together: their text, then what parsing it builds.
+    /// Default: 192 MiB.
     pub(crate) request_bytes_total: usize,
+    /// The percentage of each shared bound one client may hold. Default: 25.
+    pub(crate) client_share: u8,
     /// The Streamable HTTP settings.
     #[cfg(feature = "http")]
     pub(crate) http: HttpOptions,
@@ -136,6 +149,18 @@ pub(crate) struct Options {
     pub(crate) tasks: self::tasks::TaskOptions,
 }
 
+impl Options {
+    /// What the largest request holds at its peak: the text of a message of
+    /// `max_message_size` and what parsing it builds (one string of that size, and its
+    /// unescaped scratch copy), with the request's own overhead. One client's share of the
+    /// request budget is never less, so any client may send one.
+    pub(crate) fn largest_request(&self) -> usize {
+        self.max_message_size
+            .saturating_mul(3)
+            .saturating_add(crate::protocol::PARSE_SLACK + REQUEST_OVERHEAD)
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self {
@@ -151,7 +176,8 @@ impl Default for Options {
             max_subscriptions: 1_000,
             max_subscription_uri: 8 * 1024,
             subscription_bytes_total: 32 * 1024 * 1024,
-            request_bytes_total: 17 * 1024 * 1024,
+            request_bytes_total: 192 * 1024 * 1024,
+            client_share: 25,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
             scopes: Vec::new(),
@@ -253,6 +279,25 @@ pub struct Items {
 /// }
 /// ```
 ///
+/// # What the builder sets
+///
+/// - **What it serves**: everything registered ([`Server::new`]) or what is named
+///   ([`Server::builder`], [`tool`](Self::tool), [`resource`](Self::resource),
+///   [`prompt`](Self::prompt), [`with`](Self::with), the `_def` forms), skills, the Server Card.
+/// - **What it says about itself**: [`name`](Self::name), [`version`](Self::version),
+///   [`title`](Self::title), [`instructions`](Self::instructions), ...
+/// - **Its settings, in groups** with their documented defaults: [`limits`](Self::limits)
+///   ([`Limits`](crate::Limits): the crate docs' limits table as one value, with one client's
+///   share of each bound, `client_share`), `http_options` (`HttpOptions`: the endpoint's path,
+///   hosts, trusted proxies, sessions, the legacy transport), `task_options` (`TaskOptions`:
+///   the task store's bounds). Each single setter below
+///   ([`max_message_size`](Self::max_message_size), [`allowed_hosts`](Self::allowed_hosts), ...)
+///   sets one value of a group.
+/// - **Middleware**: [`layer`](Self::layer) (a `tower::Layer` around every request) and
+///   [`telemetry`](Self::telemetry) (OpenTelemetry's conventions), rather than more setters.
+/// - **Subsystems with their own builders**: `oauth` (`OAuth`), `redis`, `task_store`,
+///   [`cache_hint`](Self::cache_hint).
+///
 /// # The inventory trap
 ///
 /// Registration happens at link time. A library crate whose items the binary never names is
@@ -284,6 +329,29 @@ pub struct Server {
     skills: Skills,
     #[cfg(feature = "skills")]
     skill_errors: Vec<DefinitionError>,
+    /// The middleware around every request (`Server::layer`); none by default.
+    middleware: Option<Next>,
+    /// Spans and metrics by OpenTelemetry's conventions (`Server::telemetry`); off by default.
+    telemetry: Option<telemetry::Telemetry>,
+    /// Settings that could not be read (a trusted proxy that is not an address or a range),
+    /// reported by `build`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    setting_errors: Vec<DefinitionError>,
+}
+
+#[cfg(feature = "http")]
+/// The error `build` reports for a trusted proxy set at `location` that is neither an address
+/// nor a range.
+fn unreadable_proxy(proxy: &str, location: &str) -> DefinitionError {
+    DefinitionError::Invalid {
+        kind: "server",
+        name: "trusted_proxies".to_owned(),
+        location: location.to_owned(),
+        problem: format!(
+            "`{proxy}` is not an address or a range such as `10.0.0.0/8` (a range with no bits \
+             set past its prefix)"
+        ),
+    }
 }
 
 impl Server {
@@ -323,8 +391,42 @@ impl Server {
             skills: Skills::default(),
             #[cfg(feature = "skills")]
             skill_errors: Vec::new(),
+            setting_errors: Vec::new(),
             options: Options::default(),
+            middleware: None,
+            telemetry: None,
         }
+    }
+
+    /// Turns on telemetry by OpenTelemetry's semantic conventions for MCP: request spans named
+    /// and attributed as they say, the trace context of `params._meta` continued (feature
+    /// `otel`), and the `mcp.server.operation.duration` and `mcp.server.session.duration`
+    /// histograms, kept by the server ([`McpService::metrics_text`], `GET /metrics` with the
+    /// `prometheus` feature) and sent to the global meter provider (feature `otel`). Off by
+    /// default. See [`telemetry`](crate::telemetry).
+    pub fn telemetry(mut self, telemetry: telemetry::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
+    }
+
+    /// Wraps every request of every transport and era in `layer`, a `tower::Layer` whose
+    /// service answers [`McpRequest`](crate::middleware::McpRequest) with
+    /// [`McpResponse`](crate::middleware::McpResponse): tower's own (`ConcurrencyLimitLayer`,
+    /// `TimeoutLayer`, `LoadShedLayer`), the built-in ones of [`middleware`](crate::middleware),
+    /// or yours ([`middleware::from_fn`](crate::middleware::from_fn)). Each call wraps what the
+    /// previous ones added, so the last layer added sees a request first. See
+    /// [`middleware`](crate::middleware).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use tower::limit::ConcurrencyLimitLayer;
+    ///
+    /// let server = Server::new("demo", "1.0.0").layer(ConcurrencyLimitLayer::new(64));
+    /// # let _ = server;
+    /// ```
+    pub fn layer(mut self, layer: impl McpLayer) -> Self {
+        self.middleware = Some(middleware::wrap(self.middleware.take(), layer));
+        self
     }
 
     /// Sets `serverInfo.name`.
@@ -461,21 +563,46 @@ impl Server {
     }
 
     /// The bytes of subscription URIs all sessions and listens may hold together (32 MiB by
-    /// default); past it, `resources/subscribe` is refused with -32602 until some are dropped.
+    /// default; one client at most its [`client_share`](Self::client_share) of it, 8 MiB); past
+    /// it, `resources/subscribe` is refused with -32602 until some are dropped.
     pub fn subscription_bytes_total(mut self, bytes: usize) -> Self {
         self.options.subscription_bytes_total = bytes;
         self
     }
 
     /// The bytes of requests the server holds at once, from the first byte read until the
-    /// request is answered (17 MiB by default: one [`max_message_size`](Self::max_message_size)
-    /// message and room for small ones beside it; each request is charged its bytes and 4 KiB
-    /// for its task; parsed, a request may take up to 32 times its text, so this bounds the largest
-    /// part of the server's memory: see the crate docs' Limits). Over HTTP a POST whose body
-    /// does not fit gets 503 with `Retry-After`; on stdio a request that does not fit is
-    /// answered with an error, as when the in-flight window is full.
+    /// request is answered (192 MiB by default). A request is charged what it holds: its
+    /// bytes as they arrive (never a `Content-Length` it has not sent), then, before it is
+    /// parsed, what parsing it will build (an upper bound from one scan of its text: a JSON
+    /// array of small values takes up to a hundred times its text; see
+    /// [`ParseCost`](crate::protocol::ParseCost)), and 4 KiB for its task. So this bounds the
+    /// largest part of the server's memory (see the crate docs' Limits). One client may hold
+    /// at most its share of it ([`client_share`](Self::client_share)), and never less than
+    /// the largest message costs at its peak (three times
+    /// [`max_message_size`](Self::max_message_size): the text, the string it holds and that
+    /// string's unescaped copy). Over HTTP a POST that does not fit gets 503 with
+    /// `Retry-After` (`ping`, `initialize`, notifications and responses, which hold nothing
+    /// once handled, get through on a small reserve of their own); one that could never fit
+    /// gets 413. On stdio the request is answered with an error, as when the in-flight window
+    /// is full.
     pub fn request_bytes_total(mut self, bytes: usize) -> Self {
         self.options.request_bytes_total = bytes;
+        self
+    }
+
+    /// The percentage of each bound the server's clients share that one client may hold (25 by
+    /// default; 100 turns the shares off): HTTP connections, request bytes in flight, sessions,
+    /// open streams, unread stream bytes, event logs and subscriptions. A client past its
+    /// share is refused as if the server were full, while the others keep theirs, so no one
+    /// client can lock the others out. A client is its OAuth principal when
+    /// [`oauth`](Self::oauth) is set, else its address (IPv6 by its /64; behind a proxy, see
+    /// [`trusted_proxies`](Self::trusted_proxies)); what a session holds counts toward the
+    /// client that opened it. A share is never less than one of the largest thing it holds (a
+    /// message of [`max_message_size`](Self::max_message_size) and its parse, a stream's
+    /// buffer, a session's event log, a subscription). stdio serves one client, which holds
+    /// whole bounds.
+    pub fn client_share(mut self, percent: u8) -> Self {
+        self.options.client_share = percent.clamp(1, 100);
         self
     }
 
@@ -605,28 +732,62 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
-    /// The most HTTP sessions open at once (10,000 by default); past it `initialize` gets 503.
+    /// The most HTTP sessions open at once, both transports together (10,000 by default). A
+    /// fresh `initialize` that finds them all taken ends the longest idle session (one never
+    /// initialized first) of the client holding the most, when that client holds more than the
+    /// newcomer; otherwise (and always with [`redis`](Self::redis), whose count is all
+    /// replicas', and for a legacy SSE GET) it gets 503 with `Retry-After`. One client holds at
+    /// most [`max_sessions_per_peer`](Self::max_sessions_per_peer) of them.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.options.http.max_sessions = sessions;
         self
     }
 
     #[cfg(feature = "http")]
-    /// The most HTTP sessions one client IP address may hold at once (no cap of its own by
-    /// default, only [`max_sessions`](Self::max_sessions)); past it that address's `initialize`
-    /// gets 503 with `Retry-After`, while other clients are still served. The address is the
-    /// TCP peer's, as `serve_http` accepted it: behind a proxy every client has the proxy's, so
-    /// set it there instead. [`McpService::into_router`] users run their own server, and the
-    /// cap applies only when their requests carry `axum::extract::ConnectInfo<SocketAddr>`.
+    /// The most HTTP sessions one client may hold at once (by default its share of
+    /// [`max_sessions`](Self::max_sessions), see [`client_share`](Self::client_share): 2,500);
+    /// past it that client's `initialize` gets 503 with `Retry-After`, while other clients are
+    /// still served. The client is the OAuth principal, else the address (see
+    /// [`trusted_proxies`](Self::trusted_proxies) behind a proxy).
+    /// [`McpService::into_router`] users run their own server: there a client is its address
+    /// only when requests carry `axum::extract::ConnectInfo<SocketAddr>`, and requests with
+    /// neither a principal nor an address share no bound by client.
     pub fn max_sessions_per_peer(mut self, sessions: usize) -> Self {
         self.options.http.max_sessions_per_peer = Some(sessions);
         self
     }
 
     #[cfg(feature = "http")]
-    /// The most HTTP connections `serve_http` keeps open at once (512 by default): past it a
-    /// new connection is accepted and closed at once, with one warning per burst in the log.
-    /// Not applied by [`into_router`](crate::McpService::into_router), whose server is yours.
+    /// The reverse proxies whose `Forwarded` (RFC 7239) or `X-Forwarded-For` header names the
+    /// client, as addresses (`10.0.0.5`, `::1`) or ranges (`10.0.0.0/8`, `fd00::/8`); none by
+    /// default, so those headers are ignored and a client is the address its connection
+    /// comes from. A request whose connection comes from one of them is its client's: the
+    /// last address in those headers that is not itself a trusted proxy (`Forwarded` when
+    /// present, else `X-Forwarded-For`); with no readable address there, the proxy's own.
+    /// A trusted proxy's connections are not limited to one client's share of
+    /// [`max_connections`](Self::max_connections), since they carry many clients. Only list
+    /// proxies that set these headers themselves: anyone else could claim any address. A
+    /// value that is neither an address nor a range fails [`build`](Self::build).
+    pub fn trusted_proxies<S: AsRef<str>>(mut self, proxies: impl IntoIterator<Item = S>) -> Self {
+        for proxy in proxies {
+            let proxy = proxy.as_ref();
+            match http::IpRange::parse(proxy) {
+                Some(range) => self.options.http.trusted_proxies.push(range),
+                None => self
+                    .setting_errors
+                    .push(unreadable_proxy(proxy, "Server::trusted_proxies")),
+            }
+        }
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// The most HTTP connections `serve_http` keeps open at once (512 by default), and one
+    /// address at most its [`client_share`](Self::client_share) of them (128; a
+    /// [trusted proxy](Self::trusted_proxies)'s only count in all): past either, a new
+    /// connection is answered 503 and closed at once, with one warning per burst in the log.
+    /// One client (principal or address) also keeps at most that many SSE responses open. Not
+    /// applied by [`into_router`](crate::McpService::into_router), whose server is yours.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.options.http.max_connections = connections;
         self
@@ -669,8 +830,9 @@ impl Server {
 
     #[cfg(feature = "http")]
     /// The bytes all HTTP streams together may hold that their clients have not read (128 MiB
-    /// by default; each one also has its own [`stream_buffer`](Self::stream_buffer)). A
-    /// message that does not fit cuts off the stream it was for, as its own buffer would.
+    /// by default; one client's streams at most its [`client_share`](Self::client_share) of it,
+    /// 32 MiB; each stream also has its own [`stream_buffer`](Self::stream_buffer)). A message
+    /// that does not fit cuts off the stream it was for, as its own buffer would.
     pub fn stream_buffer_total(mut self, bytes: usize) -> Self {
         self.options.http.unread_total = bytes;
         self
@@ -678,7 +840,8 @@ impl Server {
 
     #[cfg(feature = "http")]
     /// The bytes of events kept for resumption: by all the streams of one session together
-    /// (1 MiB by default) and by all sessions together (128 MiB by default). A stream makes
+    /// (1 MiB by default) and by all sessions together (128 MiB by default; one client's
+    /// sessions at most its [`client_share`](Self::client_share) of it, 32 MiB). A stream makes
     /// room by dropping its own oldest events; an event there is no room for is sent but not
     /// kept, and a client resuming from before it gets what came after.
     pub fn event_log_bytes(mut self, per_session: usize, total: usize) -> Self {
@@ -923,6 +1086,7 @@ impl Server {
                 });
             }
         }
+        errors.extend(self.setting_errors);
         let (default_name, default_version) = default_identity(&selected);
         let mut items = self.extra;
         #[cfg(feature = "skills")]
@@ -1084,8 +1248,26 @@ impl Server {
             Some(secret) => RequestStateKey::from_secret(secret, self.options.request_state_ttl),
             None => RequestStateKey::random(self.options.request_state_ttl),
         };
-        let subscription_bytes = Budget::new(self.options.subscription_bytes_total);
-        let request_bytes = Budget::new(self.options.request_bytes_total);
+        let shares = self.options.client_share;
+        let subscription_bytes = Budget::shared(
+            self.options.subscription_bytes_total,
+            Kind::Subscriptions,
+            // One subscription of the longest URI always fits.
+            share_of(
+                self.options.subscription_bytes_total,
+                shares,
+                self.options.max_subscription_uri + ENTRY_OVERHEAD,
+            ),
+        );
+        let request_bytes = Budget::shared(
+            self.options.request_bytes_total,
+            Kind::RequestBytes,
+            share_of(
+                self.options.request_bytes_total,
+                shares,
+                self.options.largest_request(),
+            ),
+        );
         let service = McpService {
             core: Arc::new(Core {
                 stamps: OnceLock::new(),
@@ -1104,6 +1286,10 @@ impl Server {
                 closing: tokio::sync::watch::channel(false).0,
                 subscription_bytes,
                 request_bytes,
+                middleware: self.middleware,
+                telemetry: self
+                    .telemetry
+                    .map(|t| Arc::new(telemetry::Observer::new(t))),
                 #[cfg(feature = "skills")]
                 skills,
                 ready: OnceLock::new(),
@@ -1168,6 +1354,10 @@ pub(crate) struct Core {
     pub(crate) subscription_bytes: Arc<Budget>,
     /// The bytes of requests being read, parsed or run.
     pub(crate) request_bytes: Arc<Budget>,
+    /// The middleware around every request (`Server::layer`).
+    pub(crate) middleware: Option<Next>,
+    /// Spans and metrics by OpenTelemetry's conventions (`Server::telemetry`).
+    pub(crate) telemetry: Option<Arc<telemetry::Observer>>,
     /// The skills served (fixed for the server's life).
     #[cfg(feature = "skills")]
     pub(crate) skills: SkillCatalog,
@@ -1428,6 +1618,14 @@ impl McpService {
     /// and to announce changes to the clients: resource updates, list changes.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle::new(Arc::clone(&self.core) as Arc<dyn Broadcast>)
+    }
+
+    /// The server's metrics in the Prometheus text exposition format (0.0.4), as `GET /metrics`
+    /// serves them: `None` unless [`Server::telemetry`] keeps metrics. See
+    /// [`telemetry`](crate::telemetry).
+    pub fn metrics_text(&self) -> Option<String> {
+        let observer = self.core.telemetry.as_ref()?;
+        observer.metrics.as_ref().map(|metrics| metrics.render())
     }
 
     /// Ends every open `subscriptions/listen` stream with its final result, as a graceful

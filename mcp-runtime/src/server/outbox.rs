@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::sync::mpsc;
 
-use super::{Budget, ENTRY_OVERHEAD};
+use super::{Account, Client, ENTRY_OVERHEAD};
 use crate::context::Principal;
 use crate::protocol::Outgoing;
 
@@ -72,8 +72,9 @@ struct Shared {
     dropped: AtomicUsize,
     /// Wakes a reader waiting for the queue to drain (`Backpressure`).
     drained: tokio::sync::Notify,
-    /// What all such queues of the server may hold together, if they share a budget.
-    total: Option<Arc<Budget>>,
+    /// What all such queues of the server may hold together, if they share a budget, as the
+    /// client this queue is for draws on it.
+    total: Option<Account>,
 }
 
 /// The sending side, cloned for every request that may answer on the stream.
@@ -83,9 +84,9 @@ pub(crate) struct Sink<T = Outgoing> {
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
-    /// The address the requests came from (a stateless HTTP POST, when the server reads
-    /// addresses): whose they are when nobody authenticated.
-    peer: Option<std::net::IpAddr>,
+    /// The client's address (HTTP): for middleware and telemetry. Behind a trusted proxy, the
+    /// client its forwarding header names (see `Server::trusted_proxies`).
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl<T> Clone for Sink<T> {
@@ -119,12 +120,13 @@ pub(crate) fn channel<T: Weigh>(limit: usize, overflow: Overflow) -> (Sink<T>, O
     channel_within(limit, overflow, None)
 }
 
-/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues:
-/// a message that does not fit in `total` is treated as over the queue's own limit.
+/// A new queue of at most `limit` bytes that also draws on `total`, shared with other queues
+/// (and with the other queues of its client, up to the client's share): a message that does
+/// not fit in `total` is treated as over the queue's own limit.
 pub(crate) fn channel_within<T: Weigh>(
     limit: usize,
     overflow: Overflow,
-    total: Option<Arc<Budget>>,
+    total: Option<Account>,
 ) -> (Sink<T>, Outbox<T>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
@@ -148,6 +150,18 @@ pub(crate) fn channel_within<T: Weigh>(
 }
 
 impl<T> Sink<T> {
+    /// The same queue, for requests from the client at `peer`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_peer(mut self, peer: Option<std::net::SocketAddr>) -> Self {
+        self.peer = peer;
+        self
+    }
+
+    /// The client's address, when the transport knows it.
+    pub(crate) fn peer(&self) -> Option<std::net::SocketAddr> {
+        self.peer
+    }
+
     /// The same queue, for requests made by `principal`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {
@@ -160,17 +174,17 @@ impl<T> Sink<T> {
         self.principal.as_ref()
     }
 
-    /// The same queue, for requests from `peer`.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn with_peer(mut self, peer: Option<std::net::IpAddr>) -> Self {
-        self.peer = peer;
-        self
+    /// The client whose share this queue draws on, if it counts toward one (HTTP).
+    pub(crate) fn client(&self) -> Option<&Arc<Client>> {
+        self.shared.total.as_ref().and_then(Account::client)
     }
 
-    /// The address the requests answered here came from.
+    /// The address the requests answered here came from, when their client is one (HTTP
+    /// without OAuth; an IPv6 client by its /64, as its shares are): a stateless client's
+    /// tasks belong to it.
     #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
-    pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
-        self.peer
+    pub(crate) fn client_address(&self) -> Option<std::net::IpAddr> {
+        self.client().and_then(|client| client.address())
     }
 }
 

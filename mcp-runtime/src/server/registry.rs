@@ -18,7 +18,7 @@ use crate::completion::Completer;
 use crate::error::{DefinitionError, is_valid_tool_name};
 use crate::metadata::Metadata;
 use crate::prompt::PromptDef;
-use crate::protocol::{ErrorObject, ProtocolVersion};
+use crate::protocol::{ErrorObject, ProtocolVersion, echo};
 use crate::resource::{ResourceDef, ResourceInfo, UriTemplate};
 use crate::schema::SchemaStyle;
 use crate::server::Items;
@@ -249,9 +249,9 @@ impl PromptRegistry {
         name: &str,
         argument: &str,
     ) -> Result<Option<&Completer>, ErrorObject> {
-        let (prompt, _) = self
-            .get(name)
-            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt `{name}`")))?;
+        let (prompt, _) = self.get(name).ok_or_else(|| {
+            ErrorObject::invalid_params(format!("unknown prompt `{}`", echo(name)))
+        })?;
         Ok(prompt
             .completers
             .iter()
@@ -483,7 +483,10 @@ impl ResourceRegistry {
             .enabled_templates()
             .find(|t| t.uri == template)
             .ok_or_else(|| {
-                ErrorObject::invalid_params(format!("unknown resource template `{template}`"))
+                ErrorObject::invalid_params(format!(
+                    "unknown resource template `{}`",
+                    echo(template)
+                ))
             })?;
         Ok(def
             .completers
@@ -534,6 +537,9 @@ pub(crate) struct Registry {
     settings: Settings,
     /// Counts the snapshots of one server, from 0 at build; cursors carry it.
     generation: u64,
+    /// Some item has middleware of its own (`ToolDef::layer`): requests go through the
+    /// middleware path to find it.
+    pub(crate) layered: bool,
 }
 
 impl Registry {
@@ -545,7 +551,11 @@ impl Registry {
         errors: &mut Vec<DefinitionError>,
     ) -> Self {
         let Catalogue { items, disabled } = catalogue;
+        let layered = items.tools.iter().any(|t| t.layer.is_some())
+            || items.prompts.iter().any(|p| p.layer.is_some())
+            || items.resources.iter().any(|r| r.layer.is_some());
         Self {
+            layered,
             tools: Listed::new(
                 items.tools,
                 disabled.tools,

@@ -17,12 +17,13 @@ use tokio::task::AbortHandle;
 
 use super::Sink;
 use super::dispatch::Link;
-use super::{Core, ENTRY_OVERHEAD};
+use super::middleware::Transport;
+use super::{Client, Core, ENTRY_OVERHEAD};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
     ErrorObject, Incoming, InitializeParams, InvalidMessage, LoggingLevel, Message, Method,
-    Outgoing, ProtocolVersion, Request, RequestId, canonical_notification, encode_batch,
+    Outgoing, ProtocolVersion, Request, RequestId, canonical_notification, echo, encode_batch,
     encode_error, encode_notification, encode_request, encode_response, negotiate_version,
 };
 
@@ -126,12 +127,18 @@ pub(crate) struct Session {
     /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
     /// `stdio-N`.
     pub(crate) trace_name: OnceLock<String>,
+    /// The transport, set by the one that is not Streamable HTTP.
+    pub(crate) transport: OnceLock<Transport>,
+    /// When it began, for `mcp.server.session.duration`.
+    created: std::time::Instant,
+    /// The client that opened it (HTTP), whose shares its holdings count toward.
+    pub(crate) client: Option<Arc<Client>>,
 }
 
 impl Session {
     /// A new session whose unsolicited messages go to `notifier`, registered with the server
-    /// so announcements reach it.
-    pub(crate) fn new(core: Arc<Core>, notifier: Sink) -> Arc<Self> {
+    /// so announcements reach it; what it holds counts toward `client`'s shares.
+    pub(crate) fn new(core: Arc<Core>, notifier: Sink, client: Option<Arc<Client>>) -> Arc<Self> {
         let session = Arc::new(Self {
             core: Arc::clone(&core),
             negotiated: OnceLock::new(),
@@ -145,6 +152,9 @@ impl Session {
             roots: Mutex::new(None),
             closing: tokio::sync::watch::channel(false).0,
             trace_name: OnceLock::new(),
+            transport: OnceLock::new(),
+            created: std::time::Instant::now(),
+            client,
         });
         core.register_session(&session);
         session
@@ -166,6 +176,31 @@ impl Session {
         }
     }
 
+    /// `initialize` or `ping` in a span, measured (with `Server::telemetry`).
+    fn observed_handshake(
+        &self,
+        observer: &Arc<super::telemetry::Observer>,
+        request: &Request,
+        sink: &Sink,
+    ) -> Vec<u8> {
+        let registry = self.core.registry();
+        let arrival = super::telemetry::Arrival {
+            request,
+            version: self.version(),
+            session: self.trace_name.get().map(String::as_str),
+            transport: Link::transport(self),
+            peer: sink.peer(),
+            registry: &registry,
+        };
+        let (span, mut observation) = observer.start(&arrival);
+        let bytes = span.in_scope(|| self.answer_handshake(request));
+        if let Some(version) = self.version() {
+            observation.settled(version);
+        }
+        observation.finish(&super::middleware::status_of(&bytes));
+        bytes
+    }
+
     /// Settles the revision and the client, once: a second `initialize` is refused.
     fn initialize(&self, request: &Request) -> Result<Value, ErrorObject> {
         if self.negotiated.get().is_some() {
@@ -175,7 +210,10 @@ impl Session {
         }
         let params: InitializeParams =
             serde_json::from_value(Value::Object(request.params.clone())).map_err(|e| {
-                ErrorObject::invalid_params(format!("invalid `initialize` params: {e}"))
+                ErrorObject::invalid_params(format!(
+                    "invalid `initialize` params: {}",
+                    echo(&e.to_string())
+                ))
             })?;
         let version = negotiate_version(&params.protocol_version);
         let client = Arc::new(ClientInfo {
@@ -236,26 +274,38 @@ impl Session {
                     options.max_subscriptions
                 )));
             }
-            if !self
-                .core
-                .subscription_bytes
-                .take(uri.len() + ENTRY_OVERHEAD)
-            {
+            if !self.hold_subscription(uri) {
                 return Err(ErrorObject::invalid_params(
-                    "the server holds as many subscriptions as it can: try again later",
+                    "the server holds as many subscriptions as it can for this client: \
+                     unsubscribe from some, or try again later",
                 ));
             }
             subscriptions.insert(uri.clone());
             drop(subscriptions);
             self.core.subscription_changed(uri, true);
         } else if subscriptions.remove(uri) {
-            self.core
-                .subscription_bytes
-                .give(uri.len() + ENTRY_OVERHEAD);
+            self.release_subscription(uri);
             drop(subscriptions);
             self.core.subscription_changed(uri, false);
         }
         Ok(json!({}))
+    }
+
+    /// Takes what a subscription to `uri` holds from the server's subscription total, within
+    /// its client's share; whether it fit.
+    pub(crate) fn hold_subscription(&self, uri: &str) -> bool {
+        self.core
+            .subscription_bytes
+            .account(self.client.as_ref())
+            .take(uri.len() + ENTRY_OVERHEAD)
+    }
+
+    /// Gives back what a subscription to `uri` held.
+    pub(crate) fn release_subscription(&self, uri: &str) {
+        self.core
+            .subscription_bytes
+            .account(self.client.as_ref())
+            .give(uri.len() + ENTRY_OVERHEAD);
     }
 
     /// Sends an unsolicited message, once the client has said `notifications/initialized`
@@ -278,8 +328,9 @@ impl Session {
         core: Arc<Core>,
         notifier: Sink,
         version: ProtocolVersion,
+        client: Option<Arc<Client>>,
     ) -> Arc<Self> {
-        let session = Self::new(core, notifier);
+        let session = Self::new(core, notifier, client);
         let client = Arc::new(ClientInfo {
             implementation: crate::protocol::Implementation::new("stateless-client", "0"),
             capabilities: crate::protocol::ClientCapabilities::default(),
@@ -289,10 +340,9 @@ impl Session {
         session
     }
 
-    /// Handles one message (or batch) from the client, as [`protocol::parse`](crate::protocol::parse)
-    /// read it. `slot` (a place in the session's in-flight window) is held until the work is
-    /// done: released at once when it is answered on the spot, else when the request ends,
-    /// however it ends.
+    /// Handles one message (or batch) from the client, as the transport parsed it. `slot` (a
+    /// place in the session's in-flight window) is held until the work is done: released at
+    /// once when it is answered on the spot, else when the request ends, however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {
         match incoming {
             Incoming::Batch(batch) => self.receive_batch(batch, sink, slot),
@@ -342,6 +392,10 @@ impl Session {
             let mut replies = Vec::new();
             let link = session.link();
             for value in batch {
+                // A batch's messages run one after another on one task: it gives way to other
+                // requests between them, so a batch of heavy calls (each announcing to every
+                // session, say) cannot hold a worker thread for the whole batch.
+                tokio::task::yield_now().await;
                 match Message::from_value(value) {
                     Ok(Message::Request(request)) if request.method == "initialize" => {
                         let error = ErrorObject::invalid_request(
@@ -378,7 +432,10 @@ impl Session {
         if (request.method == "initialize" || request.method == "ping")
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
-            let bytes = self.answer_handshake(&request);
+            let bytes = match &self.core.telemetry {
+                Some(observer) => self.observed_handshake(observer, &request, sink),
+                None => self.answer_handshake(&request),
+            };
             let _ = sink.send(Outgoing::reply(request.id, bytes));
             return;
         }
@@ -397,8 +454,10 @@ impl Session {
         };
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
+        // With middleware a list may wait (for a concurrency limit, say): it runs as any other.
         let method = Method::parse(&request.method);
         if method.is_some_and(Method::answered_inline)
+            && self.core.middleware.is_none()
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
             drop(vacant);
@@ -507,7 +566,13 @@ impl Session {
     /// finish, up to `grace`, then stops the requests still running: returns them, as
     /// `method (id N)`.
     pub(crate) async fn shutdown(&self, grace: Duration, tasks: bool) -> Vec<String> {
-        self.closing.send_replace(true);
+        let ended = self.closing.send_replace(true);
+        if let (false, Some(observer), Some(negotiated)) =
+            (ended, &self.core.telemetry, self.negotiated.get())
+        {
+            let transport = Link::transport(self);
+            observer.session_ended(Some(negotiated.version), transport, self.created.elapsed());
+        }
         let deadline = tokio::time::Instant::now() + grace;
         let mut tasks_checked: Option<tokio::time::Instant> = None;
         while tokio::time::Instant::now() < deadline {
@@ -672,14 +737,18 @@ impl Session {
         notifier: Sink,
         id: &str,
         record: &super::shared::SessionRecord,
+        client: Option<Arc<Client>>,
     ) -> Option<Arc<Self>> {
         let version = ProtocolVersion::parse(&record.version)?;
-        let client = Arc::new(ClientInfo {
+        let info = Arc::new(ClientInfo {
             implementation: serde_json::from_value(record.client.clone()).ok()?,
             capabilities: serde_json::from_value(record.capabilities.clone()).ok()?,
         });
-        let session = Self::new(core, notifier);
-        let _ = session.negotiated.set(Negotiated { version, client });
+        let session = Self::new(core, notifier, client);
+        let _ = session.negotiated.set(Negotiated {
+            version,
+            client: info,
+        });
         session
             .initialized
             .store(record.initialized, Ordering::Release);
@@ -690,11 +759,7 @@ impl Session {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
             for uri in &record.subscriptions {
-                if session
-                    .core
-                    .subscription_bytes
-                    .take(uri.len() + ENTRY_OVERHEAD)
-                {
+                if session.hold_subscription(uri) {
                     subscriptions.insert(uri.clone());
                 }
             }
@@ -712,6 +777,43 @@ impl Session {
         sink: &Sink,
     ) -> Result<Value, ClientRequestError> {
         let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        // With telemetry, the request runs in a `CLIENT` span, whose context the client
+        // continues from `params._meta`.
+        let span = match &self.core.telemetry {
+            Some(_) => super::telemetry::client_span(method, &id, self.trace_name.get()),
+            None => tracing::Span::none(),
+        };
+        #[cfg(feature = "otel")]
+        let params = {
+            let mut params = params;
+            if !span.is_disabled()
+                && let Value::Object(members) = &mut params
+                && let Value::Object(meta) = members
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()))
+            {
+                super::telemetry::otel::carry_trace(&span, meta);
+            }
+            params
+        };
+        let outcome = tracing::Instrument::instrument(
+            self.request_client_as(id, method, params, sink),
+            span.clone(),
+        )
+        .await;
+        if let Err(error) = &outcome {
+            super::telemetry::client_failed(&span, error);
+        }
+        outcome
+    }
+
+    async fn request_client_as(
+        &self,
+        id: RequestId,
+        method: &'static str,
+        params: Value,
+        sink: &Sink,
+    ) -> Result<Value, ClientRequestError> {
         let (tx, rx) = oneshot::channel();
         self.pending
             .lock()
@@ -754,7 +856,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        // Its subscriptions give their bytes back to the server's total.
+        // Its subscriptions give their bytes back to the server's total and its client's share.
         let subscriptions = self
             .subscriptions
             .get_mut()
@@ -763,7 +865,10 @@ impl Drop for Session {
             .iter()
             .map(|uri| uri.len() + ENTRY_OVERHEAD)
             .sum();
-        self.core.subscription_bytes.give(held);
+        self.core
+            .subscription_bytes
+            .account(self.client.as_ref())
+            .give(held);
         for uri in subscriptions.iter() {
             self.core.subscription_changed(uri, false);
         }
@@ -832,6 +937,13 @@ impl Link for Session {
 
     fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
         self.closing.subscribe()
+    }
+
+    fn transport(&self) -> Transport {
+        self.transport
+            .get()
+            .copied()
+            .unwrap_or(Transport::StreamableHttp)
     }
 }
 

@@ -26,10 +26,11 @@ use tokio::sync::mpsc;
 
 use crate::error::Result;
 use crate::protocol::{
-    ErrorObject, Incoming, Line, Message, Outgoing, error_codes, id_in_prefix, parse, read_line,
+    ErrorObject, Incoming, Line, Message, Outgoing, error_codes, id_in_prefix, read_line, scan,
 };
 use crate::server::{
-    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Window, channel,
+    Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
+    channel,
 };
 
 /// The stdio entry points, on the built server.
@@ -107,7 +108,7 @@ where
         max_depth: core.options.max_nesting_depth,
         requests: Arc::clone(&core.request_bytes),
     };
-    let session = Session::new(core, sink.clone());
+    let session = Session::new(core, sink.clone(), None);
     let reader: Pin<Box<dyn AsyncRead + Send>> =
         if TypeId::of::<R>() == TypeId::of::<tokio::io::Stdin>() {
             drop(reader);
@@ -123,6 +124,7 @@ where
         };
     let connection = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let _ = session.trace_name.set(format!("stdio-{connection}"));
+    let _ = session.transport.set(Transport::Stdio);
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {
@@ -204,14 +206,46 @@ struct Inbox {
 
 impl Inbox {
     /// Parses one line and hands it to the session; a request runs in a slot of the window.
+    /// What parsing the line builds is charged to the server's request total before it is
+    /// built (a line that could never fit is refused unparsed) and, for a request, while it
+    /// runs; a line that finds the total full is parsed only when it is small, and then only a
+    /// message that holds nothing once handled (`ping`, notifications, responses) goes on.
     fn receive(&self, session: &Arc<Session>, line: &[u8], sink: &Sink) {
-        let incoming = match parse(line, self.max_depth) {
+        // One pass over the line: its nesting, and what parsing it builds.
+        let scanned = match scan(line, self.max_depth) {
+            Ok(scanned) => scanned,
+            Err(error) => {
+                let _ = sink.send(Outgoing::error(None, &error));
+                return;
+            }
+        };
+        let cost = scanned.cost;
+        let id = || id_in_prefix(line);
+        if cost.peak.saturating_add(REQUEST_OVERHEAD) > self.requests.limit() {
+            let error = ErrorObject::invalid_request(format!(
+                "the message would hold {} bytes once parsed (its JSON values cost far more \
+                 than their text), more than the server holds for all requests ({})",
+                cost.peak,
+                self.requests.limit()
+            ));
+            let _ = sink.send(Outgoing::error(id().as_ref(), &error));
+            return;
+        }
+        let mut charge = self.requests.charge(cost.peak + REQUEST_OVERHEAD);
+        if charge.is_none() && line.len() > SMALL_LINE {
+            let _ = sink.send(Outgoing::error(id().as_ref(), &busy()));
+            return;
+        }
+        let incoming = match scanned.parse() {
             Ok(incoming) => incoming,
             Err(error) => {
                 let _ = sink.send(Outgoing::error(None, &error));
                 return;
             }
         };
+        if let Some(charge) = &mut charge {
+            charge.shrink(cost.peak - cost.held);
+        }
         let slots = Window::slots_needed(&incoming);
         if slots == 0 {
             session.receive(incoming, sink, None);
@@ -224,23 +258,30 @@ impl Inbox {
             };
             let _ = sink.send(Outgoing::error(id, error));
         };
+        let Some(charge) = charge else {
+            return refuse(&busy());
+        };
         let mut running = match self.window.enter(slots) {
             Ok(running) => running,
             Err(error) => return refuse(&error),
         };
-        // The line's bytes stay charged to the server's total while the request runs.
-        match self.requests.charge(line.len() + REQUEST_OVERHEAD) {
-            Some(charge) => running.hold(charge),
-            None => {
-                return refuse(&ErrorObject::new(
-                    error_codes::SERVER_ERROR,
-                    "the server is busy (too many request bytes in flight): wait for an answer",
-                ));
-            }
-        }
+        // What the request holds stays charged to the server's total while it runs.
+        running.hold(charge);
         // The session holds the slot until the request ends (or is cancelled).
         session.receive(incoming, sink, Some(running));
     }
+}
+
+/// The longest line parsed uncharged when the request total is full, for the messages that
+/// hold nothing once handled: one line at a time, so at most this much (and its parse).
+const SMALL_LINE: usize = 64 * 1024;
+
+/// The error of a request that finds the server's request total full.
+fn busy() -> ErrorObject {
+    ErrorObject::new(
+        error_codes::SERVER_ERROR,
+        "the server is busy (too many request bytes in flight): wait for an answer",
+    )
 }
 
 /// The process's stdin and stdout as non-blocking pipes on the runtime's reactor.

@@ -9,10 +9,11 @@ use super::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VE
 use crate::context::ClientInfo;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion,
-    ServerCapabilities, error_codes,
+    ServerCapabilities, echo, error_codes,
 };
 
 /// A stateless request's envelope, read but not yet judged on its version.
+#[derive(Clone)]
 pub(crate) struct Envelope {
     /// The version string as sent.
     pub(crate) requested: String,
@@ -81,7 +82,10 @@ pub(crate) fn read_envelope(params: &Map<String, Value>) -> Result<Envelope, Err
     let implementation = match meta.get(CLIENT_INFO_KEY) {
         None => Implementation::new("unnamed-client", ""),
         Some(info) => serde_json::from_value(info.clone()).map_err(|e| {
-            ErrorObject::invalid_params(format!("`{CLIENT_INFO_KEY}` is invalid: {e}"))
+            ErrorObject::invalid_params(format!(
+                "`{CLIENT_INFO_KEY}` is invalid: {}",
+                echo(&e.to_string())
+            ))
         })?,
     };
     let log_level = match meta.get(LOG_LEVEL_KEY) {

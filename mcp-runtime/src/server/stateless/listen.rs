@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::SUBSCRIPTION_ID_KEY;
 use crate::protocol::{ErrorObject, Outgoing, RequestId, ServerCapabilities, encode_notification};
-use crate::server::{Budget, Charge, ENTRY_OVERHEAD, Sink};
+use crate::server::{Account, Charge, ENTRY_OVERHEAD, Sink};
 
 /// One open `subscriptions/listen`: what it asked for, and where its notifications go.
 pub(crate) struct Listener {
@@ -29,7 +29,7 @@ impl Listener {
         capabilities: &ServerCapabilities,
         sink: Sink,
         (max_subscriptions, max_uri): (usize, usize),
-        total: &Arc<Budget>,
+        total: Account,
     ) -> Result<(Self, Value), ErrorObject> {
         let Some(Value::Object(requested)) = params.get("notifications") else {
             return Err(ErrorObject::invalid_params(
@@ -95,7 +95,7 @@ impl Listener {
             0 => None,
             held => Some(total.charge(held).ok_or_else(|| {
                 ErrorObject::invalid_params(
-                    "the server holds as many subscriptions as it can: try again later",
+                    "the server holds as many subscriptions as it can for this client: try again later",
                 )
             })?),
         };

@@ -27,7 +27,7 @@ pub use self::store::{
 };
 use super::dispatch::{catch_unwind, panic_message};
 use crate::context::{BoxFuture, CancelFlag, ClientInfo};
-use crate::protocol::{ErrorObject, ProtocolVersion, error_codes};
+use crate::protocol::{ErrorObject, ProtocolVersion, echo, error_codes};
 use crate::tool::CallToolResult;
 
 /// The extension's identifier.
@@ -200,7 +200,7 @@ fn unavailable(_: StoreError) -> ErrorObject {
 }
 
 fn unknown(id: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!("unknown or expired task `{id}`"))
+    ErrorObject::invalid_params(format!("unknown or expired task `{}`", echo(id)))
 }
 
 /// The caller's task `id`, or the error a client sees for one it may not see or that is gone.
@@ -408,7 +408,8 @@ pub(crate) async fn legacy_cancel(
     let record = find(&*tasks.store, id, owner).await?;
     if record.status.is_terminal() {
         return Err(ErrorObject::invalid_params(format!(
-            "task `{id}` already ended ({})",
+            "task `{}` already ended ({})",
+            echo(id),
             record.status.as_str()
         )));
     }

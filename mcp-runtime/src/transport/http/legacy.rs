@@ -24,19 +24,17 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{OriginalUri, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::body::read_post_body;
 use super::stream::named_event;
-use super::{
-    HttpState, check_host, check_json_content_type, error_response, json_response, read_post_body,
-    session_id,
-};
+use super::{HttpState, check_host, check_json_content_type, error_response, session_id};
 use crate::context::Principal;
 use crate::protocol::{
-    ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error, parse,
+    ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error,
 };
-use crate::server::{Outbox, Session, Sink, Window};
+use crate::server::{Charge, Outbox, Session, Sink, Window};
 
 /// How long the stream may stay silent before a keep-alive comment goes out, so proxies and
 /// clients with read timeouts keep the connection, and a client that went away is noticed.
@@ -58,6 +56,8 @@ pub(super) struct LegacySession {
     end: tokio::sync::watch::Sender<bool>,
     /// Who opened it (OAuth): only a token for the same principal may POST to it.
     owner: Option<String>,
+    /// Its place in its client's share of sessions.
+    _counted: Option<Charge>,
 }
 
 impl LegacySession {
@@ -114,10 +114,25 @@ impl Drop for Ended {
 /// GET on the SSE path: a new session, and its event stream.
 pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let options = state.options();
-    if let Err(response) = check_host(options, request.headers()) {
+    if let Err(response) = check_host(options, request.headers(), request.uri()) {
         return response;
     }
-    let (sink, outbox) = state.channel();
+    let principal = request.extensions().get::<Arc<Principal>>();
+    let client = state.client_of(
+        request.extensions(),
+        request.headers(),
+        principal.map(Arc::as_ref),
+    );
+    // The session's stream, and the session, within its client's shares.
+    let open = match state.open_stream(client.as_ref()) {
+        Ok(open) => open,
+        Err(response) => return response,
+    };
+    let counted = match state.count_session(client.as_ref(), None) {
+        Ok(counted) => counted,
+        Err(response) => return response,
+    };
+    let (sink, outbox) = state.channel(client.as_ref());
     let (end, ended) = tokio::sync::watch::channel(false);
     let id = session_id();
     {
@@ -125,18 +140,11 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         let sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let mut legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner());
         if sessions.len() + legacy.len() >= options.max_sessions {
-            let mut response = error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "too many sessions; try again later",
-            );
-            let seconds = options.initialize_timeout.as_secs().max(1);
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-            return response;
+            return state.retry_later(None, "too many sessions; try again later");
         }
-        let session = Session::new(Arc::clone(&state.core), sink.clone());
+        let session = Session::new(Arc::clone(&state.core), sink.clone(), client);
         let _ = session.trace_name.set(id.clone());
+        let _ = session.transport.set(crate::server::Transport::LegacySse);
         legacy.insert(
             id.clone(),
             Arc::new(LegacySession {
@@ -146,10 +154,8 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
                 last_seen: Mutex::new(Instant::now()),
                 created: Instant::now(),
                 end,
-                owner: request
-                    .extensions()
-                    .get::<Arc<Principal>>()
-                    .map(|p| p.binding_key()),
+                owner: principal.map(|p| p.binding_key()),
+                _counted: counted,
             }),
         );
     }
@@ -167,7 +173,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         outbox,
         ended,
         core: Arc::clone(&state.core),
-        _guard: ended_guard,
+        _guard: (ended_guard, open),
     };
     let rest = futures_util::stream::unfold(live, |mut live| async move {
         live.next()
@@ -203,8 +209,9 @@ struct Live {
     outbox: Outbox,
     ended: tokio::sync::watch::Receiver<bool>,
     core: Arc<crate::server::Core>,
-    /// Ends the session when the stream is dropped.
-    _guard: Ended,
+    /// Ends the session when the stream is dropped, and gives its place in its client's share
+    /// of streams back.
+    _guard: (Ended, Option<Charge>),
 }
 
 impl Live {
@@ -295,7 +302,7 @@ pub(super) async fn handle_message(
     request: Request,
 ) -> Response {
     let options = state.options();
-    if let Err(response) = check_host(options, request.headers()) {
+    if let Err(response) = check_host(options, request.headers(), request.uri()) {
         return response;
     }
     let session = match session_of(&state, &request) {
@@ -308,15 +315,22 @@ pub(super) async fn handle_message(
         return response;
     }
     let limits = &state.core.options;
-    let (body, charge) = match read_post_body(&state, &parts.headers, body).await {
+    let client = state.client_of(&parts.extensions, &parts.headers, principal.as_deref());
+    let peer = state.peer_of(&parts.extensions, &parts.headers);
+    let body = match read_post_body(&state, &parts.headers, body, client.as_ref()).await {
         Ok(read) => read,
         Err(response) => return response,
     };
-    let incoming = match parse(&body, limits.max_nesting_depth) {
-        Ok(incoming) => incoming,
-        Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
-    };
-    drop(body);
+    let from = (&*state, client.as_ref());
+    let (incoming, held) =
+        match body.parse(from, limits.max_nesting_depth, |scanned| scanned.parse()) {
+            Ok(parsed) => parsed,
+            Err(response) => return response,
+        };
+    if held.on_reserve() && Window::slots_needed(&incoming) > 0 {
+        return held.refusal();
+    }
+    let charge = held.into_charge();
     #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
         && let Err(response) = auth.check_scopes(&state.core, principal.as_deref(), &incoming)
@@ -341,7 +355,11 @@ pub(super) async fn handle_message(
         None
     };
     // Answered on the session's stream, for this POST's principal (its scopes may have grown).
-    let sink = session.sink.clone().with_principal(principal);
+    let sink = session
+        .sink
+        .clone()
+        .with_principal(principal)
+        .with_peer(peer);
     session.session.receive(incoming, &sink, slot);
     accepted()
 }
@@ -368,6 +386,7 @@ fn window_full(sink: &Sink, incoming: &Incoming, error: &ErrorObject) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     #[test]
     fn events_are_named() {

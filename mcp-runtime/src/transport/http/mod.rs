@@ -15,15 +15,23 @@
 //!   missed, then the live rest. Every event has an id; each stream's log is bounded.
 //! - **`MCP-Protocol-Version`**: a value this server does not support is 400; a missing one means
 //!   2025-03-26; a supported one that differs from the session's is accepted.
-//! - **DNS rebinding**: by default `Host` (and `Origin`, when present) must name a loopback host
+//! - **DNS rebinding**: by default `Host`, the host of an absolute-form request target, and
+//!   `Origin` (when present; with its scheme, as origins are written) must name a loopback host
 //!   (`localhost`, `127.0.0.1`, `[::1]`, any port), else 403. `serve_http` on a non-loopback
-//!   address drops the check unless hosts were configured.
+//!   address drops the check unless hosts were configured. Two `Host` or two `Mcp-Session-Id`
+//!   headers are 400.
 //! - **Limits**: a body over the message size limit is 413 (refused from `Content-Length` before
-//!   it is read, else as soon as the bytes read pass the limit); nesting deeper than the limit is
+//!   it is read, else as soon as the bytes read pass the limit); a body is charged as it arrives
+//!   and what parsing it builds before it is built ([`body`]); nesting deeper than the limit is
 //!   a -32700 parse error; a session's requests run in a bounded window, and a request that finds
 //!   it full gets a -32000 error at once. When the client disconnects from a POST answered with
 //!   JSON, its requests are cancelled: their answers could never be delivered. (An SSE stream can
 //!   be resumed, so its requests run on.)
+//! - **Fair shares**: every bound the clients share (connections, request bytes, sessions, open
+//!   streams, unread stream bytes, event logs, subscriptions) counts per client too, its
+//!   principal or address ([`client`]), and one client holds at most its share; the accept loop
+//!   ([`serve`]) counts connections per address. A fresh `initialize` that finds the sessions
+//!   full ends the longest idle session of a client that holds more than the newcomer.
 //! - **Stateless mode** (`Server::stateless_http`): no sessions; every POST is served on its own,
 //!   GET and DELETE are 405. For deployments behind load balancers; no server-to-client requests.
 //! - **The stateless era (2026-07-28)** shares the endpoint: a POST whose body is an enveloped
@@ -39,16 +47,19 @@
 
 #[cfg(feature = "oauth")]
 mod auth;
+mod body;
 mod card;
+mod client;
 mod deadline;
 mod legacy;
 mod modern;
+mod serve;
 mod shared;
 mod stream;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -59,18 +70,18 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use futures_util::{FutureExt as _, StreamExt as _};
 use serde_json::Value;
 
+use self::body::{CONTROL_LARGEST, CONTROL_TOTAL, read_post_body};
 use self::stream::{Bounds, EventStream, parse_event_id};
 use crate::context::Principal;
 use crate::protocol::{
-    ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, decode,
-    encode_batch, encode_error, parse,
+    ErrorObject, Incoming, Message, Method, Outgoing, ProtocolVersion, RequestId, Scanned,
+    encode_batch, encode_error,
 };
 use crate::server::{
-    Budget, Charge, Core, FastMap, HostPolicy, HttpOptions, McpService, Outbox, Overflow,
-    REQUEST_OVERHEAD, Session, Sink, Window, channel_within, is_stateless,
+    Budget, Charge, Client, Clients, Core, FastMap, HostPolicy, HttpOptions, Kind, McpService,
+    Outbox, Overflow, Session, Sink, Window, channel_within, is_stateless, share_of,
 };
 
 /// The MCP headers, as names parsed once (a lookup by `&str` parses the name every time).
@@ -117,28 +128,10 @@ struct HttpSession {
     window: Arc<Window>,
     /// What bounds each of its streams.
     bounds: Bounds,
-    /// Its place in its client address's count, given back when it is dropped.
-    _peer: Option<PeerSession>,
+    /// Its place in its client's share of sessions, given back when it is dropped.
+    _counted: Option<Charge>,
     /// Who opened it (OAuth): only a token for the same principal may use it.
     owner: Option<String>,
-}
-
-/// One session counted against its client's address, until dropped.
-struct PeerSession {
-    peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
-    ip: IpAddr,
-}
-
-impl Drop for PeerSession {
-    fn drop(&mut self) {
-        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(count) = peers.get_mut(&self.ip) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                peers.remove(&self.ip);
-            }
-        }
-    }
 }
 
 impl HttpSession {
@@ -196,8 +189,15 @@ pub(crate) struct HttpState {
     event_logs: Arc<Budget>,
     /// The bytes all streams hold unread together.
     unread: Arc<Budget>,
-    /// Sessions by client address, for `max_sessions_per_peer`.
-    peers: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// The clients holding something, for their shares.
+    clients: Clients,
+    /// The reserve on which `ping`, `initialize`, notifications and responses get through when
+    /// the request budget (or the client's share of it) is full.
+    control: Arc<Budget>,
+    /// Sessions by client (the total is `max_sessions`, checked with the legacy transport's).
+    sessions_held: Arc<Budget>,
+    /// Open SSE responses by client (connections bound them all together).
+    streams: Arc<Budget>,
     /// The OAuth resource server, when tokens are required.
     #[cfg(feature = "oauth")]
     auth: Option<Arc<auth::Auth>>,
@@ -207,16 +207,40 @@ impl HttpState {
     fn new(core: Arc<Core>, options: HttpOptions) -> Arc<Self> {
         #[cfg(feature = "oauth")]
         let auth = options.auth.clone().map(auth::Auth::new);
+        let percent = core.options.client_share;
+        let shared = |total: usize, kind: Kind, floor: usize| {
+            Budget::shared(total, kind, share_of(total, percent, floor))
+        };
+        let sessions = options
+            .max_sessions_per_peer
+            .unwrap_or_else(|| share_of(options.max_sessions, percent, 1));
         Arc::new(Self {
-            core,
             #[cfg(feature = "oauth")]
             auth,
-            event_logs: Budget::new(options.total_log_bytes),
-            unread: Budget::new(options.unread_total),
+            // A session's whole log always fits in its client's share.
+            event_logs: shared(
+                options.total_log_bytes,
+                Kind::EventLogs,
+                options.session_log_bytes,
+            ),
+            // So do one stream's buffer and what may be queued past it.
+            unread: shared(
+                options.unread_total,
+                Kind::Unread,
+                core.options.stream_buffer.saturating_mul(2),
+            ),
+            control: shared(CONTROL_TOTAL, Kind::ControlBytes, CONTROL_LARGEST),
+            sessions_held: Budget::shared(usize::MAX, Kind::Sessions, sessions),
+            streams: Budget::shared(
+                usize::MAX,
+                Kind::Streams,
+                share_of(options.max_connections, percent, 1),
+            ),
+            clients: Clients::default(),
+            core,
             options,
             sessions: Mutex::new(FastMap::default()),
             legacy: Mutex::new(HashMap::new()),
-            peers: Arc::default(),
         })
     }
 
@@ -225,67 +249,103 @@ impl HttpState {
     }
 
     /// A queue for one POST's replies, on their way to a response or an event stream. It draws
-    /// on the server's unread total like every queue (a burst can outrun its reader), but its
-    /// replies are never refused by the total (see `Sink::send`).
-    pub(crate) fn channel(&self) -> (Sink, Outbox) {
+    /// on the server's unread total like every queue (a burst can outrun its reader), within
+    /// its client's share, but its replies are never refused by the total (see `Sink::send`).
+    pub(crate) fn channel(&self, client: Option<&Arc<Client>>) -> (Sink, Outbox) {
         channel_within(
             self.core.options.stream_buffer,
             Overflow::Close,
-            Some(Arc::clone(&self.unread)),
+            Some(self.unread.account(client)),
         )
     }
 
     /// A session's notifications on their way to its standalone stream: past its buffer or the
-    /// server's total they are dropped (logged once per burst), and the session goes on.
-    fn notifier_channel(&self) -> (Sink, Outbox) {
+    /// server's total (or its client's share) they are dropped (logged once per burst), and
+    /// the session goes on.
+    fn notifier_channel(&self, client: Option<&Arc<Client>>) -> (Sink, Outbox) {
         channel_within(
             self.core.options.stream_buffer,
             Overflow::Backpressure,
-            Some(Arc::clone(&self.unread)),
+            Some(self.unread.account(client)),
         )
     }
 
-    /// Counts a new session against its client's address; 503 past `max_sessions_per_peer`,
-    /// answering the `initialize` request `request`.
-    fn count_peer(
+    /// Counts a new session in its client's share of sessions; 503 past it, answering the
+    /// `initialize` request `request`.
+    fn count_session(
         &self,
-        peer: Option<IpAddr>,
+        client: Option<&Arc<Client>>,
         request: Option<&RequestId>,
-    ) -> Result<Option<PeerSession>, Response> {
-        let (Some(cap), Some(ip)) = (self.options.max_sessions_per_peer, peer) else {
+    ) -> Result<Option<Charge>, Response> {
+        let Some(client) = client else {
             return Ok(None);
         };
-        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        let count = peers.entry(ip).or_insert(0);
-        if *count >= cap {
-            tracing::warn!(%ip, cap, "a client address holds its most sessions: `initialize` gets 503");
-            let mut response = error_response_to(
-                request,
-                StatusCode::SERVICE_UNAVAILABLE,
-                "too many sessions from this address; end one or try again later",
-            );
-            let seconds = self.options.initialize_timeout.as_secs().max(1);
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-            return Err(response);
+        match self.sessions_held.account(Some(client)).charge(1) {
+            Some(counted) => Ok(Some(counted)),
+            None => {
+                tracing::warn!(
+                    client = ?client.key(),
+                    share = self.sessions_held.share(),
+                    "a client holds its share of sessions: its `initialize` gets 503"
+                );
+                Err(self.retry_later(
+                    request,
+                    "this client holds as many sessions as one client may: end one (DELETE) or \
+                     try again later",
+                ))
+            }
         }
-        *count += 1;
-        Ok(Some(PeerSession {
-            peers: Arc::clone(&self.peers),
-            ip,
-        }))
     }
 
-    /// The bounds of a new session's streams, with a log budget of its own.
-    fn stream_bounds(&self) -> Bounds {
+    /// 503 with `Retry-After`, answering `request`: a slot held by a session that never
+    /// initializes frees within the initialize timeout, so that is when trying again can first
+    /// help.
+    fn retry_later(&self, request: Option<&RequestId>, message: &str) -> Response {
+        let mut response = error_response_to(request, StatusCode::SERVICE_UNAVAILABLE, message);
+        let seconds = self.options.initialize_timeout.as_secs().max(1);
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        response
+    }
+
+    /// One open stream in its client's share of streams; 503 (with `Retry-After`) past it.
+    fn open_stream(&self, client: Option<&Arc<Client>>) -> Result<Option<Charge>, Response> {
+        let Some(client) = client else {
+            return Ok(None);
+        };
+        match self.streams.account(Some(client)).charge(1) {
+            Some(open) => Ok(Some(open)),
+            None => {
+                tracing::warn!(
+                    client = ?client.key(),
+                    share = self.streams.share(),
+                    "a client holds its share of open streams: another stream gets 503"
+                );
+                let mut response = error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "this client has as many streams open as one client may: close one first",
+                );
+                let headers = response.headers_mut();
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                // Its connection goes too: a client at its share of streams may be at its
+                // share of connections, and an idle one would hold a place for nothing.
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+                Err(response)
+            }
+        }
+    }
+
+    /// The bounds of a new session's streams, with a log budget of its own, drawing on the
+    /// server's totals within `client`'s shares.
+    fn stream_bounds(&self, client: Option<&Arc<Client>>) -> Bounds {
         Bounds {
             events: self.options.event_buffer,
             live_bytes: self.core.options.stream_buffer,
-            unread: Arc::clone(&self.unread),
+            unread: self.unread.account(client),
             budgets: [
-                Budget::new(self.options.session_log_bytes),
-                Arc::clone(&self.event_logs),
+                Budget::new(self.options.session_log_bytes).account(None),
+                self.event_logs.account(client),
             ],
         }
     }
@@ -297,15 +357,10 @@ impl HttpState {
         &self,
         headers: &HeaderMap,
         principal: Option<&Principal>,
+        client: Option<&Arc<Client>>,
         request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = headers.get(&MCP_SESSION_ID).and_then(|v| v.to_str().ok()) else {
-            return Err(error_response_to(
-                request,
-                StatusCode::BAD_REQUEST,
-                "the `Mcp-Session-Id` header is missing: send `initialize` first",
-            ));
-        };
+        let id = session_header(headers, request)?;
         let owner = principal.map(Principal::binding_key);
         let session = self
             .sessions
@@ -343,10 +398,14 @@ impl HttpState {
                     Ok(None) => return Err(unknown()),
                     Err(error) => return Err(shared::store_failed(request, &error)),
                 };
-                let (notifier, notifications) = self.notifier_channel();
-                let Some(session) =
-                    Session::restore(Arc::clone(&self.core), notifier.clone(), id, &record)
-                else {
+                let (notifier, notifications) = self.notifier_channel(client);
+                let Some(session) = Session::restore(
+                    Arc::clone(&self.core),
+                    notifier.clone(),
+                    id,
+                    &record,
+                    client.cloned(),
+                ) else {
                     return Err(unknown());
                 };
                 let http_session =
@@ -378,14 +437,15 @@ impl HttpState {
         id: String,
         session: Arc<Session>,
         notifications: Outbox,
-        peer_session: Option<PeerSession>,
+        counted: Option<Charge>,
         owner: Option<String>,
     ) -> Arc<HttpSession> {
-        let bounds = self.stream_bounds();
+        let client = session.client.clone();
+        let bounds = self.stream_bounds(client.as_ref());
         let standalone = Arc::new(EventStream::new(0, bounds.clone()));
         let store = self.core.shared().cloned();
         let notifier = store.as_ref().map(|_| {
-            let (notifier, outbox) = self.notifier_channel();
+            let (notifier, outbox) = self.notifier_channel(client.as_ref());
             (notifier, outbox)
         });
         let http_session = Arc::new(HttpSession {
@@ -412,7 +472,7 @@ impl HttpState {
             created: Instant::now(),
             window: Window::new(self.core.options.max_in_flight),
             bounds,
-            _peer: peer_session,
+            _counted: counted,
             owner,
         });
         match (store, notifier) {
@@ -516,6 +576,29 @@ fn error_response_code(
     )
 }
 
+/// A reply as a POST's whole answer: 200, or the status and `Retry-After` of a refusal (a rate
+/// limit's 429, a shed request's 503).
+pub(super) fn reply_response(reply: Outgoing) -> Response {
+    let refusal = reply.refused();
+    let bytes = reply.into_bytes().unwrap_or_default();
+    match refusal {
+        Some(refusal) => refused_response(refusal, bytes),
+        None => json_response(StatusCode::OK, bytes),
+    }
+}
+
+/// `bytes` with the status and `Retry-After` of `refusal`.
+pub(super) fn refused_response(refusal: crate::protocol::Refusal, bytes: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::OK);
+    let mut response = json_response(status, bytes);
+    if let Some(seconds) = refusal.retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
 pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
@@ -528,13 +611,16 @@ pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
         .into_response()
 }
 
-fn sse_response(receiver: Outbox<Bytes>) -> Response {
-    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        receiver
-            .recv()
-            .await
-            .map(|bytes| (Ok::<_, Infallible>(bytes), receiver))
-    });
+/// An SSE response carrying what `receiver` gets; `open` (its place in its client's share of
+/// streams) is held until the response ends or goes away.
+fn sse_response(receiver: Outbox<Bytes>, open: Option<Charge>) -> Response {
+    let stream =
+        futures_util::stream::unfold((receiver, open), |(mut receiver, open)| async move {
+            receiver
+                .recv()
+                .await
+                .map(|bytes| (Ok::<_, Infallible>(bytes), (receiver, open)))
+        });
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "text/event-stream")
@@ -566,11 +652,16 @@ fn host_name(value: &str) -> Option<&str> {
     (!host.is_empty()).then_some(host)
 }
 
-/// The DNS-rebinding check: `Host`, and `Origin` when present, must name an allowed host. A
-/// repeated `Host` is 400 (which one would the check believe?); a malformed `Host` or `Origin`,
-/// and `Origin: null` (an opaque origin, such as a sandboxed page), are 403 unless the policy
-/// is [`HostPolicy::Any`].
-fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
+/// The DNS-rebinding check: `Host`, the host of an absolute-form request target
+/// (`POST http://host/mcp`), and `Origin` when present must name an allowed host. A repeated
+/// `Host` is 400 (which one would the check believe?); a malformed `Host` or `Origin`, an
+/// `Origin` without a scheme (an origin is `scheme://host[:port]`), and `Origin: null` (an
+/// opaque origin, such as a sandboxed page), are 403 unless the policy is [`HostPolicy::Any`].
+fn check_host(
+    options: &HttpOptions,
+    headers: &HeaderMap,
+    target: &axum::http::Uri,
+) -> Result<(), Response> {
     let allowed = |host: &str| -> bool {
         match &options.hosts {
             HostPolicy::Any => true,
@@ -596,15 +687,50 @@ fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response
     if !host.is_some_and(allowed) {
         return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
     }
+    if let Some(authority) = target.authority()
+        && !host_name(authority.as_str()).is_some_and(allowed)
+    {
+        return Err(error_response(
+            StatusCode::FORBIDDEN,
+            "forbidden host in the request target",
+        ));
+    }
     for origin in headers.get_all(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
-        let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+        let authority = match origin.split_once("://") {
+            Some((scheme, rest)) if !scheme.is_empty() => rest,
+            _ => "",
+        };
         let authority = authority.split('/').next().unwrap_or("");
         if !host_name(authority).is_some_and(allowed) {
             return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Origin`"));
         }
     }
     Ok(())
+}
+
+/// The `Mcp-Session-Id` of a request: 400 (answering `request`) when it has none, or more than
+/// one (which would the server believe?).
+fn session_header<'h>(
+    headers: &'h HeaderMap,
+    request: Option<&RequestId>,
+) -> Result<&'h str, Response> {
+    let mut ids = headers.get_all(&MCP_SESSION_ID).iter();
+    let first = ids.next().and_then(|v| v.to_str().ok());
+    if ids.next().is_some() {
+        return Err(error_response_to(
+            request,
+            StatusCode::BAD_REQUEST,
+            "more than one `Mcp-Session-Id` header",
+        ));
+    }
+    first.ok_or_else(|| {
+        error_response_to(
+            request,
+            StatusCode::BAD_REQUEST,
+            "the `Mcp-Session-Id` header is missing: send `initialize` first",
+        )
+    })
 }
 
 /// What the client's `Accept` header allows, read as a list.
@@ -687,7 +813,11 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
             hosts,
             ..HttpOptions::default()
         };
-        out.push(status(check_host(&options, &map)));
+        out.push(status(check_host(
+            &options,
+            &map,
+            &axum::http::Uri::from_static("/mcp"),
+        )));
     }
     let _ = accepts(&map);
     out.push(status(header_version(&map, None).map(|_| ())));
@@ -737,13 +867,13 @@ struct Post {
 }
 
 impl Post {
-    /// Reads a body: one valid message straight from its bytes; anything else (a batch, an
-    /// invalid message) from its JSON value, where the members of an invalid message still
+    /// Reads a scanned body: one valid message straight from its bytes; anything else (a batch,
+    /// an invalid message) from its JSON value, where the members of an invalid message still
     /// decide where it goes.
-    fn read(body: &[u8], max_depth: usize) -> Result<Self, ErrorObject> {
+    fn read(body: &Scanned<'_>) -> Result<Self, ErrorObject> {
         let runs_user_code =
             |method: &str| Method::parse(method).is_some_and(Method::runs_user_code);
-        if let Incoming::Single(Ok(message)) = parse(body, max_depth)? {
+        if let Incoming::Single(Ok(message)) = body.parse()? {
             let (method, params, id) = match &message {
                 Message::Request(r) => (Some(r.method.as_str()), Some(&r.params), Some(&r.id)),
                 Message::Notification(n) => (Some(n.method.as_str()), Some(&n.params), None),
@@ -759,7 +889,7 @@ impl Post {
                 incoming: Incoming::Single(Ok(message)),
             });
         }
-        let value = decode(body, max_depth)?;
+        let value = body.decode()?;
         let messages: Vec<&Value> = match &value {
             Value::Array(items) => items.iter().collect(),
             single => vec![single],
@@ -834,14 +964,10 @@ impl Answer {
 async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0.ip());
     let headers = parts.headers;
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
     let options = state.options();
-    if let Err(response) = check_host(options, &headers) {
+    if let Err(response) = check_host(options, &headers, &parts.uri) {
         return response;
     }
     if let Err(response) = check_json_content_type(&headers) {
@@ -854,17 +980,20 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             "`Accept` must list `application/json` or `text/event-stream`",
         );
     }
+    let client = state.client_of(&parts.extensions, &headers, principal.as_deref());
+    let peer = state.peer_of(&parts.extensions, &headers);
     let limits = &state.core.options;
-    // The body's bytes stay charged to the server's request total until it is answered.
-    let (body, charge) = match read_post_body(&state, &headers, body).await {
+    // The body is charged to the client's share of the request budget as it arrives, then what
+    // parsing it builds, and that stays charged until it is answered.
+    let body = match read_post_body(&state, &headers, body, client.as_ref()).await {
         Ok(read) => read,
         Err(response) => return response,
     };
-    let post = match Post::read(&body, limits.max_nesting_depth) {
-        Ok(post) => post,
-        Err(error) => return json_response(StatusCode::BAD_REQUEST, encode_error(None, &error)),
+    let from = (&*state, client.as_ref());
+    let (post, charge) = match body.parse(from, limits.max_nesting_depth, Post::read) {
+        Ok(parsed) => parsed,
+        Err(response) => return response,
     };
-    drop(body);
     let Post {
         incoming,
         stateless,
@@ -872,6 +1001,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         ids,
         runs_user_code,
     } = post;
+    if charge.on_reserve() && !holds_nothing(&incoming, stateless) {
+        return charge.refusal();
+    }
     // What a refusal from here on answers: the request's id (a batch, a notification or an
     // unreadable id: `null`).
     let answering = match &incoming {
@@ -888,9 +1020,15 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     }
     // The stateless era: one enveloped request (or `server/discover`), served on its own.
     if stateless && let Incoming::Single(message) = incoming {
-        let client = modern::Client { principal, peer };
-        return modern::handle(&state, &headers, message, accepts_sse, charge, client).await;
+        let caller = modern::Caller {
+            principal,
+            client,
+            peer,
+            charge: charge.into_charge(),
+        };
+        return modern::handle(&state, &headers, message, accepts_sse, caller).await;
     }
+    let charge = charge.into_charge();
     let version = match header_version(&headers, answering) {
         Ok(version) => version,
         Err(response) => return response,
@@ -901,88 +1039,19 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
 
     // `initialize` opens a session (or, stateless, is answered on its own).
     if is_initialize {
-        let (sink, mut replies) = state.channel();
-        let sink = sink.with_principal(principal.clone());
-        let (notifier, notifications) = state.notifier_channel();
-        let session = Session::new(Arc::clone(&state.core), notifier);
-        session.receive(incoming, &sink, None);
-        // Answered on the spot; nothing else will ever come.
-        drop(sink);
-        let Some(reply) = replies.recv().await.and_then(Outgoing::into_bytes) else {
-            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-        };
-        let ok = session.version().is_some();
-        let mut response = json_response(StatusCode::OK, reply);
-        if ok && !options.stateless {
-            // With replicas, the limit is on the sessions of all of them.
-            let elsewhere = match state.core.shared() {
-                Some(store) => match store.count_sessions().await {
-                    Ok(count) => count,
-                    Err(error) => return shared::store_failed(answering, &error),
-                },
-                None => 0,
-            };
-            let http_session = {
-                let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
-                // The legacy transport's sessions count too (locked after these, as it does).
-                let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
-                if sessions.len().max(elsewhere) + legacy >= options.max_sessions {
-                    let mut response = error_response_to(
-                        answering,
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "too many sessions; try again later",
-                    );
-                    // A slot held by a session that never initializes frees within the initialize
-                    // timeout, so that is when trying again can first help.
-                    let seconds = options.initialize_timeout.as_secs().max(1);
-                    response
-                        .headers_mut()
-                        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-                    return response;
-                }
-                let peer_session = match state.count_peer(peer, answering) {
-                    Ok(counted) => counted,
-                    Err(response) => return response,
-                };
-                let id = session_id();
-                let _ = session.trace_name.set(id.clone());
-                let http_session = state.open_session(
-                    id.clone(),
-                    session,
-                    notifications,
-                    peer_session,
-                    principal.as_deref().map(Principal::binding_key),
-                );
-                sessions.insert(id.clone(), Arc::clone(&http_session));
-                http_session
-            };
-            if let Some(store) = state.core.shared()
-                && let Err(error) = shared::sync_out(&state, store, &http_session).await
-            {
-                state
-                    .sessions
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&http_session.id);
-                return shared::store_failed(answering, &error);
-            }
-            if let Ok(value) = HeaderValue::from_str(&http_session.id) {
-                response.headers_mut().insert(MCP_SESSION_ID, value);
-            }
-        }
-        return response;
+        return initialize_session(&state, incoming, (principal, client, peer), answering).await;
     }
 
     let (session, http_session) = if options.stateless {
-        let (notifier, _) = state.channel();
+        let (notifier, _) = state.channel(client.as_ref());
         let version = version.unwrap_or(ProtocolVersion::V2025_03_26);
         (
-            Session::new_stateless(Arc::clone(&state.core), notifier, version),
+            Session::new_stateless(Arc::clone(&state.core), notifier, version, client.clone()),
             None,
         )
     } else {
         match state
-            .session(&headers, principal.as_deref(), answering)
+            .session(&headers, principal.as_deref(), client.as_ref(), answering)
             .await
         {
             Ok(http_session) => (Arc::clone(&http_session.session), Some(http_session)),
@@ -993,8 +1062,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // Notifications and responses: accepted, no body. Anything else without a readable id (an
     // invalid message) is refused with 400 and its error, once whatever handles it is done.
     if ids.is_empty() {
-        let (sink, mut replies) = state.channel();
-        let sink = sink.with_principal(principal.clone());
+        let (sink, mut replies) = state.channel(client.as_ref());
+        let sink = sink.with_principal(principal.clone()).with_peer(peer);
         session.receive(incoming, &sink, None);
         drop(sink);
         let mut errors = Vec::new();
@@ -1006,6 +1075,17 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             0 => StatusCode::ACCEPTED.into_response(),
             _ => json_response(StatusCode::BAD_REQUEST, errors.swap_remove(0)),
         };
+    }
+
+    let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
+    // A client that takes only a stream needs room for one before anything runs; one that
+    // takes both gets JSON when it has none.
+    let mut open = None;
+    if wants_sse && !accepts_json {
+        match state.open_stream(client.as_ref()) {
+            Ok(charged) => open = Some(charged),
+            Err(response) => return response,
+        }
     }
 
     // A request that runs takes a slot of the session's window, a batch one for all; the
@@ -1027,9 +1107,8 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         None => Some(charge),
     };
 
-    let (sink, replies) = state.channel();
-    let sink = sink.with_principal(principal);
-    let wants_sse = accepts_sse && (runs_user_code || !accepts_json);
+    let (sink, replies) = state.channel(client.as_ref());
+    let sink = sink.with_principal(principal).with_peer(peer);
     session.receive(incoming, &sink, slot);
     share_back(&state, http_session.as_deref()).await;
     let mut replies = replies;
@@ -1040,9 +1119,9 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     if !batch
         && let Some(Outgoing::Reply { id: Some(id), .. }) = &first
         && ids.first() == Some(id)
-        && let Some(reply) = first.take().and_then(Outgoing::into_bytes)
+        && let Some(reply) = first.take()
     {
-        return json_response(StatusCode::OK, reply);
+        return reply_response(reply);
     }
     let pending: HashSet<RequestId> = ids.into_iter().collect();
 
@@ -1057,7 +1136,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         match tokio::time::timeout(LAZY_SSE_WINDOW, replies.recv()).await {
             Ok(Some(reply)) if Answer::of(&reply, &pending) != Answer::Not => {
                 waiting.ids.clear();
-                return json_response(StatusCode::OK, reply.into_bytes().unwrap_or_default());
+                return reply_response(reply);
             }
             Ok(reply) => first = reply,
             Err(_) => {}
@@ -1066,10 +1145,14 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         waiting.ids.clear();
     }
 
-    if wants_sse {
+    if wants_sse && open.is_none() {
+        // No room for another stream of this client's: the answers come as JSON.
+        open = state.open_stream(client.as_ref()).ok();
+    }
+    if let Some(open) = open {
         let stream = match &http_session {
             Some(http_session) => http_session.new_stream(),
-            None => Arc::new(EventStream::new(1, state.stream_bounds())),
+            None => Arc::new(EventStream::new(1, state.stream_bounds(client.as_ref()))),
         };
         let live = stream.attach(None);
         if session
@@ -1080,7 +1163,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
             stream.prime(options.retry_ms);
         }
         tokio::spawn(pump(first, replies, stream, pending));
-        return sse_response(live);
+        return sse_response(live, open);
     }
     let mut unanswered = Unanswered {
         session,
@@ -1094,6 +1177,146 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
         http_session.as_deref(),
     )
     .await
+}
+
+/// Whether a message holds nothing once handled, so it may go on when the request budget is
+/// full: `ping`, `initialize`, notifications, responses, `server/discover`.
+fn holds_nothing(incoming: &Incoming, stateless: bool) -> bool {
+    match incoming {
+        Incoming::Single(Ok(Message::Request(request))) if stateless => {
+            request.method == "server/discover"
+        }
+        _ => !stateless && Window::slots_needed(incoming) == 0,
+    }
+}
+
+/// `initialize` outside a session: a new session (or, stateless, the answer alone). A refusal
+/// answers `answering`, the request's id.
+async fn initialize_session(
+    state: &Arc<HttpState>,
+    incoming: Incoming,
+    (principal, client, peer): (
+        Option<Arc<Principal>>,
+        Option<Arc<Client>>,
+        Option<SocketAddr>,
+    ),
+    answering: Option<&RequestId>,
+) -> Response {
+    let options = state.options();
+    let (sink, mut replies) = state.channel(client.as_ref());
+    let sink = sink.with_principal(principal.clone()).with_peer(peer);
+    let (notifier, notifications) = state.notifier_channel(client.as_ref());
+    let session = Session::new(Arc::clone(&state.core), notifier, client.clone());
+    session.receive(incoming, &sink, None);
+    // Answered on the spot; nothing else will ever come.
+    drop(sink);
+    let Some(reply) = replies.recv().await.and_then(Outgoing::into_bytes) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let mut response = json_response(StatusCode::OK, reply);
+    if session.version().is_none() || options.stateless {
+        return response;
+    }
+    // With replicas, the limit is on the sessions of all of them.
+    let elsewhere = match state.core.shared() {
+        Some(store) => match store.count_sessions().await {
+            Ok(count) => count,
+            Err(error) => return shared::store_failed(answering, &error),
+        },
+        None => 0,
+    };
+    let counted = match state.count_session(client.as_ref(), answering) {
+        Ok(counted) => counted,
+        Err(response) => return response,
+    };
+    let (http_session, evicted) = {
+        let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        // The legacy transport's sessions count too (locked after these, as it does).
+        let legacy = state.legacy.lock().unwrap_or_else(|e| e.into_inner()).len();
+        let mut evicted = None;
+        if sessions.len().max(elsewhere) + legacy >= options.max_sessions {
+            // Full: the newcomer takes the place of an idle session of a client that holds
+            // more than it does, if there is one (only among this process's sessions).
+            evicted = (state.core.shared().is_none())
+                .then(|| evict_for(&mut sessions, client.as_deref()))
+                .flatten();
+            if evicted.is_none() {
+                return state.retry_later(answering, "too many sessions; try again later");
+            }
+        }
+        let id = session_id();
+        let _ = session.trace_name.set(id.clone());
+        let http_session = state.open_session(
+            id.clone(),
+            session,
+            notifications,
+            counted,
+            principal.as_deref().map(Principal::binding_key),
+        );
+        sessions.insert(id, Arc::clone(&http_session));
+        (http_session, evicted)
+    };
+    if let Some(evicted) = evicted {
+        tracing::info!(
+            client = ?evicted.session.client.as_ref().map(|c| c.key()),
+            "the sessions are full: a newcomer's `initialize` ended the longest idle session of \
+             the client holding the most"
+        );
+        tokio::spawn(async move {
+            evicted.session.shutdown(Duration::ZERO, false).await;
+            evicted.session.release_tasks().await;
+        });
+    }
+    if let Some(store) = state.core.shared()
+        && let Err(error) = shared::sync_out(state, store, &http_session).await
+    {
+        state
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&http_session.id);
+        return shared::store_failed(answering, &error);
+    }
+    if let Ok(value) = HeaderValue::from_str(&http_session.id) {
+        response.headers_mut().insert(MCP_SESSION_ID, value);
+    }
+    response
+}
+
+/// Takes out of `sessions` the session a newcomer (of `client`) may end to make room: the
+/// longest idle one (one not yet initialized first) of the client holding the most sessions,
+/// when that client holds more than the newcomer's does. One pass, reading each session's
+/// client's count; `None` when no client holds more.
+fn evict_for(
+    sessions: &mut FastMap<String, Arc<HttpSession>>,
+    client: Option<&Client>,
+) -> Option<Arc<HttpSession>> {
+    let mine = client.map_or(0, |c| c.holds(Kind::Sessions));
+    let mut victim: Option<(usize, bool, Instant, &String)> = None;
+    for (id, http_session) in sessions.iter() {
+        let Some(owner) = &http_session.session.client else {
+            continue;
+        };
+        // The newcomer's own count already has its new session in it.
+        let holds = owner.holds(Kind::Sessions);
+        if holds <= mine {
+            continue;
+        }
+        let initialized = http_session.session.initialized.load(Ordering::Acquire);
+        let seen = *http_session
+            .last_seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        // Most sessions held first; then not initialized; then idle longest.
+        let better = victim.is_none_or(|(h, i, s, _)| {
+            (holds, !initialized, std::cmp::Reverse(seen)) > (h, !i, std::cmp::Reverse(s))
+        });
+        if better {
+            victim = Some((holds, initialized, seen, id));
+        }
+    }
+    let id = victim?.3.clone();
+    sessions.remove(&id)
 }
 
 /// 415 unless the request's `Content-Type` is `application/json` (parameters allowed).
@@ -1111,126 +1334,6 @@ fn check_json_content_type(headers: &HeaderMap) -> Result<(), Response> {
             "`Content-Type` must be `application/json`",
         ))
     }
-}
-
-/// Reads a POST's body within the size limit, the server's request total and the body-read
-/// timeout; the bytes stay charged until the returned charge is dropped.
-async fn read_post_body(
-    state: &HttpState,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<(Bytes, Charge), Response> {
-    let options = state.options();
-    let reading = read_body(
-        headers,
-        body,
-        state.core.options.max_message_size,
-        &state.core.request_bytes,
-    );
-    // Most bodies are in by the time their headers are: read at once, with no timer to arm.
-    let mut reading = std::pin::pin!(reading);
-    if let Some(read) = reading.as_mut().now_or_never() {
-        return read;
-    }
-    match tokio::time::timeout(options.body_read_timeout, reading).await {
-        Ok(read) => read,
-        Err(_) => Err(body_timeout(options)),
-    }
-}
-
-/// 408 for a body not sent within the body-read timeout; the connection is closed.
-fn body_timeout(options: &HttpOptions) -> Response {
-    tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
-    let mut response = error_response(
-        StatusCode::REQUEST_TIMEOUT,
-        "the request body was not sent in time",
-    );
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
-}
-
-/// Reads a POST body of at most `max` bytes: a `Content-Length` over it is refused before
-/// reading anything, a longer body as soon as the bytes read pass it.
-async fn read_body(
-    headers: &HeaderMap,
-    body: Body,
-    max: usize,
-    total: &Arc<Budget>,
-) -> Result<(Bytes, Charge), Response> {
-    let busy = || {
-        tracing::warn!(
-            "HTTP request bodies in flight are at the server's total: a request gets 503"
-        );
-        let mut response = error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is busy; try again shortly",
-        );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        response
-    };
-    let too_large = || {
-        json_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            encode_error(
-                None,
-                &ErrorObject::invalid_request(format!(
-                    "the body exceeds the message size limit of {max} bytes"
-                )),
-            ),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > max as u64) {
-        return Err(too_large());
-    }
-    // Charged before it is read when its length is declared, else as it arrives.
-    let declared = declared.map_or(0, |length| usize::try_from(length).unwrap_or(max));
-    let Some(mut charge) = total.charge(declared + REQUEST_OVERHEAD) else {
-        return Err(busy());
-    };
-    let mut stream = body.into_data_stream();
-    let mut first: Option<Bytes> = None;
-    let mut rest = Vec::new();
-    // Counted as chunks arrive, each once (`rest` holds a copy of `first` once a second chunk
-    // comes, so adding their lengths would count the first chunk twice).
-    let mut length = 0usize;
-    while let Some(chunk) = stream.next().await {
-        let Ok(chunk) = chunk else {
-            return Err(error_response(
-                StatusCode::BAD_REQUEST,
-                "the body could not be read",
-            ));
-        };
-        length = length.saturating_add(chunk.len());
-        if length > max {
-            return Err(too_large());
-        }
-        if length > declared && !charge.grow(length - declared.max(length - chunk.len())) {
-            return Err(busy());
-        }
-        match &first {
-            None => first = Some(chunk),
-            Some(head) => {
-                if rest.is_empty() {
-                    rest.extend_from_slice(head);
-                }
-                rest.extend_from_slice(&chunk);
-            }
-        }
-    }
-    let body = if rest.is_empty() {
-        first.unwrap_or_default()
-    } else {
-        Bytes::from(rest)
-    };
-    Ok((body, charge))
 }
 
 /// The answer to a POST whose requests find the session's window full.
@@ -1315,6 +1418,8 @@ async fn json_replies(
     http_session: Option<&HttpSession>,
 ) -> Response {
     let mut answered = Vec::new();
+    // A lone request's refusal (429, 503) is the response's status.
+    let mut refusal = None;
     while !pending.is_empty() {
         let reply = match first.take() {
             Some(reply) => reply,
@@ -1324,10 +1429,12 @@ async fn json_replies(
             },
         };
         let answers = Answer::of(&reply, pending).settle(pending);
+        let refused = reply.refused();
         let Some(bytes) = reply.into_bytes() else {
             continue;
         };
         if answers {
+            refusal = refused;
             answered.push(bytes);
         } else if let Some(http_session) = http_session {
             shared::to_standalone(http_session, bytes);
@@ -1342,20 +1449,21 @@ async fn json_replies(
         let error = ErrorObject::internal("the answer was lost; send the request again");
         answered.extend(pending.drain().map(|id| encode_error(Some(&id), &error)));
     }
-    let body = if batch && answered.len() > 1 {
-        encode_batch(&answered)
-    } else {
-        answered.into_iter().next().unwrap_or_default()
-    };
-    json_response(StatusCode::OK, body)
+    if batch && answered.len() > 1 {
+        return json_response(StatusCode::OK, encode_batch(&answered));
+    }
+    let body = answered.into_iter().next().unwrap_or_default();
+    match refusal {
+        Some(refusal) if !batch => refused_response(refusal, body),
+        _ => json_response(StatusCode::OK, body),
+    }
 }
 
-async fn handle_get(
-    State(state): State<Arc<HttpState>>,
-    principal: Option<axum::Extension<Arc<Principal>>>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(response) = check_host(state.options(), &headers) {
+async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let headers = parts.headers;
+    let principal = parts.extensions.get::<Arc<Principal>>();
+    if let Err(response) = check_host(state.options(), &headers, &parts.uri) {
         return response;
     }
     if state.options().stateless || is_stateless_era(&headers) {
@@ -1370,11 +1478,17 @@ async fn handle_get(
     if let Err(response) = header_version(&headers, None) {
         return response;
     }
+    let client = state.client_of(&parts.extensions, &headers, principal.map(Arc::as_ref));
     let session = match state
-        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()), None)
+        .session(&headers, principal.map(Arc::as_ref), client.as_ref(), None)
         .await
     {
         Ok(session) => session,
+        Err(response) => return response,
+    };
+    // Every GET is a stream, within its client's share of them.
+    let open = match state.open_stream(client.as_ref()) {
+        Ok(open) => open,
         Err(response) => return response,
     };
     let last = headers.get(&LAST_EVENT_ID).and_then(|v| v.to_str().ok());
@@ -1397,17 +1511,29 @@ async fn handle_get(
                 Err(error) => return shared::store_failed(None, &error),
             },
         };
-        return shared::follow(&state, store, &session.id, 0, after).await;
+        let follow = shared::Follow {
+            session: &session,
+            stream: 0,
+            after,
+            open,
+        };
+        return shared::follow(&state, store, follow).await;
     }
     if let Some((stream, sequence)) = last {
         let Some(stream) = session.stream(stream) else {
             // Shared: a POST's stream another replica serves resumes from the store's copy.
             if let Some(store) = state.core.shared() {
-                return shared::follow(&state, store, &session.id, stream, sequence).await;
+                let follow = shared::Follow {
+                    session: &session,
+                    stream,
+                    after: sequence,
+                    open,
+                };
+                return shared::follow(&state, store, follow).await;
             }
             return error_response(StatusCode::NOT_FOUND, "no stream for that `Last-Event-ID`");
         };
-        return sse_response(stream.attach(Some(sequence)));
+        return sse_response(stream.attach(Some(sequence)), open);
     }
     if session.standalone.is_attached() {
         return error_response(
@@ -1415,22 +1541,22 @@ async fn handle_get(
             "this session already has its standalone stream open",
         );
     }
-    sse_response(session.standalone.attach(None))
+    sse_response(session.standalone.attach(None), open)
 }
 
-async fn handle_delete(
-    State(state): State<Arc<HttpState>>,
-    principal: Option<axum::Extension<Arc<Principal>>>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(response) = check_host(state.options(), &headers) {
+async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let headers = parts.headers;
+    let principal = parts.extensions.get::<Arc<Principal>>();
+    if let Err(response) = check_host(state.options(), &headers, &parts.uri) {
         return response;
     }
     if state.options().stateless || is_stateless_era(&headers) {
         return modern::method_not_allowed();
     }
+    let client = state.client_of(&parts.extensions, &headers, principal.map(Arc::as_ref));
     let session = match state
-        .session(&headers, principal.as_ref().map(|p| p.0.as_ref()), None)
+        .session(&headers, principal.map(Arc::as_ref), client.as_ref(), None)
         .await
     {
         Ok(session) => session,
@@ -1441,16 +1567,11 @@ async fn handle_delete(
     {
         return shared::store_failed(None, &error);
     }
-    let id = headers
-        .get(&MCP_SESSION_ID)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
     state
         .sessions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .remove(&id);
+        .remove(&session.id);
     session.session.shutdown(Duration::ZERO, false).await;
     // The session is over on every replica: what it held goes (running tasks stop).
     session.session.release_tasks().await;
@@ -1482,16 +1603,15 @@ impl McpService {
         if !options.hosts_configured && !is_loopback(&local) {
             options.hosts = HostPolicy::Any;
         }
-        let limits = Limits {
+        let limits = serve::Limits {
             max_connections: options.max_connections,
+            client_share: self.core.options.client_share,
             header_read_timeout: options.header_read_timeout,
             grace: self.core.options.shutdown_grace,
-            // Stateless clients' tasks belong to their address.
-            peer_addresses: options.max_sessions_per_peer.is_some()
-                || self.core.capabilities.tasks.is_some(),
+            trusted_proxies: options.trusted_proxies.clone(),
         };
         let path = options.path.clone();
-        let router = router(Arc::clone(&self.core), options);
+        let (router, state) = router(Arc::clone(&self.core), options);
         // Upstreams proxied: their first connections before the first request.
         self.ready().await;
         let core = Arc::clone(&self.core);
@@ -1502,7 +1622,7 @@ impl McpService {
             // Open listen streams end with their final result, so the server can drain.
             core.close();
         };
-        serve(router, listener, shutdown, limits).await?;
+        serve::serve(router, &state.clients, listener, shutdown, limits).await?;
         Ok(())
     }
 
@@ -1517,7 +1637,7 @@ impl McpService {
     /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router), to mount in an existing
     /// app (`app.merge(service.into_router())` or `nest`).
     pub fn into_router(&self) -> axum::Router {
-        router(Arc::clone(&self.core), self.core.options.http.clone())
+        router(Arc::clone(&self.core), self.core.options.http.clone()).0
     }
 }
 
@@ -1544,8 +1664,8 @@ async fn shutdown_signal() {
     tracing::info!("{signal} received: shutting down");
 }
 
-/// The endpoint as an axum router, at the configured path.
-pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
+/// The endpoint as an axum router, at the configured path, and the state it serves.
+pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> (Router, Arc<HttpState>) {
     let path = options.path.clone();
     let card = options
         .server_card
@@ -1580,7 +1700,14 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     }
     #[cfg(feature = "oauth")]
     let auth = state.auth.clone();
-    let mut router = router.with_state(state);
+    #[cfg(feature = "prometheus")]
+    let metrics = state
+        .core
+        .telemetry
+        .as_ref()
+        .is_some_and(|t| t.metrics.is_some())
+        .then(|| crate::server::telemetry::metrics_router(Arc::clone(&state.core)));
+    let mut router = router.with_state(Arc::clone(&state));
     #[cfg(feature = "oauth")]
     if let Some(auth) = auth {
         // Every MCP route needs a token; the metadata routes, added after, do not.
@@ -1598,155 +1725,12 @@ pub(crate) fn router(core: Arc<Core>, options: HttpOptions) -> Router {
     if let Some(card) = card {
         router = router.merge(card);
     }
-    router
-}
-
-/// The connection limits of [`serve`].
-pub(crate) struct Limits {
-    pub(crate) max_connections: usize,
-    pub(crate) header_read_timeout: Duration,
-    pub(crate) grace: Duration,
-    /// Whether requests carry their client's address (`ConnectInfo`), for the per-peer cap.
-    pub(crate) peer_addresses: bool,
-}
-
-/// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
-/// neither spins nor stops.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
-
-/// The most a connection buffers while reading a request (hyper's default is about 400 KiB).
-const CONNECTION_BUFFER: usize = 64 * 1024;
-
-/// What a connection past the limit hears before it is closed.
-const CONNECTION_LIMIT_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
-    Content-Type: text/plain\r\nContent-Length: 29\r\nConnection: close\r\n\r\n\
-    too many connections; retry\n";
-
-/// How often at most a refused connection is logged: one line per burst, not per connection.
-const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
-
-/// Serves the endpoint on `listener` until `shutdown` completes, then lets open connections
-/// finish for the grace period and drops those still open.
-///
-/// An accept loop of our own (on hyper's HTTP/1.1 connection builder, which axum's `serve`
-/// also runs on) so that connections are counted and limited, headers must arrive in time, and
-/// every connection task is ours to end.
-pub(crate) async fn serve(
-    router: Router,
-    listener: tokio::net::TcpListener,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    limits: Limits,
-) -> std::io::Result<()> {
-    use hyper_util::rt::TokioIo;
-    use hyper_util::service::TowerToHyperService;
-
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .header_read_timeout(limits.header_read_timeout)
-        // The connection's read buffer: request headers past it get 431.
-        .max_buf_size(CONNECTION_BUFFER);
-    // The header-read deadlines: a slot per connection, swept every tick (not a timer-wheel
-    // registration per request).
-    let clock = deadline::Clock::new(limits.header_read_timeout, limits.max_connections);
-    let sweeper = tokio::spawn(Arc::clone(&clock).sweep());
-    let _sweeper = AbortOnDrop(sweeper.abort_handle());
-    // Dropped when `serve` returns: the connection tasks still running are aborted with it.
-    let mut connections = tokio::task::JoinSet::new();
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let mut last_refusal: Option<Instant> = None;
-    let mut refused = 0u64;
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let accepted = tokio::select! {
-            () = &mut shutdown => break,
-            accepted = listener.accept() => accepted,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(error) => {
-                tracing::warn!(%error, "HTTP accept failed; retrying in {ACCEPT_BACKOFF:?}");
-                tokio::time::sleep(ACCEPT_BACKOFF).await;
-                continue;
-            }
-        };
-        // Reap finished connections so the count is of open ones.
-        while connections.try_join_next().is_some() {}
-        if connections.len() >= limits.max_connections {
-            // Told so, if the socket takes it without waiting, then closed at once; logged
-            // once per burst.
-            let _ = stream.try_write(CONNECTION_LIMIT_RESPONSE);
-            drop(stream);
-            refused += 1;
-            if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {
-                tracing::warn!(
-                    max_connections = limits.max_connections,
-                    refused,
-                    "HTTP connection limit reached: refusing new connections"
-                );
-                last_refusal = Some(Instant::now());
-                refused = 0;
-            }
-            continue;
-        }
-        // Small SSE writes must not wait for the client's delayed ACK.
-        let _ = stream.set_nodelay(true);
-        // The client's address, only where a setting reads it: a layer per connection costs.
-        let router = if limits.peer_addresses {
-            router
-                .clone()
-                .layer(axum::Extension(axum::extract::ConnectInfo(peer)))
-        } else {
-            router.clone()
-        };
-        let service = TowerToHyperService::new(router);
-        let mut builder = builder.clone();
-        builder.timer(clock.timer());
-        let mut stopped = stopped.clone();
-        connections.spawn(async move {
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => return,
-                _ = stopped.wait_for(|stop| *stop) => {}
-            }
-            connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
-        });
+    // Metrics are for the operator's scraper: outside OAuth, as the metadata is.
+    #[cfg(feature = "prometheus")]
+    if let Some(metrics) = metrics {
+        router = router.merge(metrics);
     }
-    drop(listener);
-    let started = Instant::now();
-    let _ = stop.send(true);
-    while connections.try_join_next().is_some() {}
-    tracing::info!(
-        open = connections.len(),
-        "HTTP shutdown: no new connections; waiting up to {:?} for the {} open (requests in \
-         flight finish, streams end)",
-        limits.grace,
-        connections.len()
-    );
-    let drained = async { while connections.join_next().await.is_some() {} };
-    if tokio::time::timeout(limits.grace, drained).await.is_err() {
-        tracing::warn!(
-            open = connections.len(),
-            "HTTP shutdown: {} connection(s) still open after the {:?} grace period are dropped",
-            connections.len(),
-            limits.grace
-        );
-    }
-    tracing::info!(
-        "HTTP shutdown: done in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
-/// Aborts a task when dropped: the sweeper ends with the accept loop, however that ends.
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    (router, state)
 }
 
 /// Whether binding `addr` makes a local server, for the default DNS-rebinding policy.
@@ -1758,6 +1742,11 @@ pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
 mod tests {
     use super::*;
 
+    /// An origin-form request target, as most requests have.
+    fn path() -> axum::http::Uri {
+        axum::http::Uri::from_static("/mcp")
+    }
+
     #[test]
     fn hosts_are_compared_without_ports() {
         assert_eq!(host_name("127.0.0.1:3000"), Some("127.0.0.1"));
@@ -1766,19 +1755,19 @@ mod tests {
         assert_eq!(host_name("[::1]"), Some("[::1]"));
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
-        assert!(check_host(&HttpOptions::default(), &headers).is_err());
+        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_err());
         headers.insert(header::HOST, HeaderValue::from_static("localhost:8080"));
-        assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_ok());
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://evil.example.com"),
         );
-        assert!(check_host(&HttpOptions::default(), &headers).is_err());
+        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_err());
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://127.0.0.1:8080"),
         );
-        assert!(check_host(&HttpOptions::default(), &headers).is_ok());
+        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_ok());
     }
 
     #[test]
@@ -1788,10 +1777,11 @@ mod tests {
         ] {
             assert_eq!(host_name(bad), None, "{bad:?}");
         }
-        let status = |headers: &HeaderMap| match check_host(&HttpOptions::default(), headers) {
-            Ok(()) => StatusCode::OK,
-            Err(response) => response.status(),
-        };
+        let status =
+            |headers: &HeaderMap| match check_host(&HttpOptions::default(), headers, &path()) {
+                Ok(()) => StatusCode::OK,
+                Err(response) => response.status(),
+            };
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("["));
         assert_eq!(status(&headers), StatusCode::FORBIDDEN);
@@ -1810,7 +1800,47 @@ mod tests {
         };
         let mut headers = HeaderMap::new();
         headers.insert(header::ORIGIN, HeaderValue::from_static("null"));
-        assert!(check_host(&any, &headers).is_ok());
+        assert!(check_host(&any, &headers, &path()).is_ok());
+    }
+
+    #[test]
+    fn an_origin_needs_a_scheme_and_an_absolute_target_an_allowed_host() {
+        let options = HttpOptions::default();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+        for origin in ["localhost", "localhost:3000", "://localhost", "127.0.0.1"] {
+            headers.insert(header::ORIGIN, HeaderValue::from_str(origin).unwrap());
+            let refused = check_host(&options, &headers, &path()).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin}");
+        }
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://localhost:3000"),
+        );
+        assert!(check_host(&options, &headers, &path()).is_ok());
+        headers.remove(header::ORIGIN);
+        // `POST http://evil.example/mcp` with `Host: localhost`: the target's host counts too.
+        let evil = axum::http::Uri::from_static("http://evil.example/mcp");
+        let refused = check_host(&options, &headers, &evil).unwrap_err();
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let local = axum::http::Uri::from_static("http://127.0.0.1:8000/mcp");
+        assert!(check_host(&options, &headers, &local).is_ok());
+    }
+
+    #[test]
+    fn two_session_ids_are_refused() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(
+            session_header(&headers, None).unwrap_err().status(),
+            StatusCode::BAD_REQUEST
+        );
+        headers.append(&MCP_SESSION_ID, HeaderValue::from_static("a"));
+        assert_eq!(session_header(&headers, None).ok(), Some("a"));
+        headers.append(&MCP_SESSION_ID, HeaderValue::from_static("b"));
+        assert_eq!(
+            session_header(&headers, None).unwrap_err().status(),
+            StatusCode::BAD_REQUEST
+        );
     }
 
     #[test]

@@ -35,10 +35,10 @@ use super::{HttpState, json_response};
 use crate::context::CancelFlag;
 use crate::context::Principal;
 use crate::protocol::{
-    ErrorObject, InvalidMessage, Message, Method, Outgoing, Request, RequestId, encode_error,
+    ErrorObject, InvalidMessage, Message, Method, Outgoing, Request, RequestId, echo, encode_error,
     error_codes,
 };
-use crate::server::{Charge, Envelope, Outbox, handle_stateless, read_envelope};
+use crate::server::{Charge, Client, Envelope, Outbox, handle_stateless, read_envelope};
 
 /// How long a request may run silently before its reply turns into an SSE stream.
 const JSON_WINDOW: Duration = Duration::from_secs(5);
@@ -118,7 +118,9 @@ fn check_headers(
         match header_value(headers, name)? {
             Some(value) if value == wanted => Ok(()),
             Some(value) => Err(mismatch(format!(
-                "the `{name}` header says `{value}` but the body says `{wanted}`"
+                "the `{name}` header says `{}` but the body says `{}`",
+                echo(&value),
+                echo(wanted)
             ))),
             None => Err(mismatch(format!("the `{name}` header is missing"))),
         }
@@ -170,7 +172,8 @@ fn check_param_headers(
             }
             (_, Some(sent)) => {
                 return Err(mismatch(format!(
-                    "the `Mcp-Param-{header}` header says `{sent}`, which the arguments do not"
+                    "the `Mcp-Param-{header}` header says `{}`, which the arguments do not",
+                    echo(&sent)
                 )));
             }
         }
@@ -208,11 +211,15 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Who sent a stateless POST: the authenticated principal, and the address it came from (when
-/// the server reads addresses).
-pub(super) struct Client {
+/// Who a stateless POST is from, and what its body holds.
+pub(super) struct Caller {
     pub(super) principal: Option<Arc<Principal>>,
-    pub(super) peer: Option<std::net::IpAddr>,
+    /// Whose shares it counts toward.
+    pub(super) client: Option<Arc<Client>>,
+    /// The client's address, for middleware and telemetry (see `Sink::with_peer`).
+    pub(super) peer: Option<std::net::SocketAddr>,
+    /// Its bytes, charged until it ends.
+    pub(super) charge: Charge,
 }
 
 /// Serves one stateless POST whose body is `message`.
@@ -220,10 +227,15 @@ pub(super) async fn handle(
     state: &Arc<HttpState>,
     headers: &HeaderMap,
     message: Result<Message, Box<InvalidMessage>>,
-    accepts_sse: bool,
-    charge: Charge,
-    client: Client,
+    mut accepts_sse: bool,
+    caller: Caller,
 ) -> Response {
+    let Caller {
+        principal,
+        client,
+        peer,
+        charge,
+    } = caller;
     let request = match message {
         Ok(Message::Request(request)) => request,
         // Notifications (only `notifications/cancelled` exists, and HTTP cancels by closing the
@@ -259,9 +271,17 @@ pub(super) async fn handle(
             ),
         );
     }
+    // A listen is a stream from the start, within its client's share of them.
+    let mut open = None;
+    if listen {
+        match state.open_stream(client.as_ref()) {
+            Ok(charged) => open = charged,
+            Err(response) => return response,
+        }
+    }
 
-    let (sink, mut replies) = state.channel();
-    let sink = sink.with_principal(client.principal).with_peer(client.peer);
+    let (sink, mut replies) = state.channel(client.as_ref());
+    let sink = sink.with_principal(principal).with_peer(peer);
     let flag = Arc::new(CancelFlag::default());
     let core = Arc::clone(&state.core);
     let cancel = Arc::clone(&flag);
@@ -292,6 +312,13 @@ pub(super) async fn handle(
             Err(_) => None,
         }
     };
+    // A request that has not answered yet becomes a stream, if its client has room for one.
+    if accepts_sse && !listen {
+        match state.open_stream(client.as_ref()) {
+            Ok(charged) => open = charged,
+            Err(_) => accepts_sse = false,
+        }
+    }
     if !accepts_sse {
         // No stream allowed: notifications are dropped, and the response is all there is.
         let mut pending = first;
@@ -308,7 +335,7 @@ pub(super) async fn handle(
             }
         }
     }
-    sse(first, replies, ids, guard)
+    sse(first, replies, ids, (guard, open))
 }
 
 /// Whether `message` is the response to the request with one of `ids`.
@@ -318,23 +345,27 @@ fn answers(message: &Outgoing, ids: &HashSet<RequestId>) -> bool {
 
 /// A response, as the whole answer to a POST.
 fn reply_response(reply: Outgoing) -> Response {
+    if reply.refused().is_some() {
+        return super::reply_response(reply);
+    }
     let bytes = reply.into_bytes().unwrap_or_default();
     json_response(status_of(&bytes), bytes)
 }
 
-/// The request's stream: what the handler sends, until its response, with keep-alives.
+/// The request's stream: what the handler sends, until its response, with keep-alives. The
+/// guard and the stream's place in its client's share go with the response.
 fn sse(
     first: Option<Outgoing>,
     replies: Outbox,
     ids: HashSet<RequestId>,
-    guard: CancelOnDrop,
+    guard: (CancelOnDrop, Option<Charge>),
 ) -> Response {
     struct Stream {
         first: Option<Outgoing>,
         replies: Outbox,
         ids: HashSet<RequestId>,
         done: bool,
-        _guard: CancelOnDrop,
+        _guard: (CancelOnDrop, Option<Charge>),
     }
     let stream = Stream {
         first,

@@ -54,21 +54,15 @@ pub(super) async fn sync_in(
             .subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let core = &session.core;
         subscriptions.retain(|uri| {
             let keep = record.subscriptions.contains(uri);
             if !keep {
-                core.subscription_bytes
-                    .give(uri.len() + crate::server::ENTRY_OVERHEAD);
+                session.release_subscription(uri);
             }
             keep
         });
         for uri in &record.subscriptions {
-            if !subscriptions.contains(uri)
-                && core
-                    .subscription_bytes
-                    .take(uri.len() + crate::server::ENTRY_OVERHEAD)
-            {
+            if !subscriptions.contains(uri) && session.hold_subscription(uri) {
                 subscriptions.insert(uri.clone());
             }
         }
@@ -160,10 +154,15 @@ fn stream_event(stream: u64, sequence: u64, data: &[u8]) -> Bytes {
 pub(super) async fn follow(
     state: &HttpState,
     store: &Arc<dyn SharedStore>,
-    session: &str,
-    stream: u64,
-    after: u64,
+    follow: Follow<'_>,
 ) -> Response {
+    let Follow {
+        session: http_session,
+        stream,
+        after,
+        open,
+    } = follow;
+    let session = http_session.id.as_str();
     // Listening first, so nothing written between the read of the log and now is missed.
     let mut live = store.receive();
     let (backlog, done) = match read_after(store, session, stream, after).await {
@@ -179,7 +178,7 @@ pub(super) async fn follow(
     let (tx, rx): (_, Outbox<Bytes>) = channel_within(
         state.core.options.stream_buffer,
         Overflow::Close,
-        Some(Arc::clone(&state.unread)),
+        Some(state.unread.account(http_session.session.client.as_ref())),
     );
     let mut last = after;
     for (sequence, data) in backlog {
@@ -187,7 +186,7 @@ pub(super) async fn follow(
         tx.send_past_limit(stream_event(stream, sequence, &data));
     }
     if done {
-        return sse_response(rx);
+        return sse_response(rx, open);
     }
     let session = session.to_owned();
     let store = Arc::clone(store);
@@ -236,7 +235,18 @@ pub(super) async fn follow(
             }
         }
     });
-    sse_response(rx)
+    sse_response(rx, open)
+}
+
+/// Which stream of which session a [`follow`] reads, and its place in its client's share of
+/// open streams.
+pub(super) struct Follow<'a> {
+    pub(super) session: &'a HttpSession,
+    /// 0 for the standalone log.
+    pub(super) stream: u64,
+    /// The last sequence the client has.
+    pub(super) after: u64,
+    pub(super) open: Option<crate::server::Charge>,
 }
 
 /// The store's events of `stream` (0: the standalone log) after `after`, and whether its last
@@ -302,7 +312,7 @@ pub(super) fn mirror(
     let (tx, mut rx) = channel_within::<super::stream::Mirrored>(
         bounds.live_bytes,
         Overflow::Close,
-        Some(Arc::clone(&bounds.unread)),
+        Some(bounds.unread.clone()),
     );
     stream.mirror_to(tx);
     let id = stream.id();

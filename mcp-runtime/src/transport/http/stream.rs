@@ -6,11 +6,11 @@
 //! event buffer the oldest events are dropped, and a resume from before them gets what is left.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use bytes::Bytes;
 
-use crate::server::{Budget, ENTRY_OVERHEAD, Outbox, Overflow, Sink, channel_within};
+use crate::server::{Account, ENTRY_OVERHEAD, Outbox, Overflow, Sink, channel_within};
 
 /// An SSE event as written on the wire.
 fn event(id: &str, data: &[u8]) -> Bytes {
@@ -24,14 +24,14 @@ fn event(id: &str, data: &[u8]) -> Bytes {
 }
 
 /// What bounds one stream: its event count, the live queue of an attached response, and the
-/// log budgets it draws on (its session's, then the server's).
+/// log budgets it draws on (its session's, then the server's as its client draws on it).
 #[derive(Debug, Clone)]
 pub(crate) struct Bounds {
     pub(crate) events: usize,
     pub(crate) live_bytes: usize,
-    /// What all streams' live queues hold together.
-    pub(crate) unread: Arc<Budget>,
-    pub(crate) budgets: [Arc<Budget>; 2],
+    /// What all streams' live queues hold together, as its client draws on it.
+    pub(crate) unread: Account,
+    pub(crate) budgets: [Account; 2],
 }
 
 /// An SSE event with a name and no id (streams that are not resumed).
@@ -208,7 +208,7 @@ impl EventStream {
         let (tx, rx) = channel_within(
             self.bounds.live_bytes,
             Overflow::Close,
-            Some(Arc::clone(&self.bounds.unread)),
+            Some(self.bounds.unread.clone()),
         );
         let mut inner = self.lock();
         if let Some(after) = after {
@@ -247,6 +247,7 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::Budget;
 
     fn drain(rx: &mut Outbox<Bytes>) -> Vec<String> {
         let mut out = Vec::new();
@@ -260,8 +261,11 @@ mod tests {
         Bounds {
             events,
             live_bytes: 1 << 20,
-            unread: Budget::new(1 << 20),
-            budgets: [Budget::new(1 << 20), Budget::new(1 << 20)],
+            unread: Budget::new(1 << 20).account(None),
+            budgets: [
+                Budget::new(1 << 20).account(None),
+                Budget::new(1 << 20).account(None),
+            ],
         }
     }
 
@@ -310,8 +314,8 @@ mod tests {
         let bounds = Bounds {
             events: 1_000,
             live_bytes: 1 << 20,
-            unread: Budget::new(1 << 20),
-            budgets: [Arc::clone(&session), Arc::clone(&server)],
+            unread: Budget::new(1 << 20).account(None),
+            budgets: [session.account(None), server.account(None)],
         };
         let a = EventStream::new(1, bounds.clone());
         let b = EventStream::new(2, bounds);

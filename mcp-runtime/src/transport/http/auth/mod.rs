@@ -16,7 +16,8 @@
 //!
 //! [`OAuth::accept_dpop`]: crate::OAuth::accept_dpop
 //!
-//! The validated caller travels to handlers as a [`Principal`]; the token itself goes nowhere.
+//! The validated caller travels to handlers as a [`Principal`]; the token itself goes nowhere,
+//! unless the server keeps it for them (`OAuth::expose_access_token`).
 
 mod dpop;
 mod validate;
@@ -35,6 +36,7 @@ use serde_json::{Value, json};
 
 pub(crate) use self::validate::Validator;
 use crate::context::Principal;
+use crate::context::principal::AccessToken;
 use crate::protocol::{Incoming, Message};
 use crate::server::{Core, Dpop, OAuth};
 
@@ -183,6 +185,12 @@ impl Auth {
                     return Err(Reject::Invalid(
                         "a DPoP-bound token is not good without its proof".to_owned(),
                     ));
+                }
+                if self.config.expose_access_token {
+                    // A copy for this request: the cached principal never holds a token.
+                    let mut principal = Principal::clone(&principal);
+                    principal.access_token = Some(AccessToken(token.to_owned()));
+                    return Ok(Arc::new(principal));
                 }
                 Ok(principal)
             }

@@ -1,0 +1,122 @@
+//! bench-ours' server (`add` and 20 trivial tools) with one of issue 28's variants of the
+//! request path, named by the mode: `stdio-none`, `stdio-empty`, `stdio-rate`,
+//! `stdio-telemetry`, and `http-<variant> 127.0.0.1:PORT`.
+//!
+//! - `none`: no layer (the direct path; the same binary, so the comparison is like for like);
+//! - `empty`: one layer that passes every request on (`middleware::from_fn`);
+//! - `rate`: `RateLimitLayer` per caller, at a rate no run reaches (the limiter's cost);
+//! - `metrics`: `Server::telemetry` with no `tracing` subscriber, so metrics only;
+//! - `telemetry`: `Server::telemetry` with spans exported through `tracing-opentelemetry` to an
+//!   SDK tracer (batch processor, an exporter that drops them) and the metrics kept by the
+//!   server and recorded on an SDK meter provider.
+
+use mcp_runtime::middleware::{self, McpRequest, McpResponse, Next, RateLimitLayer};
+use mcp_runtime::prelude::*;
+use mcp_runtime::telemetry::Telemetry;
+use opentelemetry::trace::TracerProvider as _;
+use tracing_subscriber::prelude::*;
+
+/// Add two integers.
+#[tool(read_only, idempotent)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// Add two integers, in a sync tool: it runs on tokio's blocking pool.
+#[tool(read_only, idempotent)]
+fn add_sync(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+macro_rules! trivial {
+    ($($name:ident = $n:literal),* $(,)?) => {$(
+        #[doc = concat!("Trivial tool ", $n, ": adds ", $n, ".")]
+        #[tool]
+        async fn $name(#[doc = "A number."] x: i64) -> i64 {
+            x + $n
+        }
+    )*};
+}
+
+trivial!(
+    t01 = 1,
+    t02 = 2,
+    t03 = 3,
+    t04 = 4,
+    t05 = 5,
+    t06 = 6,
+    t07 = 7,
+    t08 = 8,
+    t09 = 9,
+    t10 = 10,
+    t11 = 11,
+    t12 = 12,
+    t13 = 13,
+    t14 = 14,
+    t15 = 15,
+    t16 = 16,
+    t17 = 17,
+    t18 = 18,
+    t19 = 19,
+    t20 = 20,
+);
+
+async fn pass(request: McpRequest, next: Next) -> McpResponse {
+    next.run(request).await
+}
+
+#[tokio::main]
+async fn main() -> mcp_runtime::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "stdio-none".to_owned());
+    let (transport, variant) = mode.split_once('-').unwrap_or((&mode, "none"));
+    let server = Server::new("bench", "0.0.0");
+    let server = match variant {
+        "empty" => server.layer(middleware::from_fn(pass)),
+        "rate" => server.layer(RateLimitLayer::per_second(1_000_000_000)),
+        // Metrics alone (no subscriber, so no spans): what the histograms cost.
+        "metrics" => {
+            let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+                .with_periodic_exporter(
+                    opentelemetry_sdk::metrics::InMemoryMetricExporter::default(),
+                )
+                .build();
+            opentelemetry::global::set_meter_provider(meters);
+            server.telemetry(Telemetry::new())
+        }
+        "telemetry" => {
+            let tracer = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+                .with_batch_exporter(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
+                .build();
+            tracing_subscriber::registry()
+                .with(tracing_opentelemetry::layer().with_tracer(tracer.tracer("bench")))
+                .init();
+            let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+                .with_periodic_exporter(
+                    opentelemetry_sdk::metrics::InMemoryMetricExporter::default(),
+                )
+                .build();
+            opentelemetry::global::set_meter_provider(meters);
+            server.telemetry(Telemetry::new())
+        }
+        _ => server,
+    };
+    let service = server.build()?;
+    match transport {
+        "http" => {
+            let addr = args.next().unwrap_or_else(|| "127.0.0.1:8000".to_owned());
+            service.serve_http(addr).await
+        }
+        _ => service.serve_stdio().await,
+    }
+}

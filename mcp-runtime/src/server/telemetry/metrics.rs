@@ -1,0 +1,344 @@
+//! The conventions' two histograms, kept by the server itself and rendered as Prometheus text:
+//! `mcp.server.operation.duration` (`mcp_server_operation_duration_seconds`) and
+//! `mcp.server.session.duration` (`mcp_server_session_duration_seconds`).
+//!
+//! Labels are bounded by construction: methods from the table of known ones (anything else is
+//! `_OTHER`), tool and prompt names only of items the server serves, error types from the error
+//! codes the server sends; never a session id, an argument or a URI. Past [`MAX_SERIES`] label
+//! sets per histogram, new ones are counted under one `_OTHER` series.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::protocol::ProtocolVersion;
+use crate::server::FastMap;
+use crate::server::middleware::Transport;
+
+/// The conventions' bucket boundaries, in seconds.
+pub(crate) const BOUNDARIES: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// The most label sets one histogram keeps apart.
+pub(crate) const MAX_SERIES: usize = 2_000;
+
+/// One histogram series: counts per bucket (not cumulative), the sum and the count.
+#[derive(Default)]
+struct Series {
+    buckets: [AtomicU64; BOUNDARIES.len() + 1],
+    sum_nanos: AtomicU64,
+    count: AtomicU64,
+}
+
+impl Series {
+    fn observe(&self, duration: Duration) {
+        let seconds = duration.as_secs_f64();
+        let bucket = BOUNDARIES
+            .iter()
+            .position(|&bound| seconds <= bound)
+            .unwrap_or(BOUNDARIES.len());
+        self.buckets[bucket].fetch_add(1, Ordering::Relaxed);
+        let nanos = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// What an operation is labelled with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Operation {
+    pub(crate) method: &'static str,
+    /// `gen_ai.tool.name` on `tools/call`, `gen_ai.prompt.name` on `prompts/get`.
+    pub(crate) target: Option<(&'static str, Arc<str>)>,
+    /// The JSON-RPC code, or `tool_error`.
+    pub(crate) error: Option<ErrorType>,
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) transport: Transport,
+}
+
+/// `error.type`: the JSON-RPC error code, or a tool's `isError`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ErrorType {
+    Code(i64),
+    ToolError,
+}
+
+impl ErrorType {
+    pub(crate) fn label(self) -> String {
+        match self {
+            Self::Code(code) => code.to_string(),
+            Self::ToolError => "tool_error".to_owned(),
+        }
+    }
+}
+
+/// What a session is labelled with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct SessionLabels {
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) transport: Transport,
+}
+
+/// A histogram's series by label set, bounded.
+struct Histogram<L> {
+    series: Mutex<FastMap<L, Arc<Series>>>,
+    overflow: Series,
+}
+
+impl<L: Eq + std::hash::Hash + Clone> Histogram<L> {
+    fn new() -> Self {
+        Self {
+            series: Mutex::new(FastMap::default()),
+            overflow: Series::default(),
+        }
+    }
+
+    fn observe(&self, labels: &L, duration: Duration) {
+        let series = {
+            let mut map = self.series.lock().unwrap_or_else(|e| e.into_inner());
+            match map.get(labels) {
+                Some(series) => Some(Arc::clone(series)),
+                None if map.len() < MAX_SERIES => {
+                    let series = Arc::new(Series::default());
+                    map.insert(labels.clone(), Arc::clone(&series));
+                    Some(series)
+                }
+                None => None,
+            }
+        };
+        match series {
+            Some(series) => series.observe(duration),
+            None => self.overflow.observe(duration),
+        }
+    }
+
+    fn snapshot(&self) -> Vec<(L, Arc<Series>)> {
+        let map = self.series.lock().unwrap_or_else(|e| e.into_inner());
+        map.iter()
+            .map(|(l, s)| (l.clone(), Arc::clone(s)))
+            .collect()
+    }
+}
+
+/// The server's metrics.
+pub(crate) struct Metrics {
+    operations: Histogram<Operation>,
+    sessions: Histogram<SessionLabels>,
+}
+
+impl Metrics {
+    pub(crate) fn new() -> Self {
+        Self {
+            operations: Histogram::new(),
+            sessions: Histogram::new(),
+        }
+    }
+
+    pub(crate) fn operation(&self, labels: &Operation, duration: Duration) {
+        self.operations.observe(labels, duration);
+    }
+
+    pub(crate) fn session(&self, labels: &SessionLabels, duration: Duration) {
+        self.sessions.observe(labels, duration);
+    }
+
+    /// Every series, in the Prometheus text exposition format (0.0.4).
+    pub(crate) fn render(&self) -> String {
+        let mut out = String::with_capacity(4096);
+        let mut operations = self.operations.snapshot();
+        operations.sort_by_key(|(l, _)| operation_labels(l));
+        out.push_str(
+            "# HELP mcp_server_operation_duration_seconds MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.\n\
+             # TYPE mcp_server_operation_duration_seconds histogram\n",
+        );
+        for (labels, series) in &operations {
+            write_series(
+                &mut out,
+                "mcp_server_operation_duration_seconds",
+                &operation_labels(labels),
+                series,
+            );
+        }
+        if self.operations.overflow.count.load(Ordering::Relaxed) > 0 {
+            let labels = vec![("mcp_method_name", "_OTHER".to_owned())];
+            write_series(
+                &mut out,
+                "mcp_server_operation_duration_seconds",
+                &labels,
+                &self.operations.overflow,
+            );
+        }
+        let mut sessions = self.sessions.snapshot();
+        sessions.sort_by_key(|(l, _)| session_labels(l));
+        out.push_str(
+            "# HELP mcp_server_session_duration_seconds The duration of the MCP session as observed on the MCP server.\n\
+             # TYPE mcp_server_session_duration_seconds histogram\n",
+        );
+        for (labels, series) in &sessions {
+            write_series(
+                &mut out,
+                "mcp_server_session_duration_seconds",
+                &session_labels(labels),
+                series,
+            );
+        }
+        out
+    }
+}
+
+type Labels = Vec<(&'static str, String)>;
+
+fn common(labels: &mut Labels, version: Option<ProtocolVersion>, transport: Transport) {
+    if let Some(version) = version {
+        labels.push(("mcp_protocol_version", version.as_str().to_owned()));
+    }
+    labels.push((
+        "network_transport",
+        transport.network_transport().to_owned(),
+    ));
+    if transport != Transport::Stdio {
+        labels.push(("network_protocol_name", "http".to_owned()));
+    }
+}
+
+fn operation_labels(op: &Operation) -> Labels {
+    let mut labels = vec![("mcp_method_name", op.method.to_owned())];
+    if let Some((key, name)) = &op.target {
+        labels.push((key, name.to_string()));
+    }
+    if op.method == "tools/call" {
+        labels.push(("gen_ai_operation_name", "execute_tool".to_owned()));
+    }
+    if let Some(error) = op.error {
+        labels.push(("error_type", error.label()));
+        if let ErrorType::Code(code) = error {
+            labels.push(("rpc_response_status_code", code.to_string()));
+        }
+    }
+    common(&mut labels, op.version, op.transport);
+    labels
+}
+
+fn session_labels(session: &SessionLabels) -> Labels {
+    let mut labels = Vec::new();
+    common(&mut labels, session.version, session.transport);
+    labels
+}
+
+fn write_series(out: &mut String, name: &str, labels: &Labels, series: &Series) {
+    let mut cumulative = 0;
+    for (i, bucket) in series.buckets.iter().enumerate() {
+        cumulative += bucket.load(Ordering::Relaxed);
+        let le = match BOUNDARIES.get(i) {
+            Some(bound) => bound.to_string(),
+            None => "+Inf".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{{}le=\"{le}\"}} {cumulative}",
+            label_text(labels, true)
+        );
+    }
+    let sum = series.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+    let _ = writeln!(out, "{name}_sum{} {sum}", braces(labels));
+    let count = series.count.load(Ordering::Relaxed);
+    let _ = writeln!(out, "{name}_count{} {count}", braces(labels));
+}
+
+fn braces(labels: &Labels) -> String {
+    if labels.is_empty() {
+        String::new()
+    } else {
+        format!("{{{}}}", label_text(labels, false))
+    }
+}
+
+/// `name="value",...` with values escaped as the format says (`\\`, `\"`, `\n`).
+fn label_text(labels: &Labels, trailing_comma: bool) -> String {
+    let mut out = String::new();
+    for (i, (name, value)) in labels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(name);
+        out.push_str("=\"");
+        for c in value.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\\\""),
+                '\n' => out.push_str("\\n"),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+    }
+    if trailing_comma && !labels.is_empty() {
+        out.push(',');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_cumulative_and_labels_escaped() {
+        let metrics = Metrics::new();
+        let labels = Operation {
+            method: "tools/call",
+            target: Some(("gen_ai_tool_name", Arc::from("a\"b"))),
+            error: Some(ErrorType::ToolError),
+            version: Some(ProtocolVersion::V2025_11_25),
+            transport: Transport::Stdio,
+        };
+        metrics.operation(&labels, Duration::from_millis(15));
+        metrics.operation(&labels, Duration::from_secs(400));
+        let text = metrics.render();
+        let prefix = r#"mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",gen_ai_tool_name="a\"b",gen_ai_operation_name="execute_tool",error_type="tool_error",mcp_protocol_version="2025-11-25",network_transport="pipe","#;
+        assert!(
+            text.contains(&format!("{prefix}le=\"0.01\"}} 0\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{prefix}le=\"0.02\"}} 1\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{prefix}le=\"300\"}} 1\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{prefix}le=\"+Inf\"}} 2\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains("_count{mcp_method_name=\"tools/call\""),
+            "{text}"
+        );
+        assert!(text.contains(" 400.015\n"), "{text}");
+    }
+
+    #[test]
+    fn series_past_the_bound_share_one() {
+        let metrics = Metrics::new();
+        for i in 0..MAX_SERIES + 10 {
+            let labels = Operation {
+                method: "tools/call",
+                target: Some(("gen_ai_tool_name", Arc::from(format!("t{i}")))),
+                error: None,
+                version: None,
+                transport: Transport::StreamableHttp,
+            };
+            metrics.operation(&labels, Duration::from_millis(1));
+        }
+        let text = metrics.render();
+        assert_eq!(text.matches("_count{").count(), MAX_SERIES + 1);
+        assert!(
+            text.contains("_count{mcp_method_name=\"_OTHER\"} 10\n"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! The accept loop of `serve_http`: our own (on hyper's HTTP/1.1 connection builder, which
+//! axum's `serve` also runs on) so that connections are counted and limited, in all and per
+//! client (its address's share of `max_connections`; a trusted proxy's connections only in
+//! all), headers must arrive in time, and every connection task is ours to end. Each request
+//! carries its connection's [`Peer`] to the handlers, for the client's other shares.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+
+use super::client::Peer;
+use super::deadline;
+use crate::server::{Budget, ClientKey, Clients, IpRange, Kind, share_of};
+
+/// The connection limits of [`serve`].
+pub(crate) struct Limits {
+    pub(crate) max_connections: usize,
+    /// The percentage of `max_connections` one address may hold.
+    pub(crate) client_share: u8,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) grace: Duration,
+    /// The proxies exempt from the per-address share.
+    pub(crate) trusted_proxies: Vec<IpRange>,
+}
+
+/// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
+/// neither spins nor stops.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// The most a connection buffers while reading a request (hyper's default is about 400 KiB).
+const CONNECTION_BUFFER: usize = 64 * 1024;
+
+/// What a connection past the limit hears before it is closed.
+const CONNECTION_LIMIT_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
+    Content-Type: text/plain\r\nContent-Length: 29\r\nConnection: close\r\n\r\n\
+    too many connections; retry\n";
+
+/// How often at most a refused connection is logged: one line per burst, not per connection.
+const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
+
+/// Serves the endpoint on `listener` until `shutdown` completes, then lets open connections
+/// finish for the grace period and drops those still open.
+pub(crate) async fn serve(
+    router: Router,
+    clients: &Clients,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    limits: Limits,
+) -> std::io::Result<()> {
+    use hyper_util::rt::TokioIo;
+    use hyper_util::service::TowerToHyperService;
+
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .header_read_timeout(limits.header_read_timeout)
+        // The connection's read buffer: request headers past it get 431.
+        .max_buf_size(CONNECTION_BUFFER);
+    // The header-read deadlines: a slot per connection, swept every tick (not a timer-wheel
+    // registration per request).
+    let clock = deadline::Clock::new(limits.header_read_timeout, limits.max_connections);
+    let sweeper = tokio::spawn(Arc::clone(&clock).sweep());
+    let _sweeper = AbortOnDrop(sweeper.abort_handle());
+    let open = Budget::shared(
+        limits.max_connections,
+        Kind::Connections,
+        share_of(limits.max_connections, limits.client_share, 1),
+    );
+    // Dropped when `serve` returns: the connection tasks still running are aborted with it.
+    let mut connections = tokio::task::JoinSet::new();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut last_refusal: Option<Instant> = None;
+    let mut refused = 0u64;
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        let (stream, address) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::warn!(%error, "HTTP accept failed; retrying in {ACCEPT_BACKOFF:?}");
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
+        };
+        // Reap finished connections (their places came back when their tasks ended).
+        while connections.try_join_next().is_some() {}
+        let ip = address.ip();
+        let proxy = limits.trusted_proxies.iter().any(|p| p.contains(ip));
+        let client = clients.get(ClientKey::address(ip));
+        // A trusted proxy carries many clients: only the total binds it.
+        let Some(held) = open.account((!proxy).then_some(&client)).charge(1) else {
+            // Told so, if the socket takes it without waiting, then closed at once; logged
+            // once per burst.
+            let _ = stream.try_write(CONNECTION_LIMIT_RESPONSE);
+            drop(stream);
+            refused += 1;
+            if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {
+                let full = open.used() >= open.limit();
+                tracing::warn!(
+                    max_connections = limits.max_connections,
+                    per_client = open.share(),
+                    refused,
+                    "HTTP connection limit reached ({}): refusing new connections",
+                    if full {
+                        "all clients"
+                    } else {
+                        "one client's share"
+                    }
+                );
+                last_refusal = Some(Instant::now());
+                refused = 0;
+            }
+            continue;
+        };
+        // Small SSE writes must not wait for the client's delayed ACK.
+        let _ = stream.set_nodelay(true);
+        let peer = Arc::new(Peer {
+            client,
+            address,
+            proxy,
+        });
+        let inner = TowerToHyperService::new(router.clone());
+        let service = hyper::service::service_fn(move |mut request| {
+            request.extensions_mut().insert(Arc::clone(&peer));
+            hyper::service::Service::call(&inner, request)
+        });
+        let mut builder = builder.clone();
+        builder.timer(clock.timer());
+        let mut stopped = stopped.clone();
+        connections.spawn(async move {
+            // The connection's place, given back when it ends however it ends.
+            let _held = held;
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = stopped.wait_for(|stop| *stop) => {}
+            }
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    let started = Instant::now();
+    let _ = stop.send(true);
+    while connections.try_join_next().is_some() {}
+    tracing::info!(
+        open = connections.len(),
+        "HTTP shutdown: no new connections; waiting up to {:?} for the {} open (requests in \
+         flight finish, streams end)",
+        limits.grace,
+        connections.len()
+    );
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(limits.grace, drained).await.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            "HTTP shutdown: {} connection(s) still open after the {:?} grace period are dropped",
+            connections.len(),
+            limits.grace
+        );
+    }
+    tracing::info!(
+        "HTTP shutdown: done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Aborts a task when dropped: the sweeper ends with the accept loop, however that ends.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

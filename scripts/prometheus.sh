@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Metrics a real Prometheus scrapes (issue 28): Debian's `prometheus` scraping `everything
+# --metrics-port M`, driven by the official Python SDK client (mcp 2.3.0, the interop venv), the
+# counts read back through Prometheus's HTTP query API; everything on 127.0.0.1. The tests live
+# in tests/prometheus.
+#
+# prometheus is installed with apt-get when missing; if that fails the script fails loudly (it
+# never skips). The package's own service is not used: the tests start their own, on free ports.
+#
+#   scripts/prometheus.sh              # install, build, run every test
+#   scripts/prometheus.sh -k stdio     # extra arguments go to pytest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+find_tool() { command -v "$1" || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
+if [ -z "$(find_tool prometheus)" ]; then
+    echo "== installing prometheus (Debian)"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; }; then
+        echo "FAIL: could not install prometheus with apt-get: the metrics tests cannot run" >&2
+        exit 1
+    fi
+fi
+PROMETHEUS_BIN="$(find_tool prometheus)"
+export PROMETHEUS_BIN
+echo "== $("$PROMETHEUS_BIN" --version 2>&1 | head -1)"
+
+venv="${INTEROP_VENV:-$PWD/.cache/py}"
+requirements=tests/python/requirements.txt
+stamp="$venv/.interop-requirements"
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
+    echo "== installing $requirements into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$stamp"
+fi
+
+if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
+    echo "== building the everything example"
+    cargo build -p mcp-examples --example everything --locked --quiet
+    target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+    MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
+fi
+export MCP_EVERYTHING_BIN
+echo "== pytest tests/prometheus against $MCP_EVERYTHING_BIN"
+exec "$venv/bin/python" -m pytest tests/prometheus -p no:cacheprovider --timeout 120 -q -rfE "$@"

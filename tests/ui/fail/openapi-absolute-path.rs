@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("/etc/api.yaml");
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/body-parameter.yaml");
+
+fn main() {}

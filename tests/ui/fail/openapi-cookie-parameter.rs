@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/cookie.yaml");
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/duplicate-tool.yaml");
+
+fn main() {}

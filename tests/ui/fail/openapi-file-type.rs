@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/file-type.yaml");
+
+fn main() {}

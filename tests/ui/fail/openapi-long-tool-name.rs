@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/long-name.yaml");
+
+fn main() {}

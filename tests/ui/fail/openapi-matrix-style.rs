@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/matrix.yaml");
+
+fn main() {}

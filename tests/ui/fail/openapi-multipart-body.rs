@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/multipart.yaml");
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/not-yaml.yaml");
+
+fn main() {}

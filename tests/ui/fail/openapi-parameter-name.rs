@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/parameter-name.yaml");
+
+fn main() {}

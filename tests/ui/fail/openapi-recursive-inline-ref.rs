@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/recursive-inline.yaml");
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/remote-ref.yaml");
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/base.yaml", rename = [("listPets", "list pets")]);
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/swagger.yaml");
+
+fn main() {}

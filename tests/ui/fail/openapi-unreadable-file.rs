@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/does-not-exist.yaml");
+
+fn main() {}
