@@ -1044,9 +1044,9 @@
 //! progress, log messages and cancellation, their sampling, elicitation and roots requests
 //! asked of the client whose call they belong to (each side in its own era), subscriptions
 //! and tasks relayed; an upstream that dies is restarted with backoff while its items answer
-//! a clear error. Every scope, limit and timeout of this server applies to them. The module
-//! docs of `mcp_runtime::gateway` say exactly what is relayed, how names are made and what
-//! is bounded; `cargo run -p mcp-examples --example gateway -- --upstream
+//! a clear error. Every scope, limit, timeout and layer of this server applies to them. The
+//! module docs of `mcp_runtime::gateway` say exactly what is relayed, how names are made and
+//! what is bounded; `cargo run -p mcp-examples --example gateway -- --upstream
 //! 'time=stdio:uvx mcp-server-time'` is one.
 //!
 //! ```no_run

@@ -9,12 +9,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::client::{Stderr, StdioCommand};
 use mcp_runtime::gateway::{Upstream, UpstreamState};
+use mcp_runtime::middleware::{self, McpLayer, McpRequest, Next};
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::Client;
 use mcp_runtime::{Error, McpService};
@@ -954,6 +955,81 @@ async fn clashes_while_serving_go_to_who_came_first() {
     assert_eq!(ours.len(), 1, "{templates:?}");
     let statuses = service.upstreams();
     assert_eq!(statuses[1].items, statuses[2].items, "both listed the same");
+}
+
+/// A layer that notes `{label} {target}` for each request it sees.
+fn noting(label: &'static str, seen: &Arc<Mutex<Vec<String>>>) -> impl McpLayer + use<> {
+    let seen = Arc::clone(seen);
+    middleware::from_fn(move |request: McpRequest, next: Next| {
+        let seen = Arc::clone(&seen);
+        async move {
+            if let Some(target) = request.target() {
+                seen.lock().unwrap().push(format!("{label} {target}"));
+            }
+            next.run(request).await
+        }
+    })
+}
+
+/// The gateway's layers wrap proxied and mounted items as they wrap local ones; an upstream's
+/// own (`Upstream::layer`) wrap only its items, and a mounted server's own (`Server::layer`)
+/// only its items, each inside the gateway's.
+#[tokio::test]
+async fn layers_wrap_proxied_and_mounted_items() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let service = Server::builder()
+        .tool(gw_add)
+        .mount(
+            "m",
+            Server::builder()
+                .tool(gw_echo)
+                .layer(noting("mounted", &seen)),
+        )
+        .proxy(
+            "ev",
+            Upstream::command(our_everything()).layer(noting("upstream", &seen)),
+        )
+        .layer(noting("server", &seen))
+        .build()
+        .unwrap();
+    service.ready().await;
+    connected(&service).await;
+    let client = answering("handshake")
+        .connect_service(&service)
+        .await
+        .unwrap();
+    let sum = client
+        .call_tool("gw_add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"result": 3})));
+    let echoed = client
+        .call_tool("m_echo", json!({"message": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(echoed.text(), "local: hi");
+    let simple = client
+        .call_tool("ev_test_simple_text", json!({}))
+        .await
+        .unwrap();
+    assert!(!simple.is_error, "{simple:?}");
+    let read = client
+        .request("resources/read", json!({"uri": "test://template/7/data"}))
+        .await
+        .unwrap();
+    assert!(read["contents"].is_array(), "{read}");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "server gw_add",
+            "server m_echo",
+            "mounted m_echo",
+            "server ev_test_simple_text",
+            "upstream ev_test_simple_text",
+            "server test://template/7/data",
+            "upstream test://template/7/data",
+        ]
+    );
 }
 
 /// A stdio upstream killed in the middle of a call: that call gets a tool error saying so,

@@ -413,6 +413,7 @@ fn tool_def(link: &Arc<Link>, gateway: Weak<Gateway>, served: String, tool: Tool
     }));
     let mut def = builder.build();
     mark(&mut def.metadata, link);
+    def.layer = link.item_layer();
     def
 }
 
@@ -453,6 +454,7 @@ fn prompt_def(
         CompletionRef::Prompt(upstream_name.to_string()),
     ));
     mark(&mut def.metadata, link);
+    def.layer = link.item_layer();
     def
 }
 
@@ -484,6 +486,7 @@ fn resource_def(link: &Arc<Link>, gateway: Weak<Gateway>, resource: ResourceInfo
     }
     let mut def = builder.build();
     mark(&mut def.metadata.metadata, link);
+    def.layer = link.item_layer();
     def
 }
 
@@ -523,6 +526,7 @@ fn template_def(
         CompletionRef::ResourceTemplate(uri),
     ));
     mark(&mut def.metadata.metadata, link);
+    def.layer = link.item_layer();
     def
 }
 

@@ -124,6 +124,8 @@ pub(crate) struct Link {
     /// The URIs downstream clients subscribed to, which the upstream is asked for.
     pub(crate) subscribed: Mutex<HashSet<String>>,
     reconnects: AtomicU64,
+    /// Its items' layers ([`Upstream::layer`]), shared by every definition made for it.
+    layer: Option<crate::metadata::ItemLayer>,
 }
 
 /// Keeps a call registered while it runs; dropping it ends the call (its relayed requests
@@ -148,6 +150,10 @@ pub(crate) async fn call_ended(mut ended: watch::Receiver<bool>) {
 
 impl Link {
     fn new(index: usize, namespace: String, upstream: Upstream) -> Self {
+        let layer = upstream
+            .layers
+            .as_ref()
+            .map(|stack| crate::server::middleware::enclose_item(None, stack));
         let label = if namespace.is_empty() {
             format!("the upstream `{}`", upstream.describe())
         } else {
@@ -171,6 +177,7 @@ impl Link {
             nudge: Notify::new(),
             subscribed: Mutex::default(),
             reconnects: AtomicU64::new(0),
+            layer,
         }
     }
 
@@ -188,6 +195,11 @@ impl Link {
                 ))
             }
         }
+    }
+
+    /// What each of its items' `layer` holds: [`Upstream::layer`]'s stack, made once.
+    pub(crate) fn item_layer(&self) -> Option<crate::metadata::ItemLayer> {
+        self.layer.clone()
     }
 
     /// Registers a downstream call in flight; dropping the guard ends it.

@@ -66,7 +66,9 @@
 //! the runtime's own run-time changes ([`ServerHandle`](crate::ServerHandle)): listed when it
 //! connects, listed again on its `list_changed` (each kind it advertises), and every change
 //! announced downstream with `list_changed`. Every OAuth scope ([`Server::required_scopes`],
-//! [`Upstream::scopes`]), limit and timeout of this server applies to them as to local items.
+//! [`Upstream::scopes`]), limit, timeout and layer ([`Server::layer`]) of this server applies
+//! to them as to local items; [`Upstream::layer`] wraps one upstream's items only, inside the
+//! server's layers.
 //!
 //! - `tools/call`, `resources/read`, `prompts/get`, `completion/complete`: forwarded under the
 //!   upstream's names, with the downstream request's `_meta` (but the protocol's own keys);
@@ -184,6 +186,7 @@ pub struct Upstream {
     pub(crate) max_items: usize,
     pub(crate) notification_queue: (usize, usize),
     pub(crate) scopes: Vec<String>,
+    pub(crate) layers: Option<crate::server::middleware::Next>,
 }
 
 /// Where an upstream is.
@@ -209,6 +212,7 @@ impl Upstream {
             max_items: 10_000,
             notification_queue: (1024, 16 * 1024 * 1024),
             scopes: Vec::new(),
+            layers: None,
         }
     }
 
@@ -310,6 +314,24 @@ impl Upstream {
     /// the server's own [`required_scopes`](Server::required_scopes).
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Wraps the requests for this upstream's items (`tools/call`, `prompts/get`,
+    /// `resources/read`) in `layer`, inside the server's own layers ([`Server::layer`]), as
+    /// [`ToolDef::layer`](crate::tool::ToolDef::layer) wraps one item: a rate limit or a
+    /// concurrency limit for one upstream, say. Each call wraps what the previous ones added.
+    ///
+    /// ```
+    /// use mcp_runtime::gateway::Upstream;
+    /// use tower::limit::ConcurrencyLimitLayer;
+    ///
+    /// // At most 4 requests at once reach this upstream; the fifth waits for a place.
+    /// let slow = Upstream::http("https://slow.example.com/mcp").layer(ConcurrencyLimitLayer::new(4));
+    /// # let _ = slow;
+    /// ```
+    pub fn layer(mut self, layer: impl crate::server::middleware::McpLayer) -> Self {
+        self.layers = Some(crate::server::middleware::wrap(self.layers.take(), layer));
         self
     }
 

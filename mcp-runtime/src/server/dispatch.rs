@@ -143,7 +143,7 @@ pub(crate) async fn handle_request(
             envelope: None,
             version: link.negotiated().map(|(version, _)| version),
             transport: link.transport(),
-            item_done: false,
+            item_stage: 0,
         };
         let request = McpRequest::new(request, origin);
         Box::pin(middleware::serve(request))
@@ -250,7 +250,7 @@ pub(crate) async fn handle_stateless(
             version: envelope.version().ok(),
             envelope: Some(envelope),
             transport,
-            item_done: false,
+            item_stage: 0,
         };
         let request = McpRequest::new(request, origin);
         Box::pin(middleware::serve(request))

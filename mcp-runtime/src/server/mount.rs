@@ -1,10 +1,12 @@
 //! Mounting one server's items inside another, under a namespace (`Server::mount`): the
 //! in-process half of a gateway. The mounted items are ordinary items of the outer server,
 //! renamed, so everything the outer server does (its limits, scopes, layers, both eras, tasks)
-//! applies to them, and their handlers see the outer request's context.
+//! applies to them, and their handlers see the outer request's context. The mounted server's
+//! own layers wrap its items, inside the outer server's.
 
 use std::sync::Arc;
 
+use super::middleware::enclose_item;
 use super::{Items, Server};
 use crate::error::{DefinitionError, is_valid_tool_name};
 use crate::registration::Item;
@@ -45,6 +47,8 @@ impl Server {
     ///   once, under the namespace; a [`Server::new`] mounted inside another serves every item
     ///   of the binary, and clashes;
     /// - its [`required_scopes`](Server::required_scopes), added to each of its items' scopes;
+    /// - its layers ([`Server::layer`]): each of its items' requests go through them, inside
+    ///   this server's layers and outside the item's own ([`ToolDef::layer`](crate::tool::ToolDef::layer));
     /// - its opt-ins to items added while serving ([`Server::dynamic_tools`] and friends).
     ///
     /// Its name, instructions, limits, transport settings, OAuth and skills are not used: this
@@ -136,6 +140,7 @@ impl Server {
         }
         let origin: Arc<str> = Arc::from(format!("mounted as `{namespace}`"));
         let scopes = &server.options.scopes;
+        let layers = server.middleware.take();
         let Items {
             tools,
             resources,
@@ -144,15 +149,24 @@ impl Server {
         for mut tool in tools {
             tool.name = namespaced(&namespace, &tool.name).into();
             mark(&mut tool.metadata, &origin, scopes);
+            if let Some(layers) = &layers {
+                tool.layer = Some(enclose_item(tool.layer.take(), layers));
+            }
             self.extra.tools.push(tool);
         }
         for mut prompt in prompts {
             prompt.name = namespaced(&namespace, &prompt.name).into();
             mark(&mut prompt.metadata, &origin, scopes);
+            if let Some(layers) = &layers {
+                prompt.layer = Some(enclose_item(prompt.layer.take(), layers));
+            }
             self.extra.prompts.push(prompt);
         }
         for mut resource in resources {
             mark(&mut resource.metadata.metadata, &origin, scopes);
+            if let Some(layers) = &layers {
+                resource.layer = Some(enclose_item(resource.layer.take(), layers));
+            }
             self.extra.resources.push(resource);
         }
         self.dynamic.tools |= server.dynamic.tools;
