@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the MCP servers that the client tests (tests/integration/client.rs) run as upstreams,
-# none of them written here:
+# Installs the MCP servers that the client and gateway tests (tests/integration/client.rs and
+# gateway.rs, tests/python/test_gateway.py through scripts/interop.sh) run as upstreams, none of
+# them written here:
 #   - @modelcontextprotocol/server-everything (npm, pinned) and Node 22 into .cache/client-upstreams
 #     (or $CLIENT_UPSTREAMS_CACHE); it speaks stdio, and Streamable HTTP with `streamableHttp`;
 #   - the official Python SDK (mcp 2.3.0, tests/python/requirements.txt) and `mcp-server-time`

@@ -15,6 +15,15 @@
 # and so does a SKIPPED check, except the two cache-attribute checks the suite skips before
 # 2026-07-28.
 #
+# Then the same three runs (in parallel, scored alike) against the `gateway` example serving
+# nothing but `everything` proxied over stdio with no namespace (`--no-local --upstream
+# '=stdio:everything'`, issue 29): the suite's fixtures reach it through the gateway's client and
+# relays. Every scored scenario passes there too; `server-sse-polling` scores nothing through the
+# proxy (its three checks need the tool's handler to end its own POST stream, SEP-1699, which a
+# stdio upstream cannot do: the result comes on the POST stream, which the suite records as
+# INFO, as for any server that answers at once). The skills scenarios are not run against it:
+# the gateway does not relay the skills extension.
+#
 # Node 22 and both suite versions are installed from the npm registry into a local cache
 # (.cache/conformance, or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and
 # conformance-0.2; nothing is installed globally.
@@ -35,10 +44,11 @@ if [ ! -x "$node" ] || [ ! -f "$suite01" ] || [ ! -f "$suite02" ]; then
 fi
 echo "== node $("$node" --version)"
 
-echo "== building the everything example"
-cargo build -p mcp-examples --example everything --locked --quiet
+echo "== building the everything and gateway examples"
+cargo build -p mcp-examples --example everything --example gateway --locked --quiet
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-server="$target_dir/debug/examples/everything"
+everything="$target_dir/debug/examples/everything"
+gateway="$target_dir/debug/examples/gateway"
 
 out=$(mktemp -d)
 
@@ -47,12 +57,17 @@ free_port() {
 }
 
 # run NAME SUITE ARGS...: one suite run against its own server (started here, stopped when the
-# suite ends, or by the EXIT trap of the run's subshell), its output in $out/NAME.txt.
+# suite ends, or by the EXIT trap of the run's subshell), its output in $out/NAME.txt. A NAME
+# starting with `gateway-` runs it against the gateway proxying everything instead.
 run() {
     local run=$1 suite=$2 port pid
     shift 2
     port=$(free_port)
-    "$server" --port "$port" >"$out/$run.server.out" 2>"$out/$run.server.log" &
+    case $run in
+        gateway-*) "$gateway" --port "$port" --no-local --upstream "=stdio:$everything" \
+            >"$out/$run.server.out" 2>"$out/$run.server.log" & ;;
+        *) "$everything" --port "$port" >"$out/$run.server.out" 2>"$out/$run.server.log" & ;;
+    esac
     pid=$!
     trap "kill $pid 2>/dev/null || true" EXIT
     await_port "$port" "$pid" "$out/$run.server.log" || { echo "(the $run server)"; return 1; }
@@ -68,6 +83,14 @@ run1=$!
 (run req-2025-11-25 "$suite02" --requirements 2025-11-25) &
 run2=$!
 (run req-2026-07-28 "$suite02" --requirements 2026-07-28) &
+run3=$!
+wait "$run1" "$run2" "$run3"
+echo "== the same three runs against the gateway proxying everything over stdio"
+(run gateway-suite-0.1.16 "$suite01" --suite all) &
+run1=$!
+(run gateway-req-2025-11-25 "$suite02" --requirements 2025-11-25) &
+run2=$!
+(run gateway-req-2026-07-28 "$suite02" --requirements 2026-07-28) &
 run3=$!
 wait "$run1" "$run2" "$run3"
 # The skills scenarios (extensions, in no --requirements set), one server each, both eras.
@@ -96,7 +119,9 @@ skills_skip_ok = {"2025-11-25": {"sep-2640-skills-list-cache-attributes", "sep-2
 known_gaps = {}
 seen_gaps = set()
 failed = False
-for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026-07-28", None)):
+runs = [(prefix + run, expected) for prefix in ("", "gateway-")
+        for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026-07-28", None))]
+for run, expected in runs:
     scenarios = sorted(glob.glob(os.path.join(out, run, "**", "checks.json"), recursive=True))
     counts, extension, bad = {}, {}, []
     for path in scenarios:
@@ -112,7 +137,7 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
                 continue
             counts[status] = counts.get(status, 0) + 1
             check_id = check.get("id") or ""
-            if run == "req-2026-07-28" and check_id in known_gaps:
+            if run.endswith("req-2026-07-28") and check_id in known_gaps:
                 seen_gaps.add(check_id)
                 if status in ("FAILURE", "WARNING"):
                     print(f"  known gap (issue 16), {status} {name} {check_id}: {known_gaps[check_id]}")
@@ -130,7 +155,7 @@ for run, expected in (("suite-0.1.16", 32), ("req-2025-11-25", None), ("req-2026
         print(f"   no results; the run's output:")
         print(open(os.path.join(out, run + ".txt")).read())
         failed = True
-    if run == "req-2026-07-28":
+    if run.endswith("req-2026-07-28"):
         tasks = [p for p in scenarios if os.path.basename(os.path.dirname(p)).startswith("server-tasks-")]
         print(f"   tasks extension (scored): {len(tasks)} scenarios")
         if len(tasks) != tasks_expected:

@@ -2,7 +2,9 @@
 # Interop tests: the official MCP Python SDK client (mcp 2.3.0 from PyPI) against the `everything`
 # example, over stdio and Streamable HTTP (127.0.0.1 only), in the handshake era (forced) and the
 # stateless 2026-07-28 era (the client's auto mode), and over the deprecated HTTP+SSE transport
-# (`sse_client`, tests/python/test_legacy_sse.py). The tests live in tests/python.
+# (`sse_client`, tests/python/test_legacy_sse.py); and through the `gateway` example, whose
+# upstreams (server-everything, mcp-server-time: scripts/client-upstreams.sh) it proxies
+# (tests/python/test_gateway.py). The tests live in tests/python.
 #
 # The client is installed into a local virtual environment (.cache/py, or $INTEROP_VENV); nothing
 # is installed globally. Needs python3 with venv and pip (tested with CPython 3.11).
@@ -25,12 +27,16 @@ fi
 echo "== $("$venv/bin/python" --version), mcp $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 
 if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
-    echo "== building the everything and auth examples"
-    cargo build -p mcp-examples --example everything --example auth --locked --quiet
+    echo "== building the everything, auth and gateway examples"
+    cargo build -p mcp-examples --example everything --example auth --example gateway --locked --quiet
     target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
     MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
+    MCP_GATEWAY_BIN="${MCP_GATEWAY_BIN:-$target_dir/debug/examples/gateway}"
 fi
-export MCP_EVERYTHING_BIN
+export MCP_EVERYTHING_BIN MCP_GATEWAY_BIN
+# The gateway test's upstreams: Node 22 and server-everything, mcp-server-time (already in the
+# venv above); nothing happens when they are there.
+scripts/client-upstreams.sh
 # The OAuth test (tests/python/test_oauth.py) runs the real oidc-provider.
 scripts/oidc.sh
 echo "== pytest tests/python against $MCP_EVERYTHING_BIN"

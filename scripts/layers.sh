@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../mcp-runtime/src"
 
 # The client (`mcp_runtime::client`) sits beside the server: it speaks the protocol's types and
-# the items' result types, and neither the server nor the transports name it (a gateway that
-# proxies upstreams will, from above both).
+# the items' result types, and neither the server nor the transports name it. The gateway
+# (`Server::proxy`) sits above both: the server knows it only through `server/attach.rs`.
 # module: the modules it may name. Anything not listed here (lib.rs, __private, bounds, testing)
 # may name anything: they sit on top.
 declare -A allowed=(
@@ -31,8 +31,9 @@ declare -A allowed=(
   [client]="tool prompt resource completion context protocol schema metadata error"
   [server]="handle registration trace skill app tool prompt resource completion context protocol schema metadata error"
   [transport]="server handle trace tool prompt resource completion context protocol error"
+  [gateway]="server client handle tool prompt resource completion context protocol schema metadata error"
 )
-order=(transport server client registration trace skill app openapi tool prompt resource completion context handle schema metadata error protocol)
+order=(gateway transport server client registration trace skill app openapi tool prompt resource completion context handle schema metadata error protocol)
 
 status=0
 for module in "${order[@]}"; do

@@ -102,6 +102,19 @@ impl<const N: usize> IntoCompletions for [&str; N] {
 /// other arguments, the suggestions.
 pub type Completer = Arc<dyn Fn(&str, &CompletionContext) -> Completions + Send + Sync>;
 
+/// Completes any argument of a prompt or template by asking elsewhere, as a proxied item asks
+/// its upstream: given the argument's name, the prefix typed so far and the other arguments
+/// (`context.arguments` as sent), the suggestions, or the error to answer with.
+pub(crate) type ForwardCompleter = Arc<
+    dyn Fn(
+            String,
+            String,
+            serde_json::Map<String, serde_json::Value>,
+        ) -> crate::context::BoxFuture<Result<Completions, crate::protocol::ErrorObject>>
+        + Send
+        + Sync,
+>;
+
 /// A completer over a function the user wrote.
 pub fn completer_fn<R: IntoCompletions + 'static>(
     f: fn(&str, &CompletionContext) -> R,

@@ -18,6 +18,7 @@
 //! - [Middleware and telemetry](#middleware-and-telemetry)
 //! - [Testing](#testing)
 //! - [An MCP client](#an-mcp-client)
+//! - [Gateways: mount and proxy](#gateways-mount-and-proxy)
 //! - [Existing HTTP APIs: `openapi!`](#existing-http-apis-openapi)
 //! - [Cargo features](#cargo-features)
 //!
@@ -809,6 +810,9 @@
 //! | OAuth caches (`OAuth::verified_token_cache`, `OAuth::introspection_cache`) | 10,000 tokens each (a SHA-256 and the caller), 60 s / 5 s, never past `exp` | | expired entries are dropped, and the cache is emptied if that is not enough |
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | | the oldest are forgotten first |
 //! | `Server::redis_session_cache` (with `Server::redis`) | 10,000 session records and 16 MiB of their text, on each replica | | any records are dropped, and read from Redis again on their sessions' next requests |
+//! | a proxied upstream's notifications waiting to be relayed (`Upstream::notification_queue`) | 1,024 and 16 MiB an upstream | | the newest are dropped and counted |
+//! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream, read from at most 1,000 pages | | the pages past them are not read; the rest are not served, with a warning |
+//! | upstream resource subscriptions relayed | 256 URIs an upstream | | the downstream subscription holds; the upstream is not asked, with a warning |
 //! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each) | keys follow sessions, principals and addresses ([`RateKey`](middleware::RateKey)), whose shares bound how many one client makes | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
 //! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys and answers) a cache, each for 60 s | | the oldest are dropped first (a caller past them is served, uncached); an answer over an eighth of the bytes is not kept |
 //! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names | | new label sets are counted under one `_OTHER` series |
@@ -860,7 +864,9 @@
 //! within the same request, stream and subscription limits (whole: the shares are HTTP's).
 //! `scripts/hostile.sh` runs the attacks these limits answer against a release build and checks
 //! the ceiling. The MCP client ([`mod@client`], below) bounds what an upstream server can make it
-//! hold in a table of its own.
+//! hold in a table of its own; a gateway adds, for each upstream it proxies, at most its
+//! notification queue (16 MiB), one message being read (16 MiB), its captured stderr (64 KiB)
+//! and its items ([`mod@gateway`]), none of which a downstream client can grow.
 //!
 //! # Middleware and telemetry
 //!
@@ -1006,6 +1012,60 @@
 //! # fn main() {}
 //! ```
 //!
+//! # Gateways: mount and proxy
+//!
+//! One server can carry others. [`Server::mount`] puts another server's tools and prompts
+//! under a namespace (`weather` + `forecast` is `weather_forecast`; resources keep their URIs),
+//! in-process: the mounted items are this server's own, and their handlers run in this
+//! server's request context. [`Server::build`] refuses a clash with both places named.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Tomorrow's weather in a city.
+//! #[tool]
+//! async fn forecast(city: String) -> String {
+//!     format!("Sunny in {city}")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder().mount("weather", Server::builder().tool(forecast));
+//! # use mcp_runtime::testing::Client;
+//! # use serde_json::json;
+//! # let client = Client::connect(server).await?;
+//! let sunny = client.call_tool("weather_forecast", json!({"city": "Oslo"})).await?;
+//! assert_eq!(sunny.text(), "Sunny in Oslo");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! With the `client` feature, `Server::proxy` serves the items of real MCP servers, run as
+//! child processes or reached over Streamable HTTP (`mcp_runtime::gateway::Upstream`), as
+//! ordinary items of this server: listed again on their `list_changed`, calls forwarded with
+//! progress, log messages and cancellation, their sampling, elicitation and roots requests
+//! asked of the client whose call they belong to (each side in its own era), subscriptions
+//! and tasks relayed; an upstream that dies is restarted with backoff while its items answer
+//! a clear error. Every scope, limit, timeout and layer of this server applies to them. The
+//! module docs of `mcp_runtime::gateway` say exactly what is relayed, how names are made and
+//! what is bounded; `cargo run -p mcp-examples --example gateway -- --upstream
+//! 'time=stdio:uvx mcp-server-time'` is one.
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn run() -> mcp_runtime::Result<()> {
+//! use mcp_runtime::Server;
+//! use mcp_runtime::gateway::Upstream;
+//!
+//! Server::new("gateway", "1.0.0")
+//!     .proxy("time", Upstream::stdio("uvx", ["mcp-server-time"]))
+//!     .proxy("docs", Upstream::http("https://docs.example.com/mcp").bearer_token("s3cret"))
+//!     .serve_http("127.0.0.1:8000")
+//!     .await
+//! # }
+//! # fn main() {}
+//! ```
+//!
 //! # Cargo features
 //!
 //! - `macros` (default): `#[tool]`, `#[resource]`, `#[prompt]`, `#[server]` and
@@ -1028,7 +1088,7 @@
 //!   meter provider (`opentelemetry`, `tracing-opentelemetry`); the exporter is yours.
 //! - `prometheus`: `GET /metrics` on the HTTP router and [`telemetry::serve_metrics`].
 //! - `client`: [`mod@client`], an MCP client for upstream servers (stdio and Streamable HTTP,
-//!   both eras); it brings `reqwest` over rustls.
+//!   both eras), and `Server::proxy` ([`mod@gateway`]); it brings `reqwest` over rustls.
 //! - `openapi`: `openapi!` and [`mod@openapi`]: an existing HTTP API's operations as tools,
 //!   read from its OpenAPI description when the crate compiles (YAML with `yaml-rust2`), called
 //!   with `reqwest` over rustls.
@@ -1065,6 +1125,8 @@ pub mod client;
 pub mod completion;
 pub mod context;
 mod error;
+#[cfg(feature = "client")]
+pub mod gateway;
 mod handle;
 mod metadata;
 #[cfg(feature = "openapi")]

@@ -48,6 +48,23 @@ pub(crate) struct Metadata {
     pub(crate) problems: Vec<String>,
     /// The OAuth scopes a caller's token must grant to use the item (HTTP with OAuth).
     pub(crate) scopes: Vec<Cow<'static, str>>,
+    /// Where the item came from when another server contributed it ("mounted as `weather`",
+    /// "proxied from upstream `time`"), for error messages beside its location.
+    pub(crate) origin: Option<std::sync::Arc<str>>,
+}
+
+impl Metadata {
+    /// Where the item was defined, for error messages: its source location (or that it was
+    /// registered at run time), and where it came from when another server contributed it.
+    pub(crate) fn place(&self) -> String {
+        let location = self
+            .location
+            .map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string());
+        match &self.origin {
+            Some(origin) => format!("{location} ({origin})"),
+            None => location,
+        }
+    }
 }
 
 impl Metadata {

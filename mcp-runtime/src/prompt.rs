@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::completion::Completer;
+use crate::completion::{Completer, ForwardCompleter};
 use crate::context::Context;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{Content, ErrorObject, Icon, ProtocolVersion, Role, echo};
@@ -147,6 +147,8 @@ pub struct PromptDef {
     pub(crate) arguments: Vec<PromptArgument>,
     pub(crate) handler: PromptHandler,
     pub(crate) completers: Vec<(String, Completer)>,
+    /// Completes every argument elsewhere (a proxied prompt, at its upstream).
+    pub(crate) forward_completion: Option<ForwardCompleter>,
     /// Its own middleware (`PromptDef::layer`, `#[prompt(layer = ..)]`).
     pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
@@ -324,6 +326,7 @@ impl PromptBuilder {
                 arguments: Vec::new(),
                 handler: Arc::new(handler),
                 completers: Vec::new(),
+                forward_completion: None,
                 layer: None,
             },
         }

@@ -18,8 +18,8 @@ use crate::context::Context;
 pub use crate::metadata::SourceLocation;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
-    Audio, Content, EmbeddedResource, Icon, Image, MESSAGE_MAX, ProtocolVersion, RequestId,
-    ResourceLink, Text, bounded, echo,
+    Audio, Content, EmbeddedResource, ErrorObject, Icon, Image, MESSAGE_MAX, ProtocolVersion,
+    RequestId, ResourceLink, Text, bounded, echo,
 };
 
 /// How many unknown arguments an argument error names.
@@ -316,6 +316,32 @@ pub(crate) enum OutputShape {
 
 pub(crate) type ToolHandler = Arc<dyn Fn(ToolCall) -> BoxFuture<CallToolResult> + Send + Sync>;
 
+/// A handler that may answer a call with a JSON-RPC error instead of a result: a proxied tool
+/// relays its upstream's errors as they were.
+pub(crate) type RelayHandler =
+    Arc<dyn Fn(ToolCall) -> BoxFuture<Result<CallToolResult, ErrorObject>> + Send + Sync>;
+
+/// A call's future: a tool's result, or (a relayed tool only) the JSON-RPC error to answer
+/// with. An enum rather than one more box, so an ordinary tool's call costs what it did.
+pub(crate) enum ToolFuture {
+    Plain(BoxFuture<CallToolResult>),
+    Relayed(BoxFuture<Result<CallToolResult, ErrorObject>>),
+}
+
+impl Future for ToolFuture {
+    type Output = Result<CallToolResult, ErrorObject>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.get_mut() {
+            Self::Plain(future) => future.as_mut().poll(cx).map(Ok),
+            Self::Relayed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
 /// A tool: what `tools/list` shows of it and the handler `tools/call` runs.
 #[derive(Clone)]
 pub struct ToolDef {
@@ -334,6 +360,10 @@ pub struct ToolDef {
     pub(crate) header_params: Arc<[(String, Vec<String>)]>,
     /// Whether a call may, or must, run as a task.
     pub(crate) task_support: TaskSupport,
+    /// The output schema was given verbatim (a proxied tool's): sent as it is.
+    pub(crate) raw_output_schema: bool,
+    /// Set for a relayed tool: called instead of `handler`, it may answer with an error.
+    pub(crate) relay: Option<RelayHandler>,
     /// Its own middleware (`ToolDef::layer`, `#[tool(layer = ..)]`).
     pub(crate) layer: Option<crate::metadata::ItemLayer>,
 }
@@ -422,6 +452,27 @@ impl ToolDef {
         })
     }
 
+    /// Runs the tool as [`call`](Self::call) does, through its relay handler when it has one.
+    pub(crate) fn invoke(
+        &self,
+        tool: Arc<str>,
+        arguments: Map<String, Value>,
+        context: Context,
+    ) -> ToolFuture {
+        let Some(relay) = &self.relay else {
+            return ToolFuture::Plain(self.call(tool, arguments, context));
+        };
+        ToolFuture::Relayed(relay(ToolCall {
+            tool,
+            arguments,
+            context,
+            output: self.output,
+            errors: Vec::new(),
+            takes_args_struct: self.takes_args_struct,
+            argument_names: Arc::clone(&self.argument_names),
+        }))
+    }
+
     /// The `Tool` object of `tools/list` as `version` knows it, with schemas in `style`.
     pub(crate) fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value {
         let mut tool = Map::new();
@@ -436,10 +487,12 @@ impl ToolDef {
         if version.has_structured_output()
             && let Some(output) = &self.output_schema
         {
-            tool.insert(
-                "outputSchema".into(),
-                Value::Object(schema::finish(output.clone(), style, Direction::Output)),
-            );
+            let output = if self.raw_output_schema {
+                output.clone()
+            } else {
+                schema::finish(output.clone(), style, Direction::Output)
+            };
+            tool.insert("outputSchema".into(), Value::Object(output));
         }
         if version.has_tool_annotations() && !self.annotations.is_empty() {
             let mut annotations = self.annotations.clone();
@@ -667,6 +720,8 @@ impl ToolBuilder {
                 raw_input_schema: false,
                 header_params: Arc::default(),
                 task_support: TaskSupport::Forbidden,
+                raw_output_schema: false,
+                relay: None,
                 layer: None,
             },
             generator: schema::generator(),
@@ -768,6 +823,23 @@ impl ToolBuilder {
                 .problems
                 .push("a raw input schema is an object with `\"type\": \"object\"`".to_owned()),
         }
+        self
+    }
+
+    /// Sets the output schema verbatim: sent exactly as given, never rewritten (a proxied
+    /// tool's, as its upstream lists it).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn raw_output_schema(&mut self, schema: Map<String, Value>) -> &mut Self {
+        self.def.output_schema = Some(schema);
+        self.def.raw_output_schema = true;
+        self
+    }
+
+    /// Serves the calls with `relay`, which may answer with a JSON-RPC error, instead of the
+    /// handler given to [`new`](Self::new).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn relay(&mut self, relay: RelayHandler) -> &mut Self {
+        self.def.relay = Some(relay);
         self
     }
 

@@ -323,3 +323,21 @@ async fn openapi_example_calls_the_api_at_its_base_url() {
         "GET /books/{bookId}: argument `bookId` must be an integer"
     );
 }
+
+/// The gateway example with no upstream: its own tools and the server it mounts (the proxies
+/// are driven in tests/integration/gateway.rs and tests/python/test_gateway.py).
+#[tokio::test]
+async fn gateway_example_serves_its_own_items_and_a_mounted_server() {
+    let server = spawn_example("gateway", Client::builder()).await.unwrap();
+    let client = &server.client;
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["echo", "math_add", "math_multiply", "upstreams"]);
+    let sum = client
+        .call_tool("math_add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"result": 5})));
+    let none = client.call_tool("upstreams", json!({})).await.unwrap();
+    assert_eq!(none.text(), "");
+}

@@ -13,6 +13,7 @@ mod everything;
 mod examples;
 mod fair;
 mod fixtures;
+mod gateway;
 mod http;
 mod http_stateless;
 mod legacy_sse;

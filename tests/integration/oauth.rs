@@ -1632,3 +1632,72 @@ async fn with_oauth_the_fair_shares_are_a_principals_wherever_it_connects_from()
         "{reply}"
     );
 }
+
+/// A gateway's items need the scopes it gives them, as local ones do: a proxied upstream's
+/// (`Upstream::scopes`) and a mounted server's (its `required_scopes`); the 403 names them.
+#[tokio::test]
+async fn a_gateways_proxied_and_mounted_items_need_their_scopes() {
+    use mcp_runtime::client::{Stderr, StdioCommand};
+    use mcp_runtime::gateway::Upstream;
+
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}/mcp");
+    let everything =
+        StdioCommand::new(mcp_tests::example_binary("everything")).stderr(Stderr::Null);
+    let service = Server::builder()
+        .mount(
+            "vault",
+            Server::builder().tool(whoami).required_scopes(["admin"]),
+        )
+        .proxy("ev", Upstream::command(everything).scopes(["notes:write"]))
+        .oauth(
+            OAuth::new(&resource)
+                .authorization_server(issuer)
+                .scopes_supported(["notes:read", "notes:write", "admin"]),
+        )
+        .build()
+        .unwrap();
+    service.ready().await;
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
+    let writer = format!(
+        "Bearer {}",
+        token(issuer, &resource, "notes:read notes:write").await
+    );
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&reader), "ev_test_simple_text"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(
+        challenge(&response).contains("scope=\"notes:write\""),
+        "{}",
+        challenge(&response)
+    );
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&writer), "ev_test_simple_text"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(body_json(response).await["result"]["content"].is_array());
+    let response = send(
+        &addr,
+        stateless_call(&addr, "/mcp", Carry::Header(&writer), "vault_whoami"),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert!(
+        challenge(&response).contains("admin"),
+        "{}",
+        challenge(&response)
+    );
+}

@@ -26,10 +26,11 @@ async def count_with_progress(steps: int, ctx: Context) -> str:
 
 
 @server.tool()
-async def flood(count: int, ctx: Context) -> str:
-    """Sends `count` log notifications as fast as it can."""
+async def flood(count: int, ctx: Context, pad: int = 0) -> str:
+    """Sends `count` log notifications as fast as it can, each padded with `pad` bytes."""
+    padding = "x" * pad
     for i in range(count):
-        await ctx.info(f"flood {i}")
+        await ctx.info(f"flood {i} {padding}")
     return f"sent {count}"
 
 

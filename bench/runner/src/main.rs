@@ -253,6 +253,70 @@ async fn task_scenarios(
     Ok(())
 }
 
+/// Ours only (issue 29): `add` through `Server::mount` and through `Server::proxy` to a
+/// `bench-ours stdio` child, over stdio, in the same repetition as the direct call
+/// (`stdio_seq`): one at a time, and 64 in flight through the proxy. The proxy's CPU is the
+/// gateway's own; its upstream's is recorded apart (`proxy_seq_upstream_cpu_us`).
+async fn gateway_scenarios(
+    ours: &Path,
+    gateway: &Path,
+    config: &Config,
+    metrics: &mut Metrics,
+) -> std::io::Result<()> {
+    let mut mount = stdio::StdioServer::spawn_args(gateway, &["mount"])?;
+    mount.initialize().await?;
+    mount
+        .sequential(500, config.cap(), stdio::call_mounted_add)
+        .await?; // warm-up
+    let pid = mount.pid();
+    let cpu = cpu_us(pid);
+    let run = mount
+        .sequential(
+            config.stdio_sequential_calls,
+            config.cap(),
+            stdio::call_mounted_add,
+        )
+        .await?;
+    put_run(metrics, "mount_seq", run, pid, cpu);
+    mount.close().await;
+
+    let upstream = ours.to_string_lossy();
+    let mut proxy = stdio::StdioServer::spawn_args(gateway, &["proxy", &upstream])?;
+    proxy.initialize().await?;
+    proxy
+        .sequential(500, config.cap(), stdio::call_proxied_add)
+        .await?; // warm-up (the upstream is connected by then: the gateway waits for it)
+    let pid = proxy.pid();
+    let children = measure::children(pid);
+    let upstream_cpu = || children.iter().map(|&child| cpu_us(child)).sum::<f64>();
+    let (cpu, child_cpu) = (cpu_us(pid), upstream_cpu());
+    let run = proxy
+        .sequential(
+            config.stdio_sequential_calls,
+            config.cap(),
+            stdio::call_proxied_add,
+        )
+        .await?;
+    let calls = run.calls.max(1) as f64;
+    metrics.insert(
+        "proxy_seq_upstream_cpu_us".into(),
+        (upstream_cpu() - child_cpu) / calls,
+    );
+    put_run(metrics, "proxy_seq", run, pid, cpu);
+    let cpu = cpu_us(pid);
+    let run = proxy
+        .pipelined_with(
+            config.stdio_pipelined_calls,
+            config.pipeline_window,
+            config.cap() * 4,
+            stdio::call_proxied_add,
+        )
+        .await?;
+    put_run(metrics, "proxy_pipe64", run, pid, cpu);
+    proxy.close().await;
+    Ok(())
+}
+
 /// In a fresh HTTP server: 1,000 idle sessions (RSS before and after), then the load with 1
 /// and with 32 connections, then RSS again. Sessions come first so their memory is new heap,
 /// not memory the load run freed and the allocator hands out again.
@@ -419,6 +483,12 @@ async fn main() {
                 && let Err(error) = task_scenarios(binary, &config, &mut metrics).await
             {
                 eprintln!("  {name} tasks failed: {error}");
+            }
+            if name == "ours"
+                && let Some(gateway) = binaries.get("gateway")
+                && let Err(error) = gateway_scenarios(binary, gateway, &config, &mut metrics).await
+            {
+                eprintln!("  {name} gateway failed: {error}");
             }
             results.push(name, rep, metrics);
         }

@@ -112,6 +112,44 @@ const ROWS: &[(&str, &str, &str, bool)] = &[
         "KiB",
         false,
     ),
+    (
+        "mount_seq_per_s",
+        "stdio tools/call of `add` through `Server::mount`, 1 in flight",
+        "calls/s",
+        true,
+    ),
+    ("mount_seq_p50_us", "  p50 latency", "µs", false),
+    ("mount_seq_p99_us", "  p99 latency", "µs", false),
+    ("mount_seq_cpu_us", "  server CPU per request", "µs", false),
+    (
+        "proxy_seq_per_s",
+        "stdio tools/call of `add` through `Server::proxy` to a stdio upstream (bench-ours), 1 in flight",
+        "calls/s",
+        true,
+    ),
+    ("proxy_seq_p50_us", "  p50 latency", "µs", false),
+    ("proxy_seq_p99_us", "  p99 latency", "µs", false),
+    ("proxy_seq_cpu_us", "  gateway CPU per request", "µs", false),
+    (
+        "proxy_seq_upstream_cpu_us",
+        "  upstream CPU per request",
+        "µs",
+        false,
+    ),
+    (
+        "proxy_pipe64_per_s",
+        "stdio tools/call of `add` through `Server::proxy`, 64 in flight",
+        "calls/s",
+        true,
+    ),
+    ("proxy_pipe64_p50_us", "  p50 latency", "µs", false),
+    ("proxy_pipe64_p99_us", "  p99 latency", "µs", false),
+    (
+        "proxy_pipe64_cpu_us",
+        "  gateway CPU per request",
+        "µs",
+        false,
+    ),
     ("startup_ms", "spawn to initialize reply", "ms", false),
     (
         "rss_idle_kib",
@@ -473,6 +511,10 @@ impl Results {
                 if pass { "yes" } else { "**no**" }
             );
         }
+        let section = self.gateway_markdown();
+        if !section.is_empty() {
+            let _ = write!(out, "\n{section}");
+        }
         let section = self.layers_markdown();
         if !section.is_empty() {
             let _ = write!(out, "\n{section}");
@@ -481,6 +523,61 @@ impl Results {
         if !section.is_empty() {
             let _ = write!(out, "\n{section}");
         }
+        out
+    }
+
+    /// The gateway rows against the direct call of the same repetitions (issue 29): what the
+    /// mount and the proxy add (empty when they were not measured).
+    fn gateway_markdown(&self) -> String {
+        let mut out = String::new();
+        let direct = |metric: &str| self.median("ours", &format!("stdio_seq_{metric}"));
+        if self.median("ours", "proxy_seq_per_s").is_nan() {
+            return out;
+        }
+        let _ = writeln!(out, "## Gateways (issue 29)\n");
+        let _ = writeln!(
+            out,
+            "`tools/call add` over stdio, one at a time, in the same repetitions: bench-ours \
+             directly, its `add` mounted in-process (`bench-gateway mount`, `m_add`), and \
+             bench-ours proxied as a stdio child (`bench-gateway proxy`, `p_add`, 2026-07-28 \
+             between gateway and upstream). Medians; CPU is the serving process's (the \
+             proxy's upstream apart).\n"
+        );
+        let _ = writeln!(
+            out,
+            "| path | calls/s | p50 µs | p99 µs | CPU µs/call | p50 added µs | x direct calls/s |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+        for (prefix, label) in [
+            ("stdio_seq", "direct"),
+            ("mount_seq", "Server::mount"),
+            ("proxy_seq", "Server::proxy (stdio upstream)"),
+        ] {
+            let get = |metric: &str| self.median("ours", &format!("{prefix}_{metric}"));
+            let mut cpu = number(get("cpu_us"));
+            if prefix == "proxy_seq" {
+                cpu = format!(
+                    "{cpu} + {} upstream",
+                    number(self.median("ours", "proxy_seq_upstream_cpu_us"))
+                );
+            }
+            let _ = writeln!(
+                out,
+                "| {label} | {} | {} | {} | {cpu} | {} | {} |",
+                number(get("per_s")),
+                number(get("p50_us")),
+                number(get("p99_us")),
+                number(get("p50_us") - direct("p50_us")),
+                ratio(get("per_s") / direct("per_s")),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nThrough the proxy with 64 in flight: {} calls/s (p50 {} µs; direct: {} calls/s).",
+            number(self.median("ours", "proxy_pipe64_per_s")),
+            number(self.median("ours", "proxy_pipe64_p50_us")),
+            number(self.median("ours", "stdio_pipe64_per_s")),
+        );
         out
     }
 

@@ -24,6 +24,20 @@ pub fn call_add(id: usize) -> String {
     )
 }
 
+/// `add` mounted as `m` (`bench-gateway mount`).
+pub fn call_mounted_add(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"m_add","arguments":{{"a":{id},"b":1}}}}}}"#
+    )
+}
+
+/// `add` proxied as `p` (`bench-gateway proxy`).
+pub fn call_proxied_add(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"p_add","arguments":{{"a":{id},"b":1}}}}}}"#
+    )
+}
+
 pub fn call_add_sync(id: usize) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_sync","arguments":{{"a":{id},"b":1}}}}}}"#
@@ -48,8 +62,13 @@ impl StdioServer {
 
     /// The server started with `mode` as its argument (`stdio`, or ours' `stdio-tasks`).
     pub fn spawn_mode(binary: &Path, mode: &str) -> std::io::Result<Self> {
+        Self::spawn_args(binary, &[mode])
+    }
+
+    /// The server started with `args`.
+    pub fn spawn_args(binary: &Path, args: &[&str]) -> std::io::Result<Self> {
         let mut child = Command::new(binary)
-            .arg(mode)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -170,6 +189,17 @@ impl StdioServer {
         window: usize,
         cap: Duration,
     ) -> std::io::Result<Run> {
+        self.pipelined_with(calls, window, cap, call_add).await
+    }
+
+    /// [`pipelined`](Self::pipelined) with the requests `request` makes.
+    pub async fn pipelined_with(
+        &mut self,
+        calls: usize,
+        window: usize,
+        cap: Duration,
+        request: fn(usize) -> String,
+    ) -> std::io::Result<Run> {
         let in_flight = Semaphore::new(window);
         let sent_at: RefCell<Vec<Option<Instant>>> = RefCell::new(vec![None; calls + 1]);
         let mut run = Run::new(calls);
@@ -192,7 +222,7 @@ impl StdioServer {
                     }
                 }
                 sent_at.borrow_mut()[id] = Some(Instant::now());
-                stdin.write_all(call_add(id).as_bytes()).await?;
+                stdin.write_all(request(id).as_bytes()).await?;
                 stdin.write_all(b"\n").await?;
             }
             stdin.flush().await

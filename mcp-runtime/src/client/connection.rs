@@ -97,9 +97,13 @@ impl Default for Limits {
 }
 
 pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
-/// A notification waiting for a handler: its size, and the handler of the request whose
-/// stream it came on, if that request brought one.
-type Queued = (Notification, usize, Option<Arc<dyn ClientHandler>>);
+/// What waits in the notification queue: a notification (its size, and the handler of the
+/// request whose stream it came on, if that request brought one), or a mark that tells who
+/// waits for it that everything queued before it was handled.
+enum Queued {
+    Notification(Notification, usize, Option<Arc<dyn ClientHandler>>),
+    Mark(oneshot::Sender<()>),
+}
 type Answer = Result<Value, ErrorObject>;
 
 /// How one request is sent: its id (a fresh one if `None`), HTTP headers, progress callback,
@@ -136,12 +140,17 @@ pub(crate) struct Core {
     server_requests: Mutex<HashMap<RequestId, AbortHandle>>,
     in_flight: Semaphore,
     notifications: mpsc::Sender<Queued>,
+    /// Notifications queued, and handled, so far: equal when nothing waits in the queue.
+    queued: AtomicU64,
+    handled: Arc<AtomicU64>,
     /// The handlers of requests that brought their own, by request id.
     call_handlers: Mutex<HashMap<RequestId, Arc<dyn ClientHandler>>>,
     queued_bytes: Arc<AtomicUsize>,
     dropped_notifications: AtomicU64,
     dropping: AtomicBool,
     closed: Mutex<Option<String>>,
+    /// Turns `true` when the connection ends.
+    ended: tokio::sync::watch::Sender<bool>,
     stateless: AtomicBool,
     acks: Mutex<HashMap<RequestId, oneshot::Sender<Map<String, Value>>>>,
 }
@@ -153,13 +162,25 @@ impl Core {
         let queued_bytes = Arc::new(AtomicUsize::new(0));
         let consumer = Arc::clone(&handler);
         let bytes = Arc::clone(&queued_bytes);
+        let handled = Arc::new(AtomicU64::new(0));
+        let handled_count = Arc::clone(&handled);
         tokio::spawn(async move {
-            while let Some((notification, size, handler)) = queue.recv().await {
+            while let Some(queued) = queue.recv().await {
+                let (notification, size, handler) = match queued {
+                    Queued::Notification(notification, size, handler) => {
+                        (notification, size, handler)
+                    }
+                    Queued::Mark(done) => {
+                        let _ = done.send(());
+                        continue;
+                    }
+                };
                 bytes.fetch_sub(size, Ordering::Relaxed);
                 match handler {
                     Some(handler) => handler.on_notification(notification).await,
                     None => consumer.on_notification(notification).await,
                 }
+                handled_count.fetch_add(1, Ordering::Release);
             }
         });
         Arc::new(Self {
@@ -172,11 +193,14 @@ impl Core {
             progress: Mutex::default(),
             server_requests: Mutex::default(),
             notifications,
+            queued: AtomicU64::new(0),
+            handled,
             call_handlers: Mutex::default(),
             queued_bytes,
             dropped_notifications: AtomicU64::new(0),
             dropping: AtomicBool::new(false),
             closed: Mutex::new(None),
+            ended: tokio::sync::watch::channel(false).0,
             stateless: AtomicBool::new(false),
             acks: Mutex::default(),
         })
@@ -229,6 +253,24 @@ impl Core {
         self.dropped_notifications.load(Ordering::Relaxed)
     }
 
+    /// Turns `true` when the connection ends.
+    pub(crate) fn ended(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.ended.subscribe()
+    }
+
+    /// Completes once every notification received so far has been handled (waiting for room
+    /// in the queue if it is full).
+    pub(crate) async fn drained(&self) {
+        // Nothing waiting (the usual case): no round trip through the queue.
+        if self.handled.load(Ordering::Acquire) == self.queued.load(Ordering::Acquire) {
+            return;
+        }
+        let (done, handled) = oneshot::channel();
+        if self.notifications.send(Queued::Mark(done)).await.is_ok() {
+            let _ = handled.await;
+        }
+    }
+
     /// Why the connection is closed, if it is.
     pub(crate) fn closed_reason(&self) -> Option<String> {
         lock(&self.closed).clone()
@@ -243,6 +285,7 @@ impl Core {
                 *closed = Some(reason);
             }
         }
+        self.ended.send_replace(true);
         // Dropping the senders wakes every waiter, which then reads the reason.
         lock(&self.pending).clear();
         for (_, task) in lock(&self.server_requests).drain() {
@@ -473,9 +516,10 @@ impl Core {
         if fits
             && self
                 .notifications
-                .try_send((notification, size, handler))
+                .try_send(Queued::Notification(notification, size, handler))
                 .is_ok()
         {
+            self.queued.fetch_add(1, Ordering::Release);
             self.dropping.store(false, Ordering::Relaxed);
             return;
         }

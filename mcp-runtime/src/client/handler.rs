@@ -60,6 +60,26 @@ pub trait ClientHandler: Send + Sync + 'static {
         Box::pin(async move { Err(ErrorObject::method_not_found(&method)) })
     }
 
+    /// One input request of a 2026-07-28 `input_required` result, under `key`, the server's
+    /// name for it (its answer goes back under the same key). By default it is answered as the
+    /// request of its `method` would be ([`create_message`](Self::create_message), ...); a
+    /// gateway keeps the key, to ask its own client under it. The input requests of one round
+    /// are answered concurrently.
+    fn input(
+        &self,
+        key: String,
+        method: String,
+        params: Map<String, Value>,
+    ) -> BoxFuture<Result<Value, ErrorObject>> {
+        let _ = key;
+        match method.as_str() {
+            "sampling/createMessage" => self.create_message(params),
+            "elicitation/create" => self.elicit(params),
+            "roots/list" => self.list_roots(params),
+            _ => self.other_request(method, params),
+        }
+    }
+
     /// A notification from the server. Notifications are delivered one at a time, in order,
     /// from a bounded queue: while this runs, later ones wait (see the client's limits table
     /// for what is dropped when the queue is full).
@@ -94,6 +114,15 @@ impl<T: ClientHandler + ?Sized> ClientHandler for Arc<T> {
         params: Map<String, Value>,
     ) -> BoxFuture<Result<Value, ErrorObject>> {
         (**self).other_request(method, params)
+    }
+
+    fn input(
+        &self,
+        key: String,
+        method: String,
+        params: Map<String, Value>,
+    ) -> BoxFuture<Result<Value, ErrorObject>> {
+        (**self).input(key, method, params)
     }
 
     fn on_notification(&self, notification: Notification) -> BoxFuture<()> {

@@ -69,7 +69,7 @@
 //! | | handshake era | 2026-07-28 |
 //! |---|---|---|
 //! | client capabilities, client info | `initialize` | every request's `_meta` envelope |
-//! | sampling, elicitation, roots | JSON-RPC requests to the handler | `input_required` results: each input request answered by the same handler, the request retried (new id, `inputResponses`, the echoed `requestState`) until it completes, at most 16 rounds |
+//! | sampling, elicitation, roots | JSON-RPC requests to the handler | `input_required` results: the input requests of a round answered together by the same handler ([`ClientHandler::input`], with each request's key), the request retried (new id, `inputResponses`, the echoed `requestState`) until it completes, at most 16 rounds of at most 64 requests |
 //! | list_changed | sent by the server | a `subscriptions/listen` the client opens at connect for the kinds the server advertises ([`ClientBuilder::listen_for_list_changes`]) |
 //! | [`Client::subscribe`] | `resources/subscribe` | a `subscriptions/listen` for that URI, ended by [`Client::unsubscribe`] |
 //! | [`Client::set_level`] | `logging/setLevel` | the `logLevel` of every later request's envelope |
@@ -99,6 +99,10 @@
 //! and in order. A `notifications/cancelled` from the server for one of its requests aborts the
 //! handler's task. The handler's [`capabilities`](ClientHandler::capabilities) are what the
 //! client declares.
+//!
+//! An answer does not wait for the notifications sent before it, which reach the handler from
+//! the queue: [`Client::notifications_handled`] waits for those. [`Client::closed`] completes
+//! when a child process's connection ends.
 //!
 //! A request may bring its own handler ([`RequestOptions::handler`]): it answers that request's
 //! 2026-07-28 input requests, and over HTTP the server's requests and notifications that arrive
@@ -435,6 +439,17 @@ impl ClientBuilder {
 /// argument's path through `properties`.
 type HeaderParam = (String, Vec<String>);
 
+/// What a bounded listing read ([`Client::list_pages`]).
+pub(crate) struct BoundedList<T> {
+    pub(crate) items: Vec<T>,
+    /// Why items were left out (the first few).
+    pub(crate) malformed: Vec<String>,
+    /// How many items did not decode.
+    pub(crate) left_out: usize,
+    /// The server had more than were read.
+    pub(crate) more: bool,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Settings {
     timeout: Duration,
@@ -625,13 +640,24 @@ impl Inner {
                 Some(requests) if stateless => requests,
                 _ => return Ok(result),
             };
+            if requests.len() > MAX_INPUT_REQUESTS {
+                return Err(ClientError::Limit(format!(
+                    "`{method}` asks {} questions at once (at most {MAX_INPUT_REQUESTS})",
+                    requests.len()
+                )));
+            }
+            // All at once: a gateway relays them to its own client in one round.
+            let handler = options.handler.as_ref().unwrap_or(self.core.handler());
+            let answering: Vec<_> = requests
+                .into_iter()
+                .map(|(key, method, params)| {
+                    let answer = handler.input(key.clone(), method, params);
+                    (key, answer)
+                })
+                .collect();
             let mut responses = Map::new();
-            for (key, method, params) in requests {
-                let handler = options.handler.as_ref().unwrap_or(self.core.handler());
-                let answer = handler::answer(handler.as_ref(), &method, params)
-                    .await
-                    .map_err(ClientError::Rpc)?;
-                responses.insert(key, answer);
+            for (key, answer) in join_all(answering).await {
+                responses.insert(key, answer.map_err(ClientError::Rpc)?);
             }
             answer_input(&mut params, responses, &result);
         }
@@ -773,6 +799,22 @@ impl Client {
         self.inner.core.closed_reason()
     }
 
+    /// Completes when the connection ends: the child process exited or its stdout closed,
+    /// or the client was [`close`](Self::close)d. (An HTTP connection has no end of its own:
+    /// its failures are errors of the requests that meet them.)
+    pub async fn closed(&self) {
+        let mut ended = self.inner.core.ended();
+        let _ = ended.wait_for(|ended| *ended).await;
+    }
+
+    /// Completes once every notification received so far has been handed to its handler.
+    /// An answer does not wait for the notifications the server sent before it (they go to the
+    /// handler one at a time, from a queue), so a caller that must see them first (a gateway
+    /// relays a call's log messages before its result) awaits this once the answer is in.
+    pub async fn notifications_handled(&self) {
+        self.inner.core.drained().await;
+    }
+
     /// How many notifications were dropped because the handler did not keep up.
     pub fn dropped_notifications(&self) -> u64 {
         self.inner.core.dropped_notifications()
@@ -830,7 +872,33 @@ impl Client {
         method: &str,
         key: &str,
     ) -> Result<Vec<T>, ClientError> {
-        let mut items = Vec::new();
+        let listed = self.list_pages(method, key, usize::MAX, false).await?;
+        if listed.more {
+            return Err(ClientError::Limit(format!(
+                "`{method}` has more than {} pages",
+                self.inner.settings.max_list_pages
+            )));
+        }
+        Ok(listed.items)
+    }
+
+    /// The items of a list, following `nextCursor` until `max` are read or the pages run out
+    /// ([`ClientBuilder::max_list_pages`]); `more` says whether the server had more. A strict
+    /// listing fails on an item that does not decode; a lenient one leaves it out and says why
+    /// in `malformed` (the first few reasons).
+    pub(crate) async fn list_pages<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+        max: usize,
+        lenient: bool,
+    ) -> Result<BoundedList<T>, ClientError> {
+        let mut listed = BoundedList {
+            items: Vec::new(),
+            malformed: Vec::new(),
+            left_out: 0,
+            more: false,
+        };
         let mut cursor: Option<String> = None;
         for _ in 0..self.inner.settings.max_list_pages {
             let params = match &cursor {
@@ -838,34 +906,53 @@ impl Client {
                 None => json!({}),
             };
             let mut page = self.request(method, params).await?;
-            match page.get_mut(key).map(Value::take) {
-                Some(Value::Array(page_items)) => {
-                    for item in page_items {
-                        items.push(serde_json::from_value(item).map_err(|e| {
-                            ClientError::Decode(format!("an item of `{method}`: {e}"))
-                        })?);
-                    }
+            let Some(Value::Array(page_items)) = page.get_mut(key).map(Value::take) else {
+                return Err(ClientError::Decode(format!(
+                    "`{method}` has no `{key}` array"
+                )));
+            };
+            for item in page_items {
+                if listed.items.len() >= max {
+                    listed.more = true;
+                    return Ok(listed);
                 }
-                _ => {
-                    return Err(ClientError::Decode(format!(
-                        "`{method}` has no `{key}` array"
-                    )));
+                match serde_json::from_value(item) {
+                    Ok(item) => listed.items.push(item),
+                    Err(error) if lenient => {
+                        listed.left_out += 1;
+                        if listed.malformed.len() < 8 {
+                            listed.malformed.push(error.to_string());
+                        }
+                    }
+                    Err(error) => {
+                        return Err(ClientError::Decode(format!(
+                            "an item of `{method}`: {error}"
+                        )));
+                    }
                 }
             }
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
-                _ => return Ok(items),
+                _ => return Ok(listed),
             }
         }
-        Err(ClientError::Limit(format!(
-            "`{method}` has more than {} pages",
-            self.inner.settings.max_list_pages
-        )))
+        listed.more = true;
+        Ok(listed)
     }
 
-    /// `tools/list`: every tool.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools: Vec<Tool> = self.list_all("tools/list", "tools").await?;
+    /// `tools/list` as the gateway lists an upstream: at most `max` tools, leniently
+    /// ([`Client::list_pages`]); the tools' header parameters are kept as
+    /// [`Client::list_tools`] keeps them.
+    pub(crate) async fn list_tools_up_to(
+        &self,
+        max: usize,
+    ) -> Result<BoundedList<Tool>, ClientError> {
+        let listed: BoundedList<Tool> = self.list_pages("tools/list", "tools", max, true).await?;
+        self.keep_tool_headers(&listed.items);
+        Ok(listed)
+    }
+
+    fn keep_tool_headers(&self, tools: &[Tool]) {
         let headers = tools
             .iter()
             .filter_map(|tool| {
@@ -874,6 +961,12 @@ impl Client {
             })
             .collect();
         *lock(&self.inner.tool_headers) = headers;
+    }
+
+    /// `tools/list`: every tool.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let tools: Vec<Tool> = self.list_all("tools/list", "tools").await?;
+        self.keep_tool_headers(&tools);
         Ok(tools)
     }
 
@@ -1095,6 +1188,42 @@ impl Client {
     }
 }
 
+/// The most input requests one `input_required` round may hold.
+const MAX_INPUT_REQUESTS: usize = 64;
+
+/// Awaits every future, polling them together on this task (so what one asks of a gateway's
+/// own client is asked in the same round as the others); the outputs in order.
+async fn join_all<K, T>(futures: Vec<(K, crate::context::BoxFuture<T>)>) -> Vec<(K, T)> {
+    let mut pending: Vec<(K, Option<crate::context::BoxFuture<T>>, Option<T>)> = futures
+        .into_iter()
+        .map(|(key, future)| (key, Some(future), None))
+        .collect();
+    std::future::poll_fn(|cx| {
+        let mut done = true;
+        for (_, future, output) in &mut pending {
+            if let Some(running) = future {
+                match running.as_mut().poll(cx) {
+                    std::task::Poll::Ready(value) => {
+                        *output = Some(value);
+                        *future = None;
+                    }
+                    std::task::Poll::Pending => done = false,
+                }
+            }
+        }
+        if done {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    pending
+        .into_iter()
+        .filter_map(|(key, _, output)| Some((key, output?)))
+        .collect()
+}
+
 /// Whether an error is 2026-07-28's "unsupported protocol version" listing that revision.
 fn offers_stateless(error: &crate::protocol::ErrorObject) -> bool {
     error.code == crate::protocol::error_codes::UNSUPPORTED_PROTOCOL_VERSION
@@ -1131,6 +1260,7 @@ fn stateless_headers(
     let target = match method {
         "tools/call" | "prompts/get" => params.get("name"),
         "resources/read" => params.get("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
         _ => None,
     };
     if let Some(Value::String(name)) = target {

@@ -89,6 +89,10 @@ pub(crate) trait Peer: Send + Sync {
     /// The handler enters (`true`) or leaves (`false`) [`Context::before_task`]. Only a task's
     /// peer cares.
     fn before_task(&self, _entering: bool) {}
+    /// Whether the request runs as a task (a gateway runs its upstream's tool as one too).
+    fn is_task(&self) -> bool {
+        false
+    }
 }
 
 /// Sends `notifications/message` to `peer` at `level`, if the client wants that level; `data` is
@@ -254,6 +258,12 @@ impl Context {
         total: impl Into<Option<f64>>,
         message: impl Into<ProgressMessage>,
     ) {
+        self.progress_now(progress, total.into(), message.into().0);
+    }
+
+    /// [`progress`](Self::progress), sent at once: for callbacks that cannot await (a proxied
+    /// call's upstream progress).
+    pub(crate) fn progress_now(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         let Some(token) = self.inner.meta.progress_token() else {
             return;
         };
@@ -265,10 +275,10 @@ impl Context {
             .last_progress
             .store(progress.to_bits(), Ordering::Release);
         let mut params = json!({"progressToken": token, "progress": progress});
-        if let Some(total) = total.into() {
+        if let Some(total) = total {
             params["total"] = Value::from(total);
         }
-        if let Some(message) = message.into().0
+        if let Some(message) = message
             && self.inner.version >= ProtocolVersion::V2025_03_26
         {
             params["message"] = Value::from(message);
@@ -521,6 +531,117 @@ impl Context {
             ctx: self,
             key: key.into(),
         }
+    }
+
+    /// Sends a log message at once, as [`log`](Self::log) does, with `data` as it is (a
+    /// proxied call's upstream log).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn log_now(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        send_log(&*self.inner.peer, level, logger, || Some(data));
+    }
+
+    /// Whether this call runs as a task (`#[tool(task = ..)]` with a client that took one).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn is_task(&self) -> bool {
+        self.inner.peer.is_task()
+    }
+
+    /// The least severe level the client wants to hear for this request; `None` when it wants
+    /// no logs (a 2026-07-28 request without `logLevel`).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        self.inner.peer.log_level()
+    }
+
+    /// Relays a request an upstream server sent (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`) to this request's client, with its params as they
+    /// are, through the same machinery as [`sample`](Self::sample), [`elicit`](Self::elicit)
+    /// and [`roots`](Self::roots): the client's capability is checked (in the handshake era a
+    /// missing one is [`ClientRequestError::Unsupported`]; in 2026-07-28 the request ends with
+    /// -32021), the params are shaped for the client's revision (a form's schema in the legacy
+    /// enum forms before 2025-11-25; a URL elicitation's `elicitationId` added in the handshake
+    /// era, dropped in 2026-07-28), and in 2026-07-28 the question is an input request under
+    /// `key` (numbered when `None`). The answer is the client's result, as it sent it.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) async fn relay(
+        &self,
+        key: Option<&str>,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Result<Value, ClientRequestError> {
+        let version = self.inner.version;
+        let caps = &self.inner.client.capabilities;
+        let method: &'static str = match method {
+            "sampling/createMessage" => {
+                if !caps.sampling() {
+                    return Err(self.missing("sampling", json!({"sampling": {}})).await);
+                }
+                let tools = params
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .is_some_and(|tools| !tools.is_empty());
+                if tools {
+                    if version < ProtocolVersion::V2025_11_25 {
+                        return Err(ClientRequestError::Unsupported("tools in sampling"));
+                    }
+                    if !caps.sampling_tools() {
+                        let needed = json!({"sampling": {"tools": {}}});
+                        return Err(self.missing("tools in sampling", needed).await);
+                    }
+                }
+                "sampling/createMessage"
+            }
+            "elicitation/create" => {
+                let url = params.get("mode").and_then(Value::as_str) == Some("url");
+                if url {
+                    if version < ProtocolVersion::V2025_11_25 {
+                        return Err(ClientRequestError::Unsupported("URL elicitation"));
+                    }
+                    if !caps.elicitation_url() {
+                        let needed = json!({"elicitation": {"url": {}}});
+                        return Err(self.missing("URL elicitation", needed).await);
+                    }
+                    if version.has_handshake() {
+                        if !params.contains_key("elicitationId") {
+                            let id = format!(
+                                "{}-{}",
+                                std::process::id(),
+                                ELICITATION_IDS.fetch_add(1, Ordering::Relaxed)
+                            );
+                            params.insert("elicitationId".into(), Value::from(id));
+                        }
+                    } else {
+                        params.remove("elicitationId");
+                    }
+                } else {
+                    if version < ProtocolVersion::V2025_06_18 {
+                        return Err(ClientRequestError::Unsupported("elicitation"));
+                    }
+                    if !caps.elicitation_form() {
+                        let needed = json!({"elicitation": {"form": {}}});
+                        return Err(self.missing("elicitation", needed).await);
+                    }
+                    if version < ProtocolVersion::V2025_11_25
+                        && let Some(Value::Object(schema)) = params.get_mut("requestedSchema")
+                    {
+                        downgrade_elicitation_schema(schema);
+                    }
+                }
+                "elicitation/create"
+            }
+            "roots/list" => {
+                if !caps.roots() {
+                    return Err(self.missing("roots", json!({"roots": {}})).await);
+                }
+                "roots/list"
+            }
+            other => {
+                return Err(ClientRequestError::Rejected(
+                    crate::protocol::ErrorObject::method_not_found(other),
+                ));
+            }
+        };
+        self.ask(key, method, Value::Object(params)).await
     }
 
     fn ask(

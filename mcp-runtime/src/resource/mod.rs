@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use self::uri_template::{Binding, Bindings, TemplateError, UriTemplate};
-use crate::completion::Completer;
+use crate::completion::{Completer, ForwardCompleter};
 use crate::context::Context;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
@@ -265,6 +265,8 @@ pub struct ResourceDef {
     pub(crate) handler: ResourceHandler,
     pub(crate) list: Option<ListHandler>,
     pub(crate) completers: Vec<(String, Completer)>,
+    /// Completes every variable elsewhere (a proxied template, at its upstream).
+    pub(crate) forward_completion: Option<ForwardCompleter>,
     pub(crate) allow_traversal: bool,
     /// Whether `resources/list` shows it (an app page may be reached only through its tool).
     pub(crate) listed: bool,
@@ -307,11 +309,6 @@ impl ResourceDef {
     /// Whether this is a template.
     pub fn is_template(&self) -> bool {
         self.template.is_some()
-    }
-
-    /// Where the resource was defined, when it came from `#[resource]`.
-    pub(crate) fn location(&self) -> Option<SourceLocation> {
-        self.metadata.metadata.location
     }
 
     /// What the builder found wrong with the definition.
@@ -411,6 +408,7 @@ impl ResourceBuilder {
                 handler: Arc::new(handler),
                 list: None,
                 completers: Vec::new(),
+                forward_completion: None,
                 allow_traversal: false,
                 listed: true,
                 layer: None,

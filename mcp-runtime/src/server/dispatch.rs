@@ -8,6 +8,7 @@
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -142,7 +143,7 @@ pub(crate) async fn handle_request(
             envelope: None,
             version: link.negotiated().map(|(version, _)| version),
             transport: link.transport(),
-            item_done: false,
+            item_stage: 0,
         };
         let request = McpRequest::new(request, origin);
         Box::pin(middleware::serve(request))
@@ -249,7 +250,7 @@ pub(crate) async fn handle_stateless(
             version: envelope.version().ok(),
             envelope: Some(envelope),
             transport,
-            item_done: false,
+            item_stage: 0,
         };
         let request = McpRequest::new(request, origin);
         Box::pin(middleware::serve(request))
@@ -454,11 +455,27 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
         (honored, task_ids)
     };
     call.core.listeners.add(&listener, honored);
+    // An attachment (the gateway) hears of the URIs, and, however the listen ends, of their end.
+    for uri in listener.uris() {
+        call.core.subscription_changed(uri, true);
+    }
+    let _given_up = GiveUp(call.core, Arc::clone(&listener));
     // After the acknowledgement, which comes first.
     #[cfg(feature = "tasks")]
     let _watching = watch_tasks(call, request, task_ids.unwrap_or_default());
     call.core.closed(call.link.map(|l| l.closing())).await;
     Ok(Reply::Value(listener.teardown()))
+}
+
+/// Tells the attachment a listen's URIs are given up, when the listen ends however it ends.
+struct GiveUp<'a>(&'a Core, Arc<Listener>);
+
+impl Drop for GiveUp<'_> {
+    fn drop(&mut self) {
+        for uri in self.1.uris() {
+            self.0.subscription_changed(uri, false);
+        }
+    }
 }
 
 #[cfg(feature = "tasks")]
@@ -653,7 +670,7 @@ async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Repl
             .map(Reply::Raw),
         Method::PromptsGet if !registry.prompts.is_empty() => get_prompt(call, request).await,
         Method::CompletionComplete if core.capabilities.completions.is_some() => {
-            complete(registry, &request).map(Reply::Value)
+            complete(registry, &request).await.map(Reply::Value)
         }
         #[cfg(feature = "skills")]
         Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead
@@ -990,7 +1007,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     }
 }
 
-fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject> {
+async fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject> {
     let params = &request.params;
     let reference = params.get("ref").and_then(Value::as_object);
     let argument = params.get("argument").and_then(Value::as_object);
@@ -1015,12 +1032,28 @@ fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject
             }
         }
     }
+    let forward = |forward: &crate::completion::ForwardCompleter| {
+        let given = match params.get("context").and_then(|c| c.get("arguments")) {
+            Some(Value::Object(given)) => given.clone(),
+            _ => Map::new(),
+        };
+        forward(name.to_owned(), prefix.to_owned(), given)
+    };
     let completer = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let prompt = reference
                 .get("name")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
+            // A proxied prompt completes at its upstream.
+            if let Some(f) = registry
+                .prompts
+                .get(prompt)
+                .and_then(|(p, _)| p.forward_completion.as_ref())
+            {
+                let completions = forward(f).await?;
+                return Ok(json!({ "completion": completions.capped() }));
+            }
             registry.prompts.completer(prompt, name)?
         }
         Some("ref/resource") => {
@@ -1028,6 +1061,14 @@ fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject
                 .get("uri")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
+            if let Some(f) = registry
+                .resources
+                .template(template)
+                .and_then(|t| t.forward_completion.as_ref())
+            {
+                let completions = forward(f).await?;
+                return Ok(json!({ "completion": completions.capped() }));
+            }
             registry.resources.completer(template, name)?
         }
         _ => {
@@ -1159,9 +1200,11 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             }
         }
     }
-    let invocation = tool.call(Arc::clone(tool_name), arguments, context(call, id, meta));
+    let invocation = tool.invoke(Arc::clone(tool_name), arguments, context(call, id, meta));
     let result = match run(&call.scope, invocation).await {
-        Ok(Ok(result)) => result,
+        Ok(Ok(Ok(result))) => result,
+        // A relayed tool's upstream answered with an error: so does this server.
+        Ok(Ok(Err(error))) => return Err(error),
         Ok(Err(interrupt)) => {
             let binding = binding.unwrap_or_else(|| {
                 Binding::new("tools/call", &name, &Map::new())
@@ -1257,7 +1300,7 @@ struct TaskInvocation {
 #[cfg(feature = "tasks")]
 /// How the handler's first run in the request ended.
 enum Inline {
-    Done(CallToolResult),
+    Done(Result<CallToolResult, ErrorObject>),
     Interrupt(Interrupt),
     Panic(Box<dyn Any + Send>),
     /// It waits for something, outside `before_task`: it becomes a task.
@@ -1317,12 +1360,12 @@ async fn call_tool_task(
         Arc::clone(&peer) as Arc<dyn Peer>,
         Arc::clone(&cancel),
     );
-    let mut handler = tool.call(tool_name, arguments, context);
+    let mut handler = tool.invoke(tool_name, arguments, context);
     let inline = std::future::poll_fn(|cx| {
         if let Some(inputs) = &inputs {
             inputs.watch(cx.waker());
         }
-        match std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(cx))) {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut handler).poll(cx))) {
             Ok(Poll::Ready(result)) => Poll::Ready(Inline::Done(result)),
             Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
                 Some(interrupt) => Poll::Ready(Inline::Interrupt(interrupt)),
@@ -1353,7 +1396,7 @@ async fn call_tool_task(
             if tool.task_support == TaskSupport::Optional && call.scope.stateless.is_some() =>
         {
             store.remove(&task_id).await;
-            return Ok(Reply::Tool(result.for_version(version)));
+            return Ok(Reply::Tool(result?.for_version(version)));
         }
         Inline::Done(result) => {
             peer.flush_message().await;
@@ -1389,16 +1432,16 @@ async fn call_tool_task(
 /// Runs a handler, turning a panic inside it into an `Err` instead of a dead task. A stateless
 /// handler that asks the client for something it has no answer to yet is stopped there, with
 /// what it asked.
-async fn run<'a, T>(
+async fn run<F: Future + Unpin>(
     scope: &Scope,
-    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>,
-) -> Result<Result<T, Interrupt>, Box<dyn Any + Send>> {
+    mut future: F,
+) -> Result<Result<F::Output, Interrupt>, Box<dyn Any + Send>> {
     let inputs = scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs));
     std::future::poll_fn(move |cx| {
         if let Some(inputs) = &inputs {
             inputs.watch(cx.waker());
         }
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut future).poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(Ok(value))),
             Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
                 Some(interrupt) => Poll::Ready(Ok(Err(interrupt))),

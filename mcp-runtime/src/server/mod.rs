@@ -6,6 +6,7 @@
 //! What it serves can change while it runs, one whole registry snapshot at a time
 //! ([`ServerHandle`], `dynamic.rs`).
 
+mod attach;
 #[cfg_attr(not(feature = "http"), allow(dead_code, unreachable_pub))]
 pub(crate) mod auth;
 mod budget;
@@ -15,6 +16,7 @@ mod dynamic;
 #[cfg(feature = "http")]
 mod http;
 pub mod middleware;
+mod mount;
 pub(crate) mod options;
 mod outbox;
 mod pagination;
@@ -58,6 +60,7 @@ use crate::tool::ToolDef;
 /// seeded hasher serves where SipHash's flooding resistance would cost on every request.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
+pub(crate) use self::attach::{Attached, Attachment};
 #[cfg(feature = "oauth")]
 pub(crate) use self::auth::Dpop;
 #[cfg(feature = "oauth")]
@@ -74,6 +77,8 @@ use self::dynamic::OptIn;
 pub(crate) use self::http::{HostPolicy, HttpOptions, IpRange};
 pub(crate) use self::middleware::Transport;
 use self::middleware::{McpLayer, Next};
+#[cfg_attr(not(feature = "client"), allow(unused_imports))]
+pub(crate) use self::mount::{SEPARATOR, is_valid_namespace, namespaced};
 #[cfg(feature = "http")]
 pub(crate) use self::outbox::Weigh;
 #[cfg(feature = "http")]
@@ -315,6 +320,15 @@ pub struct Server {
     /// Kinds that may be added while serving though none is registered at build.
     dynamic: OptIn,
     options: Options,
+    /// The registered items mounted into this server under a namespace (`Server::mount`):
+    /// [`Server::new`]'s selection of every item leaves them out.
+    mounted: Vec<TypeId>,
+    /// The namespaces taken, each with what took it (`Server::mount`, `Server::proxy`).
+    namespaces: Vec<(String, &'static str)>,
+    /// Problems found before `build` (a mounted server's), reported by it.
+    pending_errors: Vec<DefinitionError>,
+    /// What a layer above the server builds into it: the gateway's proxied upstreams.
+    attachment: Option<Box<dyn Attachment>>,
     /// Agent skills (SEP-2640), and the problems of loading them.
     #[cfg(feature = "skills")]
     skills: Skills,
@@ -374,6 +388,10 @@ impl Server {
             selection,
             extra: Items::default(),
             dynamic: OptIn::default(),
+            mounted: Vec::new(),
+            namespaces: Vec::new(),
+            pending_errors: Vec::new(),
+            attachment: None,
             #[cfg(feature = "skills")]
             skills: Skills::default(),
             #[cfg(feature = "skills")]
@@ -1040,17 +1058,17 @@ impl Server {
         self
     }
 
-    /// Validates the definition and fixes everything that does not change per request: the
-    /// dispatch table, the schemas, the capabilities.
-    ///
-    /// Fails with every problem found: duplicate or invalid names (with both source locations),
-    /// a function named with [`Server::tool`] that is not a `#[tool]`.
-    pub fn build(self) -> Result<McpService> {
-        let mut errors = Vec::new();
-        let selected: Vec<&Entry> = match &self.selection {
-            Selection::All => inventory::iter::<Entry>.into_iter().collect(),
+    /// The registered items this server serves: every one in the binary but those mounted
+    /// elsewhere ([`Server::new`]), or the ones named ([`Server::builder`]); a name that is not
+    /// an item is a problem in `errors`.
+    fn selected_entries(&self, errors: &mut Vec<DefinitionError>) -> Vec<&'static Entry> {
+        match &self.selection {
+            Selection::All => inventory::iter::<Entry>
+                .into_iter()
+                .filter(|entry| !self.mounted.contains(&(entry.type_id)()))
+                .collect(),
             Selection::Explicit(wanted) => {
-                let mut out: Vec<&Entry> = Vec::new();
+                let mut out: Vec<&'static Entry> = Vec::new();
                 for want in wanted {
                     match registered::find(want.type_id, want.kind) {
                         Some(entry) if !out.iter().any(|e| (e.type_id)() == want.type_id) => {
@@ -1065,7 +1083,18 @@ impl Server {
                 }
                 out
             }
-        };
+        }
+    }
+
+    /// Validates the definition and fixes everything that does not change per request: the
+    /// dispatch table, the schemas, the capabilities.
+    ///
+    /// Fails with every problem found: duplicate or invalid names (with both source locations),
+    /// a function named with [`Server::tool`] that is not a `#[tool]`.
+    pub fn build(mut self) -> Result<McpService> {
+        let mut errors = Vec::new();
+        errors.append(&mut self.pending_errors);
+        let selected = self.selected_entries(&mut errors);
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.options.http.auth {
             for problem in oauth.problems() {
@@ -1105,6 +1134,10 @@ impl Server {
                 Item::Resource(build) => items.resources.push(build()),
                 Item::Prompt(build) => items.prompts.push(build()),
             }
+        }
+        let attachment = self.attachment.take();
+        if let Some(attachment) = &attachment {
+            attachment.check(&items, &mut errors);
         }
         for (tool, page) in crate::app::unserved_links(&items.tools, &items.resources) {
             errors.push(DefinitionError::Invalid {
@@ -1220,7 +1253,7 @@ impl Server {
         #[cfg(feature = "tasks")]
         let mut capabilities = capabilities;
         #[cfg(feature = "tasks")]
-        if task_capable || self.options.tasks.store.is_some() {
+        if task_capable || self.options.tasks.store.is_some() || self.options.tasks.advertise {
             // Beside any other extension (skills).
             capabilities
                 .extensions
@@ -1255,7 +1288,7 @@ impl Server {
                 self.options.largest_request(),
             ),
         );
-        Ok(McpService {
+        let service = McpService {
             core: Arc::new(Core {
                 stamps: OnceLock::new(),
                 info,
@@ -1279,8 +1312,16 @@ impl Server {
                     .map(|t| Arc::new(telemetry::Observer::new(t))),
                 #[cfg(feature = "skills")]
                 skills,
+                ready: OnceLock::new(),
+                attached: OnceLock::new(),
             }),
-        })
+        };
+        if let Some(attachment) = attachment {
+            let (attached, ready) = attachment.start(&service.core);
+            let _ = service.core.attached.set(attached);
+            let _ = service.core.ready.set(ready);
+        }
+        Ok(service)
     }
 
     /// Builds the server and serves it on stdin and stdout until stdin closes.
@@ -1340,6 +1381,11 @@ pub(crate) struct Core {
     /// The skills served (fixed for the server's life).
     #[cfg(feature = "skills")]
     pub(crate) skills: SkillCatalog,
+    /// Turns `true` once what is attached (the gateway's upstreams) is ready to be served;
+    /// unset when nothing is attached.
+    ready: OnceLock<tokio::sync::watch::Receiver<bool>>,
+    /// What is attached, running (the gateway's upstreams).
+    pub(crate) attached: OnceLock<Arc<dyn Attached>>,
 }
 
 impl Core {

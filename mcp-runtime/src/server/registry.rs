@@ -16,16 +16,13 @@ use serde_json::Value;
 use super::{FastMap, pagination};
 use crate::completion::Completer;
 use crate::error::{DefinitionError, is_valid_tool_name};
+use crate::metadata::Metadata;
 use crate::prompt::PromptDef;
 use crate::protocol::{ErrorObject, ProtocolVersion, echo};
 use crate::resource::{ResourceDef, ResourceInfo, UriTemplate};
 use crate::schema::SchemaStyle;
 use crate::server::Items;
-use crate::tool::{SourceLocation, ToolDef};
-
-fn at(location: Option<SourceLocation>) -> String {
-    location.map_or_else(|| "(registered at run time)".to_owned(), |l| l.to_string())
-}
+use crate::tool::ToolDef;
 
 /// What the tool and prompt registries validate, index and list alike.
 pub(crate) trait Named {
@@ -33,7 +30,7 @@ pub(crate) trait Named {
     /// name")`.
     const KIND: (&'static str, &'static str, &'static str);
     fn name(&self) -> &str;
-    fn location(&self) -> Option<SourceLocation>;
+    fn metadata(&self) -> &Metadata;
     fn problems(&self) -> &[String];
     fn to_wire(&self, version: ProtocolVersion, style: SchemaStyle) -> Value;
     /// The OAuth scopes the item needs of its own.
@@ -45,8 +42,8 @@ impl Named for ToolDef {
     fn name(&self) -> &str {
         &self.name
     }
-    fn location(&self) -> Option<SourceLocation> {
-        self.metadata.location
+    fn metadata(&self) -> &Metadata {
+        &self.metadata
     }
     fn problems(&self) -> &[String] {
         &self.metadata.problems
@@ -64,8 +61,8 @@ impl Named for PromptDef {
     fn name(&self) -> &str {
         &self.name
     }
-    fn location(&self) -> Option<SourceLocation> {
-        self.metadata.location
+    fn metadata(&self) -> &Metadata {
+        &self.metadata
     }
     fn problems(&self) -> &[String] {
         &self.metadata.problems
@@ -91,14 +88,14 @@ fn sort_and_index<T: Named>(
             errors.push(DefinitionError::InvalidName {
                 kind,
                 name: item.name().to_owned(),
-                location: at(item.location()),
+                location: item.metadata().place(),
             });
         }
         for problem in item.problems() {
             errors.push(DefinitionError::Invalid {
                 kind,
                 name: item.name().to_owned(),
-                location: at(item.location()),
+                location: item.metadata().place(),
                 problem: problem.clone(),
             });
         }
@@ -108,8 +105,8 @@ fn sort_and_index<T: Named>(
             errors.push(DefinitionError::Duplicate {
                 kind: unique,
                 name: pair[0].name().to_owned(),
-                first: at(pair[0].location()),
-                second: at(pair[1].location()),
+                first: pair[0].metadata().place(),
+                second: pair[1].metadata().place(),
             });
         }
     }
@@ -186,6 +183,12 @@ impl<T: Named> Listed<T> {
     /// or disabled: the list is then empty.
     pub(crate) fn is_empty(&self) -> bool {
         !self.served
+    }
+
+    /// Whether an item, enabled or not, is called `name`.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.names.binary_search_by(|n| (**n).cmp(name)).is_ok()
     }
 
     /// The enabled item called `name`, with its shared name.
@@ -291,7 +294,7 @@ impl ResourceRegistry {
                 errors.push(DefinitionError::Invalid {
                     kind: "resource",
                     name: def.uri.to_string(),
-                    location: at(def.location()),
+                    location: def.metadata.metadata.place(),
                     problem: problem.clone(),
                 });
             }
@@ -302,8 +305,8 @@ impl ResourceRegistry {
                 errors.push(DefinitionError::Duplicate {
                     kind: "resource URI",
                     name: pair[0].uri.to_string(),
-                    first: at(pair[0].location()),
-                    second: at(pair[1].location()),
+                    first: pair[0].metadata.metadata.place(),
+                    second: pair[1].metadata.metadata.place(),
                 });
             }
         }
@@ -319,8 +322,8 @@ impl ResourceRegistry {
                     && UriTemplate::indistinguishable(ta, tb)
                 {
                     errors.push(DefinitionError::Ambiguous {
-                        first: format!("`{}` at {}", a.uri, at(a.location())),
-                        second: format!("`{}` at {}", b.uri, at(b.location())),
+                        first: format!("`{}` at {}", a.uri, a.metadata.metadata.place()),
+                        second: format!("`{}` at {}", b.uri, b.metadata.metadata.place()),
                     });
                 }
             }
@@ -455,6 +458,19 @@ impl ResourceRegistry {
         });
         let (page_size, generation) = (self.page_size, self.generation);
         pagination::page("resourceTemplates", items, from, page_size, generation)
+    }
+
+    /// Whether a static resource at `uri`, or a template written `uri`, enabled or not, is
+    /// served.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn contains(&self, uri: &str) -> bool {
+        self.statics.binary_search_by(|d| (*d.uri).cmp(uri)).is_ok()
+            || self.templates.iter().any(|t| t.uri == uri)
+    }
+
+    /// The enabled template written `template`.
+    pub(crate) fn template(&self, template: &str) -> Option<&ResourceDef> {
+        self.enabled_templates().find(|t| t.uri == template)
     }
 
     /// The completer for variable `variable` of the template written `template`.

@@ -281,8 +281,12 @@ impl Session {
                 ));
             }
             subscriptions.insert(uri.clone());
+            drop(subscriptions);
+            self.core.subscription_changed(uri, true);
         } else if subscriptions.remove(uri) {
             self.release_subscription(uri);
+            drop(subscriptions);
+            self.core.subscription_changed(uri, false);
         }
         Ok(json!({}))
     }
@@ -885,6 +889,9 @@ impl Drop for Session {
             .subscription_bytes
             .account(self.client.as_ref())
             .give(held);
+        for uri in subscriptions.iter() {
+            self.core.subscription_changed(uri, false);
+        }
     }
 }
 

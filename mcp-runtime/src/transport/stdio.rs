@@ -43,12 +43,14 @@ impl McpService {
     }
 
     /// Serves one session over any byte stream pair with stdio framing: one JSON-RPC message
-    /// per line. Returns when `reader` reaches its end.
+    /// per line. Returns when `reader` reaches its end. A server that proxies upstreams first
+    /// waits until it is [`ready`](Self::ready).
     pub async fn serve_connection<R, W>(&self, reader: R, writer: W) -> Result<()>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        self.ready().await;
         serve(Arc::clone(&self.core), reader, writer).await
     }
 }

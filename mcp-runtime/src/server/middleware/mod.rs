@@ -58,7 +58,9 @@
 //! Each [`Server::layer`](crate::Server::layer) wraps everything added before it, as axum's `Router::layer` does: the
 //! last one added sees a request first. `tower::ServiceBuilder` composes several in reading
 //! order (its first is outermost). A per-item layer runs inside the server's layers, right
-//! before the item's handler.
+//! before the item's handler. Between the two run, for their items only, the layers of a
+//! server mounted into this one ([`Server::mount`](crate::Server::mount), outer mounts
+//! first) and of a proxied upstream (`gateway::Upstream::layer`).
 //!
 //! # Errors
 //!
@@ -170,8 +172,8 @@ pub(crate) struct Origin {
     pub(crate) envelope: Option<Envelope>,
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) transport: Transport,
-    /// The item's own layers have run (or the item has none).
-    pub(crate) item_done: bool,
+    /// How many of the item's stacks of layers have run (see [`ItemStacks`]).
+    pub(crate) item_stage: usize,
 }
 
 /// A request on its way to its method: what middleware sees. See the [module docs](self).
@@ -346,15 +348,15 @@ impl McpRequest {
         &mut self.inner.extensions
     }
 
-    /// The layers of the item the request is for, when it has some and they have not run.
-    fn item_layers(&self) -> Option<Next> {
+    /// The item's stack of layers at `stage` (outermost first), when it has one.
+    fn item_stack(&self, stage: usize) -> Option<Next> {
         let layer = match self.inner.request.method.as_str() {
             "tools/call" => self.tool()?.layer.as_ref(),
             "prompts/get" => self.prompt()?.layer.as_ref(),
             "resources/read" => self.resource()?.layer.as_ref(),
             _ => None,
         }?;
-        layer.downcast_ref::<Next>().cloned()
+        layer.downcast_ref::<ItemStacks>()?.get(stage)
     }
 }
 
@@ -814,15 +816,14 @@ impl Service<McpRequest> for Next {
     }
 }
 
-/// The innermost step: the item's own layers if it has some, else the method.
+/// The innermost step: the item's next stack of layers if it has one, else the method.
 async fn dispatch(mut request: McpRequest) -> McpResponse {
-    if !request.inner.origin.item_done {
-        request.inner.origin.item_done = true;
-        // Only a snapshot that has item layers is searched for the item's.
-        if request.inner.origin.registry.layered
-            && let Some(item) = request.item_layers()
-        {
-            return item.run(request).await;
+    // Only a snapshot that has item layers is searched for the item's.
+    if request.inner.origin.registry.layered {
+        let stage = request.inner.origin.item_stage;
+        request.inner.origin.item_stage += 1;
+        if let Some(stack) = request.item_stack(stage) {
+            return stack.run(request).await;
         }
     }
     let id = request.inner.request.id.clone();
@@ -920,13 +921,47 @@ pub(crate) fn wrap(stack: Option<Next>, layer: impl McpLayer) -> Next {
     layer.wrap(stack.unwrap_or_else(Next::dispatch))
 }
 
-/// The per-item stack stored in a definition, with `layer` outside it.
+/// What an item's `layer` holds: the stacks of layers its requests go through inside the
+/// server's, outermost first: those of the servers it was mounted from
+/// ([`Server::mount`](crate::Server::mount)) or of its upstream (`Upstream::layer`), then its
+/// own. Each ends in the dispatch, which runs the next.
+#[derive(Clone, Default)]
+pub(crate) struct ItemStacks {
+    outer: Vec<Next>,
+    own: Option<Next>,
+}
+
+impl ItemStacks {
+    fn of(stored: Option<&crate::metadata::ItemLayer>) -> Self {
+        stored
+            .and_then(|stored| stored.downcast_ref::<Self>().cloned())
+            .unwrap_or_default()
+    }
+
+    fn get(&self, stage: usize) -> Option<Next> {
+        self.outer.iter().chain(&self.own).nth(stage).cloned()
+    }
+}
+
+/// The per-item stacks stored in a definition, with `layer` outside its own.
 fn wrap_item(
     stored: Option<crate::metadata::ItemLayer>,
     layer: impl McpLayer,
 ) -> crate::metadata::ItemLayer {
-    let inner = stored.and_then(|stored| stored.downcast_ref::<Next>().cloned());
-    Arc::new(wrap(inner, layer))
+    let mut stacks = ItemStacks::of(stored.as_ref());
+    stacks.own = Some(wrap(stacks.own.take(), layer));
+    Arc::new(stacks)
+}
+
+/// The per-item stacks stored in a definition, with `stack` (a mounted server's layers, an
+/// upstream's) outside all of them.
+pub(crate) fn enclose_item(
+    stored: Option<crate::metadata::ItemLayer>,
+    stack: &Next,
+) -> crate::metadata::ItemLayer {
+    let mut stacks = ItemStacks::of(stored.as_ref());
+    stacks.outer.insert(0, stack.clone());
+    Arc::new(stacks)
 }
 
 impl ToolDef {

@@ -119,6 +119,11 @@ impl Listener {
         Outgoing::Message(encode_notification(method, Some(&params)))
     }
 
+    /// The resources whose updates it asked for.
+    pub(crate) fn uris(&self) -> &[String] {
+        &self.uris
+    }
+
     /// The final result of a listen the server ends.
     pub(crate) fn teardown(&self) -> Value {
         json!({ "_meta": { SUBSCRIPTION_ID_KEY: self.id.clone() } })
@@ -163,6 +168,14 @@ impl Listeners {
                 let _ = l.sink.send(l.tagged(method, Map::new()));
             }
         });
+    }
+
+    /// Whether an open listen asked for the updates of `uri`.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn watches(&self, uri: &str) -> bool {
+        let mut found = false;
+        self.each(|l| found |= l.uris.iter().any(|u| u == uri));
+        found
     }
 
     /// `notifications/resources/updated` to the listens subscribed to `uri`.

@@ -58,6 +58,9 @@ pub(crate) struct TaskOptions {
     pub(crate) result_bytes_per_owner: Option<usize>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// Advertise the extension though no tool is task-capable at build (a gateway's proxied
+    /// tools may be).
+    pub(crate) advertise: bool,
 }
 
 impl TaskOptions {
@@ -102,6 +105,7 @@ impl Default for TaskOptions {
             result_bytes_per_owner: None,
             ttl: Duration::from_secs(3600),
             poll_interval: Duration::from_millis(500),
+            advertise: false,
         }
     }
 }
@@ -557,12 +561,21 @@ pub(crate) async fn cancel(
     acknowledged(tasks.store.try_cancel(id, owner).await, id)
 }
 
-/// The tool result as a task stores it: its JSON, or an error when it is over `max` bytes.
+/// The tool result as a task stores it: its JSON, or an error when it is over `max` bytes (or
+/// the error a relayed tool's upstream answered with: the task failed with it).
 pub(crate) fn outcome_of(
-    result: &CallToolResult,
+    result: &Result<CallToolResult, ErrorObject>,
     version: ProtocolVersion,
     max: usize,
 ) -> TaskOutcome {
+    let result = match result {
+        Ok(result) => result,
+        Err(error) => {
+            return TaskOutcome::Error(serde_json::to_value(error).unwrap_or_else(
+                |_| json!({"code": error_codes::INTERNAL_ERROR, "message": "internal error"}),
+            ));
+        }
+    };
     match serde_json::to_string(&result.clone().for_version(version)) {
         Ok(json) if json.len() > max => store::too_large(format!(
             "the task's result is {} bytes, over the server's bound of {max} bytes a task",
@@ -592,7 +605,7 @@ pub(crate) fn spawn(
     peer: Arc<TaskPeer>,
     version: ProtocolVersion,
     cancel: Arc<CancelFlag>,
-    handler: BoxFuture<CallToolResult>,
+    handler: crate::tool::ToolFuture,
 ) {
     let (store, max) = (Arc::clone(&tasks.store), tasks.max_result_bytes);
     let (id, owner) = (Arc::clone(&peer.id), Arc::clone(&peer.owner));
@@ -605,7 +618,7 @@ pub(crate) fn spawn(
             }
         };
         let outcome = tokio::select! {
-            outcome = catch_unwind(handler) => Some(outcome),
+            outcome = catch_unwind(Box::pin(handler)) => Some(outcome),
             () = stopped => None,
             () = leased => None,
         };

@@ -129,6 +129,10 @@ impl Peer for TaskPeer {
         }
     }
 
+    fn is_task(&self) -> bool {
+        true
+    }
+
     fn log_level(&self) -> Option<LoggingLevel> {
         if self.escalated.load(Ordering::Acquire) {
             None

@@ -1602,7 +1602,8 @@ impl McpService {
         self.serve_http_on(listener, shutdown_signal()).await
     }
 
-    /// Serves Streamable HTTP on a bound listener until `shutdown` completes.
+    /// Serves Streamable HTTP on a bound listener until `shutdown` completes. A server that
+    /// proxies upstreams first waits until it is [`ready`](Self::ready).
     pub async fn serve_http_on(
         &self,
         listener: tokio::net::TcpListener,
@@ -1624,6 +1625,8 @@ impl McpService {
         };
         let path = options.path.clone();
         let (router, state) = router(Arc::clone(&self.core), options);
+        // Upstreams proxied: their first connections before the first request.
+        self.ready().await;
         let core = Arc::clone(&self.core);
         // The line a user waits for: where to point a client.
         tracing::info!("listening on http://{local}{path}");
