@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Instructions per request of a bench server, counted by callgrind (valgrind): the figures the
+# speed work quotes (issues 13, 14 and 31). Unlike calls/s they do not move with other work on
+# the machine, so one run compares two builds; HTTP's move a little with timing (how often the
+# connection finds the next request already read), so compare its service call too (see below).
+#
+#   bench/callgrind.sh [BINARY] [OUT_DIR]   # default: bench/target/release/bench-ours, a temp dir
+#
+# - stdio, 1 and 64 in flight: `bench-runner --drive-stdio` against the server under callgrind,
+#   2,000 and 12,000 `tools/call add`; the difference over 10,000 (startup and shutdown cancel).
+# - HTTP, one connection: the server under callgrind, 1,000 calls of warm-up, counters zeroed,
+#   then 5,000 calls on a new connection (its handshake included) and a dump; the total over
+#   5,000. The callgrind files stay in OUT_DIR for `callgrind_annotate`.
+# valgrind is installed with apt-get when missing (Debian's package); bench-runner is built.
+set -euo pipefail
+binary=${1:+$(realpath "$1")}
+out=${2:+$(realpath -m "$2")}
+cd "$(dirname "$0")"
+binary=${binary:-$PWD/target/release/bench-ours}
+out=${out:-$(mktemp -d /tmp/callgrind.XXXXXX)}
+mkdir -p "$out"
+if ! command -v valgrind >/dev/null || ! command -v callgrind_control >/dev/null; then
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }; then
+        echo "FAIL: valgrind is missing and could not be installed with apt-get" >&2
+        exit 1
+    fi
+fi
+cargo build --release --quiet -p bench-runner
+runner=$PWD/target/release/bench-runner
+
+total() { grep -E '^(summary|totals):' "$1" | head -1 | awk '{print $2}'; }
+
+stdio() {
+    local window=$1 calls ir=()
+    for calls in 2000 12000; do
+        local wrapper=$out/stdio$window-$calls.sh
+        printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s 2>/dev/null %s "$@"\n' \
+            "$out/stdio$window-$calls.out" "$binary" > "$wrapper"
+        chmod +x "$wrapper"
+        "$runner" --drive-stdio "$wrapper" "$window" "$calls" >/dev/null
+        ir+=("$(total "$out/stdio$window-$calls.out")")
+    done
+    echo "stdio, $window in flight: $(( (ir[1] - ir[0]) / 10000 )) instructions per request"
+}
+
+http() {
+    local port pid
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    valgrind --tool=callgrind --callgrind-out-file="$out/http1.%p" "$binary" http "127.0.0.1:$port" \
+        2>"$out/http1.log" &
+    pid=$!
+    for _ in $(seq 1 300); do
+        (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.1
+    done
+    "$runner" --drive-http "127.0.0.1:$port" 1 1000 >/dev/null
+    callgrind_control -z "$pid" >/dev/null 2>&1
+    "$runner" --drive-http "127.0.0.1:$port" 1 5000 >/dev/null
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    echo "HTTP, one connection: $(( $(total "$out/http1.$pid.1") / 5000 )) instructions per request"
+}
+
+stdio 1
+stdio 64
+http
+echo "callgrind files in $out"
