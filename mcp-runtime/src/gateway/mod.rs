@@ -426,9 +426,9 @@ impl Attachment for Proxies {
         for (i, a) in namespaces.iter().enumerate() {
             for b in &namespaces[i + 1..] {
                 let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-                if long.len() > short.len()
-                    && long.starts_with(short)
-                    && long[short.len()..].starts_with(crate::server::SEPARATOR)
+                if long
+                    .strip_prefix(*short)
+                    .is_some_and(|rest| rest.starts_with(crate::server::SEPARATOR))
                 {
                     errors.push(DefinitionError::Invalid {
                         kind: "server",

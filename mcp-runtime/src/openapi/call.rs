@@ -186,11 +186,7 @@ pub(crate) fn trim(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_owned();
     }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    format!("{}…", crate::protocol::cut(text, limit))
 }
 
 /// A reqwest error in words, without the URL (it may carry a query with secrets).

@@ -116,12 +116,19 @@ pub(crate) fn bounded(text: &str, max: usize) -> Cow<'_, str> {
     if text.len() <= max {
         return Cow::Borrowed(text);
     }
+    Cow::Owned(format!("{}… ({} bytes)", cut(text, max), text.len()))
+}
+
+/// `text`, cut to at most `max` bytes at a character boundary.
+pub(crate) fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
     let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let head = text.get(..end).unwrap_or_default();
-    Cow::Owned(format!("{head}… ({} bytes)", text.len()))
+    text.get(..end).unwrap_or_default()
 }
 
 impl From<i64> for RequestId {

@@ -27,6 +27,9 @@ pub(crate) use self::jsonrpc::Scanned;
 // The client reads whole messages; the server's transports scan first (`scan`).
 #[cfg(feature = "client")]
 pub(crate) use self::jsonrpc::parse;
+// Task status messages and openapi's error bodies are cut as error messages are.
+#[cfg(any(feature = "tasks", feature = "openapi"))]
+pub(crate) use self::jsonrpc::cut;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
     Incoming, InvalidMessage, MESSAGE_MAX, Message, Request, bounded, canonical_notification, echo,

@@ -115,7 +115,7 @@ impl Peer for TaskPeer {
         let Some(text) = progress["params"]["message"].as_str() else {
             return;
         };
-        let text = super::store::cut(text, super::store::MAX_STATUS_MESSAGE).to_owned();
+        let text = crate::protocol::cut(text, super::store::MAX_STATUS_MESSAGE).to_owned();
         let first = self
             .message
             .lock()

@@ -79,18 +79,6 @@ impl TaskOutcome {
 /// boundary, so that a task's record stays small whatever its handler reports.
 pub const MAX_STATUS_MESSAGE: usize = 1024;
 
-/// `text`, cut to at most `max` bytes at a character boundary.
-pub(crate) fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// What one store holds at most, in all and for one owner (a session, an authenticated
 /// principal, or the address of a stateless client: see the crate docs' *Tasks*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,7 +232,7 @@ impl TaskRecord {
         if self.status.is_terminal() {
             return false;
         }
-        let message = cut(message, MAX_STATUS_MESSAGE);
+        let message = crate::protocol::cut(message, MAX_STATUS_MESSAGE);
         if self.status_message.as_deref() == Some(message) {
             return false;
         }
