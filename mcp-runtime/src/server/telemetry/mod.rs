@@ -57,7 +57,7 @@ use serde_json::Value;
 use self::metrics::{ErrorType, Metrics, Operation, SessionLabels};
 use super::middleware::{Status, Transport};
 use super::registry::Registry;
-use crate::protocol::{ProtocolVersion, Request, RequestId};
+use crate::protocol::{Method, ProtocolVersion, Request, RequestId};
 
 /// What [`Server::telemetry`](crate::Server::telemetry) turns on: spans by the conventions,
 /// metrics, or both (the default).
@@ -212,39 +212,10 @@ impl Observation {
     }
 }
 
-/// The known method names, for a label that cannot be anything a client makes up.
-const METHODS: [&str; 23] = [
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-    "server/discover",
-    "subscriptions/listen",
-    "skills/list",
-    "skills/get",
-    "resources/directory/read",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "tasks/result",
-    "tasks/list",
-];
-
+/// The method's name as a label: one the server knows (the method table's), so that a label
+/// cannot be anything a client makes up.
 fn method_label(method: &str) -> &'static str {
-    METHODS
-        .iter()
-        .find(|&&known| known == method)
-        .copied()
-        .unwrap_or("_OTHER")
+    Method::parse(method).map_or("_OTHER", Method::name)
 }
 
 /// The served tool or prompt a request names, with its attribute's label name.
