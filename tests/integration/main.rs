@@ -33,3 +33,4 @@ mod surface;
 mod task_bounds;
 mod tasks;
 mod tools;
+mod upstreams;
