@@ -318,62 +318,31 @@ fn check_filters(args: &Args, seen: &Seen) -> Vec<Problem> {
         format!("{}{more}", shown.join(", "))
     };
     type Matches<'m> = &'m dyn Fn(&str) -> bool;
-    let lists: [(&str, &[LitStr], Matches<'_>, &[String]); 7] = [
-        (
-            "include_tags",
-            &args.include_tags,
-            &|t| seen.tags.iter().any(|s| s == t),
-            &seen.tags,
-        ),
-        (
-            "exclude_tags",
-            &args.exclude_tags,
-            &|t| seen.tags.iter().any(|s| s == t),
-            &seen.tags,
-        ),
-        (
-            "include_paths",
-            &args.include_paths,
-            &|p| seen.paths.iter().any(|s| glob(p, s)),
-            &seen.paths,
-        ),
-        (
-            "exclude_paths",
-            &args.exclude_paths,
-            &|p| seen.paths.iter().any(|s| glob(p, s)),
-            &seen.paths,
-        ),
+    let is_tag: Matches<'_> = &|t| seen.tags.iter().any(|s| s == t);
+    let is_path: Matches<'_> = &|p| seen.paths.iter().any(|s| glob(p, s));
+    let is_operation: Matches<'_> = &|o| seen.operations.iter().any(|s| s == o);
+    // A `rename` pair names an operation by its first entry.
+    let renamed: Vec<LitStr> = args.rename.iter().map(|(from, _)| from.clone()).collect();
+    let lists: [(&str, &[LitStr], Matches<'_>, &[String]); 8] = [
+        ("rename", &renamed, is_operation, &seen.operations),
+        ("include_tags", &args.include_tags, is_tag, &seen.tags),
+        ("exclude_tags", &args.exclude_tags, is_tag, &seen.tags),
+        ("include_paths", &args.include_paths, is_path, &seen.paths),
+        ("exclude_paths", &args.exclude_paths, is_path, &seen.paths),
         (
             "include_operations",
             &args.include_operations,
-            &|o| seen.operations.iter().any(|s| s == o),
+            is_operation,
             &seen.operations,
         ),
         (
             "exclude_operations",
             &args.exclude_operations,
-            &|o| seen.operations.iter().any(|s| s == o),
+            is_operation,
             &seen.operations,
         ),
-        (
-            "replace",
-            &args.replace,
-            &|o| seen.operations.iter().any(|s| s == o),
-            &seen.operations,
-        ),
+        ("replace", &args.replace, is_operation, &seen.operations),
     ];
-    for (from, _) in &args.rename {
-        if !seen.operations.iter().any(|s| *s == from.value()) {
-            problems.push(Problem {
-                span: Some(from.span()),
-                message: format!(
-                    "`rename` entry `{}` matches no operation of the description; it has {}",
-                    from.value(),
-                    some(&seen.operations)
-                ),
-            });
-        }
-    }
     for (key, list, matches, known) in lists {
         for entry in list {
             if !matches(&entry.value()) {
