@@ -10,7 +10,7 @@ use syn::{GenericArgument, PathArguments, Type};
 use proc_macro2::{Span, TokenTree};
 
 use super::wrap_in_const;
-use crate::internals::ast::{Function, ItemFn, Param, Receiver};
+use crate::internals::ast::{Function, Item, ItemAttrs, ItemFn, Param, Receiver};
 use crate::internals::ctxt::Ctxt;
 
 /// The path generated code names the runtime by: `::mcp_runtime` unless `crate = ".."` says.
@@ -154,38 +154,34 @@ pub(crate) fn completer(param: &Param<'_>) -> TokenStream {
     }
 }
 
-/// What a free-function macro generates for a checked item: the runtime path, the kind of
-/// definition (`Tool`, `Resource`, `Prompt`) and the expression that builds it.
-pub(crate) struct Generated {
-    pub(crate) krate: TokenStream,
-    pub(crate) kind: &'static str,
-    pub(crate) build: TokenStream,
-}
-
-/// The expansion every free-function macro shares: parse the function, model and check it with
-/// `model`, then emit the function unchanged beside one anonymous `const` block holding the
-/// definition builder and its `inventory` registration. On error the user's function is kept,
-/// so one mistake does not cascade into "cannot find function" everywhere it is used.
-pub(crate) fn expand_free_fn(
-    attr: &str,
+/// The expansion every free-function macro shares: parse the function, read the attribute's
+/// arguments with `parse_attrs`, model and check the item, then emit the function unchanged
+/// beside one anonymous `const` block holding the definition `build_expr` builds and its
+/// `inventory` registration. On error the user's function is kept, so one mistake does not
+/// cascade into "cannot find function" everywhere it is used.
+pub(crate) fn expand_free_fn<A: ItemAttrs>(
+    args: TokenStream,
     input: TokenStream,
-    model: impl FnOnce(&Ctxt, &ItemFn) -> Option<Generated>,
+    parse_attrs: fn(&Ctxt, TokenStream) -> A,
+    build_expr: fn(&Item<'_, A>) -> TokenStream,
 ) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let error = not_a_function(attr, &input).to_compile_error();
+            let error = not_a_function(A::KIND.attr(), &input).to_compile_error();
             return quote! { #error #input };
         }
     };
     let cx = Ctxt::new();
-    let generated = model(&cx, &item);
+    let attrs = parse_attrs(&cx, args);
+    let generated = Item::from_ast(&cx, attrs, &item.sig, &item.attrs, false)
+        .map(|model| (runtime_path(model.attrs.krate()), build_expr(&model)));
     let plain = item.to_plain_tokens();
     match (cx.check(), generated) {
-        (Ok(()), Some(Generated { krate, kind, build })) => {
+        (Ok(()), Some((krate, build))) => {
             let ident = &item.sig.ident;
-            let def = format_ident!("{}Def", kind);
-            let variant = format_ident!("{}", kind);
+            let def = format_ident!("{}Def", A::KIND.variant());
+            let variant = format_ident!("{}", A::KIND.variant());
             let generated = wrap_in_const(quote! {
                 use #krate::__private as __mcp;
 
@@ -213,6 +209,22 @@ pub(crate) fn expand_free_fn(
             quote! { #plain #error }
         }
     }
+}
+
+/// `.description(..)` (from `description = ".."` or the doc comments) and `.title(..)` on a
+/// builder.
+pub(crate) fn description_title(
+    function: &Function<'_>,
+    title: Option<&syn::LitStr>,
+) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    if let Some(description) = &function.description {
+        out.push(quote! { __builder.description(#description); });
+    }
+    if let Some(title) = title {
+        out.push(quote! { __builder.title(#title); });
+    }
+    out
 }
 
 /// The error for `attr` on an item that is not a function, spanned on the item's head

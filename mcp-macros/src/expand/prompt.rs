@@ -6,9 +6,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, build_with_layer, call_user_fn, completer, expand_free_fn, handler,
-    icons_meta_scopes, meta_ident, param_meta, result_error_type, result_value_type, runtime_path,
-    spanned_ref, value_ident,
+    build_with_layer, call_user_fn, completer, description_title, expand_free_fn, handler,
+    icons_meta_scopes, meta_ident, param_meta, result_error_type, result_value_type, spanned_ref,
+    value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::PromptAttrs;
@@ -17,15 +17,7 @@ use crate::internals::attr::PromptAttrs;
 pub(crate) type Prompt<'a> = Item<'a, PromptAttrs>;
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_free_fn("#[prompt]", input, |cx, item| {
-        let attrs = PromptAttrs::from_args(cx, args);
-        let prompt = Prompt::from_ast(cx, attrs, &item.sig, &item.attrs, false)?;
-        Some(Generated {
-            krate: runtime_path(prompt.attrs.krate.as_ref()),
-            kind: "Prompt",
-            build: build_expr(&prompt),
-        })
-    })
+    expand_free_fn(args, input, PromptAttrs::from_args, build_expr)
 }
 
 /// The expression that builds the prompt's `PromptDef`.
@@ -34,13 +26,7 @@ pub(crate) fn build_expr(prompt: &Prompt<'_>) -> TokenStream {
     let name = &function.name;
     let output = &function.output;
     let attrs = &prompt.attrs;
-    let mut setup = Vec::new();
-    if let Some(description) = &function.description {
-        setup.push(quote! { __builder.description(#description); });
-    }
-    if let Some(title) = &attrs.title {
-        setup.push(quote! { __builder.title(#title); });
-    }
+    let mut setup = description_title(function, attrs.title.as_ref());
     setup.extend(icons_meta_scopes(
         attrs.icons.as_ref(),
         attrs.meta.as_ref(),

@@ -8,9 +8,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, build_with_layer, call_user_fn, completer, expand_free_fn, handler,
-    icons_meta_scopes, meta_ident, param_meta, result_error_type, result_value_type, runtime_path,
-    spanned_ref, spanned_value, value_ident,
+    build_with_layer, call_user_fn, completer, description_title, expand_free_fn, handler,
+    icons_meta_scopes, meta_ident, param_meta, result_error_type, result_value_type, spanned_ref,
+    spanned_value, value_ident,
 };
 use crate::internals::ast::{Item, Receiver};
 use crate::internals::attr::ResourceAttrs;
@@ -20,15 +20,7 @@ use crate::internals::check::{self, Role};
 pub(crate) type Resource<'a> = Item<'a, ResourceAttrs>;
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_free_fn("#[resource]", input, |cx, item| {
-        let attrs = ResourceAttrs::from_args(cx, args);
-        let resource = Resource::from_ast(cx, attrs, &item.sig, &item.attrs, false)?;
-        Some(Generated {
-            krate: runtime_path(resource.attrs.krate.as_ref()),
-            kind: "Resource",
-            build: build_expr(&resource),
-        })
-    })
+    expand_free_fn(args, input, ResourceAttrs::from_args, build_expr)
 }
 
 /// The roles of a checked `audience = [..]` list ([`check::check_resource`] rejects anything
@@ -58,13 +50,7 @@ pub(crate) fn build_expr(resource: &Resource<'_>) -> TokenStream {
         return TokenStream::new();
     };
     let uri = &template.uri;
-    let mut setup = Vec::new();
-    if let Some(description) = &function.description {
-        setup.push(quote! { __builder.description(#description); });
-    }
-    if let Some(title) = &attrs.title {
-        setup.push(quote! { __builder.title(#title); });
-    }
+    let mut setup = description_title(function, attrs.title.as_ref());
     if let Some(mime_type) = &attrs.mime_type {
         setup.push(quote! { __builder.mime_type(#mime_type); });
     }

@@ -12,9 +12,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::common::{
-    Generated, build_with_layer, call_user_fn, expand_free_fn, handler, icons_meta_scopes,
-    meta_ident, param_meta, result_error_type, result_value_type, runtime_path, spanned_ref,
-    value_ident,
+    build_with_layer, call_user_fn, description_title, expand_free_fn, handler, icons_meta_scopes,
+    meta_ident, param_meta, result_error_type, result_value_type, spanned_ref, value_ident,
 };
 use crate::internals::ast::Item;
 use crate::internals::attr::ToolAttrs;
@@ -23,15 +22,7 @@ use crate::internals::attr::ToolAttrs;
 pub(crate) type Tool<'a> = Item<'a, ToolAttrs>;
 
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_free_fn("#[tool]", input, |cx, item| {
-        let attrs = ToolAttrs::from_args(cx, args);
-        let tool = Tool::from_ast(cx, attrs, &item.sig, &item.attrs, false)?;
-        Some(Generated {
-            krate: runtime_path(tool.attrs.krate.as_ref()),
-            kind: "Tool",
-            build: build_expr(&tool),
-        })
-    })
+    expand_free_fn(args, input, ToolAttrs::from_args, build_expr)
 }
 
 /// The expression that builds the tool's `ToolDef`. Needs `__mcp` in scope, and `__this:
@@ -42,13 +33,7 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
     let output = &function.output;
     let attrs = &tool.attrs;
 
-    let mut setup = Vec::new();
-    if let Some(description) = &function.description {
-        setup.push(quote! { __builder.description(#description); });
-    }
-    if let Some(title) = &attrs.title {
-        setup.push(quote! { __builder.title(#title); });
-    }
+    let mut setup = description_title(function, attrs.title.as_ref());
     let hint = |flag: &Option<syn::LitBool>| match flag {
         Some(b) => quote!(__mcp::Option::Some(#b)),
         None => quote!(__mcp::Option::None),

@@ -78,6 +78,15 @@ impl Kind {
         }
     }
 
+    /// The item's name in the runtime: `ToolDef`, `Item::Tool`.
+    pub(crate) fn variant(self) -> &'static str {
+        match self {
+            Self::Tool => "Tool",
+            Self::Resource => "Resource",
+            Self::Prompt => "Prompt",
+        }
+    }
+
     pub(crate) fn noun(self) -> &'static str {
         match self {
             Self::Tool => "tool",
@@ -95,6 +104,8 @@ pub(crate) trait ItemAttrs {
     fn name(&self) -> Option<&syn::LitStr>;
     /// `description = ".."`: instead of the doc comments.
     fn description(&self) -> Option<&syn::LitStr>;
+    /// `crate = ".."`: the path of the runtime.
+    fn krate(&self) -> Option<&syn::Path>;
     /// The resource attribute, for the checks only a resource has.
     fn resource(&self) -> Option<&ResourceAttrs> {
         None
@@ -113,6 +124,9 @@ impl ItemAttrs for ToolAttrs {
     fn description(&self) -> Option<&syn::LitStr> {
         self.description.as_ref()
     }
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
+    }
     fn tool(&self) -> Option<&ToolAttrs> {
         Some(self)
     }
@@ -126,6 +140,9 @@ impl ItemAttrs for PromptAttrs {
     fn description(&self) -> Option<&syn::LitStr> {
         self.description.as_ref()
     }
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
+    }
 }
 
 impl ItemAttrs for ResourceAttrs {
@@ -135,6 +152,9 @@ impl ItemAttrs for ResourceAttrs {
     }
     fn description(&self) -> Option<&syn::LitStr> {
         self.description.as_ref()
+    }
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
     }
     fn resource(&self) -> Option<&ResourceAttrs> {
         Some(self)
