@@ -119,14 +119,48 @@ pub fn schema_json<T: Serialize + ?Sized>(value: &T) -> Option<Value> {
         .ok()
 }
 
-/// A context parameter taken from the request's context, or the message saying why it is
-/// unavailable; the one body behind the tool, prompt and resource `ViaContext` impls.
-fn context_parameter<P: crate::context::FromContext>(
-    context: &crate::context::Context,
+/// The call of a tool, prompt or resource, as the context parameters of its handler see it.
+trait ItemCall {
+    fn context(&self) -> &crate::context::Context;
+    fn record(&mut self, error: String);
+}
+
+macro_rules! item_call {
+    ($($call:ty),*) => {$(
+        impl ItemCall for $call {
+            fn context(&self) -> &crate::context::Context {
+                <$call>::context(self)
+            }
+            fn record(&mut self, error: String) {
+                <$call>::record(self, error)
+            }
+        }
+    )*};
+}
+
+item_call!(ToolCall, PromptCall, ResourceCall);
+
+/// A context parameter taken from the request's context, or `None` with the reason it is
+/// unavailable recorded on the call; the one body behind the tool, prompt and resource
+/// `ViaContext` impls and [`resource_context`].
+fn context_parameter<P>(
+    call: &mut impl ItemCall,
     name: &str,
-) -> Result<P, String> {
-    P::from_context(context)
-        .map_err(|error| format!("context parameter `{name}` is unavailable: {error}"))
+    value: Result<P, crate::context::ContextError>,
+) -> Option<P> {
+    value
+        .map_err(|error| {
+            call.record(format!(
+                "context parameter `{name}` is unavailable: {error}"
+            ))
+        })
+        .ok()
+}
+
+/// [`context_parameter`] of the type `P` names, taken from the call's context.
+fn from_context<P: crate::context::FromContext>(call: &mut impl ItemCall, name: &str) -> Option<P> {
+    let value = P::from_context(call.context());
+    context_parameter(call, name, value)
 }
 
 /// A zero-sized stand-in for a type, to dispatch on it.
@@ -199,9 +233,7 @@ pub mod param {
             accepted()
         }
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {
-            context_parameter(call.context(), meta.name)
-                .map_err(|error| call.record(error))
-                .ok()
+            from_context(call, meta.name)
         }
     }
 
@@ -354,16 +386,7 @@ pub fn resource_context<T>(
     meta: &ParamMeta<T>,
     value: Result<T, crate::context::ContextError>,
 ) -> Option<T> {
-    match value {
-        Ok(value) => Some(value),
-        Err(error) => {
-            call.record(format!(
-                "context parameter `{}` is unavailable: {error}",
-                meta.name
-            ));
-            None
-        }
-    }
+    context_parameter(call, meta.name, value)
 }
 
 /// Icons from anything that lists them.
@@ -426,9 +449,7 @@ pub mod prompt_param {
             accepted()
         }
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P> {
-            context_parameter(call.context(), meta.name)
-                .map_err(|error| call.record(error))
-                .ok()
+            from_context(call, meta.name)
         }
     }
 
@@ -564,9 +585,7 @@ pub mod resource_param {
             accepted()
         }
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P> {
-            context_parameter(call.context(), meta.name)
-                .map_err(|error| call.record(error))
-                .ok()
+            from_context(call, meta.name)
         }
     }
 
@@ -672,19 +691,8 @@ pub mod resource_ret {
     use super::*;
     use crate::resource::{IntoResourceContents, json_contents};
 
-    pub trait SplitResult<T, E> {
-        fn inner(self) -> Probe<T>;
-        fn split(self, value: Result<T, E>) -> Result<T, E>;
-    }
-
-    impl<T, E> SplitResult<T, E> for &Probe<Result<T, E>> {
-        fn inner(self) -> Probe<T> {
-            Probe::new()
-        }
-        fn split(self, value: Result<T, E>) -> Result<T, E> {
-            value
-        }
-    }
+    /// A `Result` return splits as a tool's does; only a plain value's (never) error differs.
+    pub use super::ret::SplitResult;
 
     pub trait SplitPlain<T> {
         fn inner(self) -> Probe<T>;
