@@ -50,7 +50,10 @@ impl Weigh for Outgoing {
     }
 
     fn is_reply(&self) -> bool {
-        matches!(self, Outgoing::Reply { .. } | Outgoing::Batch(_))
+        matches!(
+            self,
+            Outgoing::Reply { .. } | Outgoing::Refused(_) | Outgoing::Batch(_)
+        )
     }
 }
 

@@ -954,9 +954,9 @@ enum Answer {
 
 impl Answer {
     fn of(message: &Outgoing, pending: &HashSet<RequestId>) -> Self {
-        match message {
-            Outgoing::Reply { id: Some(id), .. } if pending.contains(id) => Self::One(id.clone()),
-            Outgoing::Reply { id: None, .. } | Outgoing::Batch(_) => Self::All,
+        match (message.reply_to(), message) {
+            (Some(id), _) if pending.contains(id) => Self::One(id.clone()),
+            (_, Outgoing::Reply { id: None, .. } | Outgoing::Batch(_)) => Self::All,
             _ => Self::Not,
         }
     }
@@ -1130,7 +1130,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // already there goes back as JSON, with no stream and no waiting.
     let mut first = replies.try_recv();
     if !batch
-        && let Some(Outgoing::Reply { id: Some(id), .. }) = &first
+        && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
         && ids.first() == Some(id)
         && let Some(reply) = first.take()
     {
@@ -1903,11 +1903,22 @@ mod tests {
         let reply = |id: RequestId| Outgoing::reply(id, b"{}".to_vec());
         assert_eq!(
             Answer::of(&reply(mine.clone()), &pending),
+            Answer::One(mine.clone())
+        );
+        // A refusal (429, 503) answers its request as any reply does.
+        let refusal = crate::protocol::Refusal {
+            status: 429,
+            retry_after: Some(1),
+        };
+        let refused = |id: RequestId| Outgoing::refusal(id, b"{}".to_vec(), Some(refusal));
+        assert_eq!(
+            Answer::of(&refused(mine.clone()), &pending),
             Answer::One(mine)
         );
         // Another POST's request with the same id as a string is not this one.
         let other = RequestId::String("7".into());
-        assert_eq!(Answer::of(&reply(other), &pending), Answer::Not);
+        assert_eq!(Answer::of(&reply(other.clone()), &pending), Answer::Not);
+        assert_eq!(Answer::of(&refused(other), &pending), Answer::Not);
         let error = ErrorObject::invalid_request("no");
         assert_eq!(
             Answer::of(&Outgoing::error(None, &error), &pending),
