@@ -15,10 +15,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::Sink;
 use super::dispatch::Link;
 use super::middleware::Transport;
 use super::{Client, Core, ENTRY_OVERHEAD};
+use super::{Queue, Sink};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
@@ -112,7 +112,7 @@ pub(crate) struct Session {
     pub(crate) initialized: AtomicBool,
     in_flight: Mutex<InFlight>,
     /// Where messages that answer no request go: list changes, resource updates.
-    notifier: Sink,
+    notifier: Queue,
     /// The URIs this session subscribed to with `resources/subscribe`.
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// The least severe log level the client wants (`logging/setLevel`); `info` until it says.
@@ -144,7 +144,7 @@ impl Session {
             negotiated: OnceLock::new(),
             initialized: AtomicBool::new(false),
             in_flight: Mutex::new(InFlight::default()),
-            notifier,
+            notifier: notifier.into_queue(),
             subscriptions: Mutex::new(HashSet::new()),
             log_level: AtomicU8::new(LoggingLevel::Info.index()),
             pending: Mutex::new(HashMap::new()),

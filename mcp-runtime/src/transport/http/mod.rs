@@ -81,7 +81,7 @@ use crate::protocol::{
 };
 use crate::server::{
     Budget, Charge, Client, Clients, Core, FastMap, HostPolicy, HttpOptions, Kind, McpService,
-    Outbox, Overflow, Session, Sink, Window, channel_within, is_stateless, share_of,
+    Outbox, Overflow, Queue, Session, Sink, Window, channel_within, is_stateless, share_of,
 };
 
 /// The MCP headers, as names parsed once (a lookup by `&str` parses the name every time).
@@ -117,7 +117,7 @@ struct HttpSession {
     written: Mutex<Option<Instant>>,
     /// With a shared store: where its POST streams are copied (store, events kept, expiry).
     mirror: Option<(Arc<dyn crate::server::shared::SharedStore>, usize, Duration)>,
-    notifier: Option<Sink>,
+    notifier: Option<Queue>,
     /// By id, oldest first; 0 is the standalone (GET) stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
     standalone: Arc<EventStream>,
@@ -467,7 +467,7 @@ impl HttpState {
                     self.options.session_idle,
                 )
             }),
-            notifier: notifier.as_ref().map(|(sink, _)| sink.clone()),
+            notifier: notifier.as_ref().map(|(sink, _)| Queue::clone(sink)),
             streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
             standalone: Arc::clone(&standalone),
             next_stream: AtomicU64::new(match &store {
