@@ -9,7 +9,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
@@ -127,18 +127,21 @@ pub(crate) struct Session {
     /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
     /// `stdio-N`.
     pub(crate) trace_name: OnceLock<String>,
-    /// The transport, set by the one that is not Streamable HTTP.
-    pub(crate) transport: OnceLock<Transport>,
-    /// When it began, for `mcp.server.session.duration`.
-    created: std::time::Instant,
+    /// The transport it is served on.
+    transport: Transport,
     /// The client that opened it (HTTP), whose shares its holdings count toward.
     pub(crate) client: Option<Arc<Client>>,
 }
 
 impl Session {
-    /// A new session whose unsolicited messages go to `notifier`, registered with the server
-    /// so announcements reach it; what it holds counts toward `client`'s shares.
-    pub(crate) fn new(core: Arc<Core>, notifier: Sink, client: Option<Arc<Client>>) -> Arc<Self> {
+    /// A new session on `transport` whose unsolicited messages go to `notifier`, registered
+    /// with the server so announcements reach it; what it holds counts toward `client`'s shares.
+    pub(crate) fn new(
+        core: Arc<Core>,
+        transport: Transport,
+        notifier: Sink,
+        client: Option<Arc<Client>>,
+    ) -> Arc<Self> {
         let session = Arc::new(Self {
             core: Arc::clone(&core),
             negotiated: OnceLock::new(),
@@ -152,8 +155,7 @@ impl Session {
             roots: Mutex::new(None),
             closing: tokio::sync::watch::channel(false).0,
             trace_name: OnceLock::new(),
-            transport: OnceLock::new(),
-            created: std::time::Instant::now(),
+            transport,
             client,
         });
         core.register_session(&session);
@@ -330,7 +332,7 @@ impl Session {
         version: ProtocolVersion,
         client: Option<Arc<Client>>,
     ) -> Arc<Self> {
-        let session = Self::new(core, notifier, client);
+        let session = Self::new(core, Transport::StreamableHttp, notifier, client);
         let client = Arc::new(ClientInfo {
             implementation: crate::protocol::Implementation::new("stateless-client", "0"),
             capabilities: crate::protocol::ClientCapabilities::default(),
@@ -564,14 +566,19 @@ impl Session {
 
     /// Waits for in-flight requests (and, with `tasks`, the session's running tasks) to
     /// finish, up to `grace`, then stops the requests still running: returns them, as
-    /// `method (id N)`.
-    pub(crate) async fn shutdown(&self, grace: Duration, tasks: bool) -> Vec<String> {
+    /// `method (id N)`. `opened` is when the transport opened it (which the transport keeps
+    /// anyway, so a session does not), for `mcp.server.session.duration`.
+    pub(crate) async fn shutdown(
+        &self,
+        opened: Instant,
+        grace: Duration,
+        tasks: bool,
+    ) -> Vec<String> {
         let ended = self.closing.send_replace(true);
         if let (false, Some(observer), Some(negotiated)) =
             (ended, &self.core.telemetry, self.negotiated.get())
         {
-            let transport = Link::transport(self);
-            observer.session_ended(Some(negotiated.version), transport, self.created.elapsed());
+            observer.session_ended(Some(negotiated.version), self.transport, opened.elapsed());
         }
         let deadline = tokio::time::Instant::now() + grace;
         let mut tasks_checked: Option<tokio::time::Instant> = None;
@@ -764,7 +771,7 @@ impl Session {
             implementation: serde_json::from_value(record.client.clone()).ok()?,
             capabilities: serde_json::from_value(record.capabilities.clone()).ok()?,
         });
-        let session = Self::new(core, notifier, client);
+        let session = Self::new(core, Transport::StreamableHttp, notifier, client);
         let _ = session.negotiated.set(Negotiated {
             version,
             client: info,
@@ -961,9 +968,6 @@ impl Link for Session {
 
     fn transport(&self) -> Transport {
         self.transport
-            .get()
-            .copied()
-            .unwrap_or(Transport::StreamableHttp)
     }
 }
 

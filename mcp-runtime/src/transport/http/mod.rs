@@ -81,7 +81,8 @@ use crate::protocol::{
 };
 use crate::server::{
     Budget, Charge, Client, Clients, Core, FastMap, HostPolicy, HttpOptions, Kind, McpService,
-    Outbox, Overflow, Queue, Session, Sink, Window, channel_within, is_stateless, share_of,
+    Outbox, Overflow, Queue, Session, Sink, Transport, Window, channel_within, is_stateless,
+    share_of,
 };
 
 /// The MCP headers, as names parsed once (a lookup by `&str` parses the name every time).
@@ -527,7 +528,10 @@ impl HttpState {
         let release = self.core.shared().is_none();
         for session in expired {
             tokio::spawn(async move {
-                session.session.shutdown(Duration::ZERO, false).await;
+                session
+                    .session
+                    .shutdown(session.created, Duration::ZERO, false)
+                    .await;
                 if release {
                     session.session.release_tasks().await;
                 }
@@ -1219,7 +1223,12 @@ async fn initialize_session(
     let (sink, mut replies) = state.channel(client.as_ref());
     let sink = sink.with_principal(principal.clone()).with_peer(peer);
     let (notifier, notifications) = state.notifier_channel(client.as_ref());
-    let session = Session::new(Arc::clone(&state.core), notifier, client.clone());
+    let session = Session::new(
+        Arc::clone(&state.core),
+        Transport::StreamableHttp,
+        notifier,
+        client.clone(),
+    );
     session.receive(incoming, &sink, None);
     // Answered on the spot; nothing else will ever come.
     drop(sink);
@@ -1276,7 +1285,10 @@ async fn initialize_session(
              the client holding the most"
         );
         tokio::spawn(async move {
-            evicted.session.shutdown(Duration::ZERO, false).await;
+            evicted
+                .session
+                .shutdown(evicted.created, Duration::ZERO, false)
+                .await;
             evicted.session.release_tasks().await;
         });
     }
@@ -1585,7 +1597,10 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&session.id);
-    session.session.shutdown(Duration::ZERO, false).await;
+    session
+        .session
+        .shutdown(session.created, Duration::ZERO, false)
+        .await;
     // The session is over on every replica: what it held goes (running tasks stop).
     session.session.release_tasks().await;
     StatusCode::OK.into_response()
