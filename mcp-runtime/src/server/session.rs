@@ -106,6 +106,33 @@ impl Running {
     }
 }
 
+/// Whether a session's connection ended, and the channel its listens wait on for that. The
+/// channel is made for the first listen: most sessions never have one, and a watch channel
+/// is some 350 bytes.
+#[derive(Default)]
+struct Closing {
+    ended: bool,
+    listens: Option<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Closing {
+    /// Marks the connection ended, telling its listens; whether it had ended already.
+    fn end(&mut self) -> bool {
+        if let Some(listens) = &self.listens {
+            listens.send_replace(true);
+        }
+        std::mem::replace(&mut self.ended, true)
+    }
+
+    /// What a listen waits on: `true` once the connection ends (at once if it has).
+    fn subscribe(&mut self) -> tokio::sync::watch::Receiver<bool> {
+        let ended = self.ended;
+        self.listens
+            .get_or_insert_with(|| tokio::sync::watch::channel(ended).0)
+            .subscribe()
+    }
+}
+
 pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
     pub(crate) negotiated: OnceLock<Negotiated>,
@@ -123,7 +150,7 @@ pub(crate) struct Session {
     /// The client's roots, until it says they changed.
     roots: Mutex<Option<Vec<Root>>>,
     /// Set when the connection ends: its open listens finish.
-    pub(crate) closing: tokio::sync::watch::Sender<bool>,
+    closing: Mutex<Closing>,
     /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
     /// `stdio-N`.
     pub(crate) trace_name: OnceLock<String>,
@@ -153,7 +180,7 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             next_request_id: AtomicI64::new(first_request_id(&core)),
             roots: Mutex::new(None),
-            closing: tokio::sync::watch::channel(false).0,
+            closing: Mutex::new(Closing::default()),
             trace_name: OnceLock::new(),
             transport,
             client,
@@ -574,7 +601,7 @@ impl Session {
         grace: Duration,
         tasks: bool,
     ) -> Vec<String> {
-        let ended = self.closing.send_replace(true);
+        let ended = self.closing.lock().unwrap_or_else(|e| e.into_inner()).end();
         if let (false, Some(observer), Some(negotiated)) =
             (ended, &self.core.telemetry, self.negotiated.get())
         {
@@ -963,7 +990,10 @@ impl Link for Session {
     }
 
     fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.closing.subscribe()
+        self.closing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .subscribe()
     }
 
     fn transport(&self) -> Transport {
@@ -977,5 +1007,32 @@ fn now_or_never<F: std::future::Future>(future: F) -> Option<F::Output> {
     match std::pin::pin!(future).poll(&mut context) {
         std::task::Poll::Ready(output) => Some(output),
         std::task::Poll::Pending => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Closing;
+
+    #[tokio::test]
+    async fn a_listen_hears_the_end_whether_it_began_before_or_after_it() {
+        // A session without listens never makes the channel.
+        let mut quiet = Closing::default();
+        assert!(!quiet.end());
+        assert!(quiet.listens.is_none());
+
+        let mut closing = Closing::default();
+        let mut before = closing.subscribe();
+        assert!(!*before.borrow());
+        assert!(!closing.end());
+        assert!(closing.end(), "a second end is told from the first");
+        let heard = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            before.wait_for(|ended| *ended),
+        )
+        .await;
+        assert!(matches!(heard, Ok(Ok(_))));
+        let after = closing.subscribe();
+        assert!(*after.borrow());
     }
 }
