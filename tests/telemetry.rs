@@ -204,6 +204,10 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
     assert!(text(&span, "mcp.session.id").unwrap().starts_with("stdio-"));
     assert_eq!(attribute(&span, "error.type"), None);
     assert_eq!(attribute(&span, "network.protocol.name"), None);
+    // Each thing once, by the conventions' name: not also `method`, `id`, `tool`, `session`.
+    for key in ["method", "id", "tool", "session"] {
+        assert_eq!(attribute(&span, key), None, "{key} in {span:#?}");
+    }
 
     // A tool error: `error.type` is `tool_error`, the status ERROR.
     let span = span_of(

@@ -254,6 +254,34 @@ async fn handler_events_are_inside_the_request_span() {
 }
 
 #[tokio::test]
+async fn with_telemetry_the_request_span_names_each_thing_by_the_conventions() {
+    let (_alone, captured) = alone().await;
+    let server = Server::builder()
+        .tool(traced_forecast)
+        .telemetry(mcp_runtime::telemetry::Telemetry::new());
+    let client = Client::connect(server).await.unwrap();
+    client
+        .call_tool("traced_forecast", json!({"city": "Paris"}))
+        .await
+        .unwrap();
+    let line = captured.line_with("looking up");
+    for field in [
+        "otel.name=\"tools/call traced_forecast\"",
+        "mcp.method.name=\"tools/call\"",
+        "jsonrpc.request.id=\"1\"",
+        "gen_ai.tool.name=\"traced_forecast\"",
+        "mcp.session.id=\"stdio-",
+    ] {
+        assert!(line.contains(field), "{field} in {line}");
+    }
+    // Each thing once: not the short names beside the conventions' ones.
+    assert!(
+        !line.contains(" method=") && !line.contains(" tool="),
+        "{line}"
+    );
+}
+
+#[tokio::test]
 async fn a_sync_tool_s_events_reach_its_client_and_stay_in_the_request_span() {
     let (_alone, captured) = alone().await;
     let client = Client::connect(Server::builder().tool(traced_sync_forecast))

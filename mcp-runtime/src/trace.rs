@@ -15,10 +15,13 @@
 //! | `uri` | the URI, on `resources/read` |
 //! | `session` | the `Mcp-Session-Id` over Streamable HTTP; `stdio-N` for the Nth connection served over stdio or a byte stream |
 //!
-//! With [`Server::telemetry`](crate::Server::telemetry), the span also carries the
-//! OpenTelemetry conventions' fields (`otel.name`, `mcp.method.name`, `gen_ai.tool.name`, ...:
-//! see [`telemetry`](crate::telemetry)), which `tracing-opentelemetry` exports as a `SERVER` span
-//! named `tools/call add`; `initialize` and `ping` get a span then too.
+//! With [`Server::telemetry`](crate::Server::telemetry), the span carries the OpenTelemetry
+//! conventions' fields instead (`mcp.method.name` for `method`, `jsonrpc.request.id` for `id`,
+//! `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`, `mcp.session.id`, and more: see
+//! [`telemetry`](crate::telemetry)), which `tracing-opentelemetry` exports as a `SERVER` span
+//! named `tools/call add`; `initialize` and `ping` get a span then too. A log line then reads
+//! `INFO mcp.request{otel.name="tools/call add" otel.kind="server" mcp.method.name="tools/call"
+//! ... gen_ai.tool.name="add" ...}: my_server: adding`.
 //!
 //! The span wraps the handler, so a `tracing::info!` inside a `#[tool]` carries them. With
 //! `tracing_subscriber::fmt`, a log line reads

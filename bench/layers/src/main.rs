@@ -7,8 +7,10 @@
 //! - `rate`: `RateLimitLayer` per caller, at a rate no run reaches (the limiter's cost);
 //! - `metrics`: `Server::telemetry` with no `tracing` subscriber, so metrics only;
 //! - `telemetry`: `Server::telemetry` with spans exported through `tracing-opentelemetry` to an
-//!   SDK tracer (batch processor, an exporter that drops them) and the metrics kept by the
-//!   server and recorded on an SDK meter provider.
+//!   SDK tracer (batch processor, an exporter that drops them), set up as the README's OTLP
+//!   example is (without `tracing-opentelemetry`'s own extra attributes), and the metrics kept
+//!   by the server and recorded on an SDK meter provider;
+//! - `otel-floor N` (not a server): see [`otel_floor`].
 
 use mcp_runtime::middleware::{self, McpRequest, McpResponse, Next, RateLimitLayer};
 use mcp_runtime::prelude::*;
@@ -75,10 +77,45 @@ async fn pass(request: McpRequest, next: Next) -> McpResponse {
     next.run(request).await
 }
 
+/// `otel-floor N`: N spans made directly with the OpenTelemetry API on the same SDK pipeline
+/// (batch processor, an exporter that drops them), each with what a `tools/call` span carries
+/// on stdio: what the SDK itself costs a span, under `bench/callgrind.sh`'s method (the
+/// difference between two counts over the difference in spans), beside what the `telemetry`
+/// variant costs a request.
+fn otel_floor(spans: u64) {
+    use opentelemetry::KeyValue;
+    use opentelemetry::trace::{Span as _, SpanKind, Tracer as _};
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
+        .build();
+    let tracer = provider.tracer("bench");
+    for id in 0..spans {
+        let mut span = tracer
+            .span_builder(String::from("tools/call add"))
+            .with_kind(SpanKind::Server)
+            .with_attributes([
+                KeyValue::new("mcp.method.name", "tools/call"),
+                KeyValue::new("mcp.session.id", String::from("stdio-1")),
+                KeyValue::new("mcp.protocol.version", "2025-11-25"),
+                KeyValue::new("jsonrpc.request.id", id.to_string()),
+                KeyValue::new("gen_ai.tool.name", String::from("add")),
+                KeyValue::new("gen_ai.operation.name", "execute_tool"),
+                KeyValue::new("network.transport", "pipe"),
+            ])
+            .start(&tracer);
+        span.end();
+    }
+    let _ = provider.shutdown();
+}
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "stdio-none".to_owned());
+    if mode == "otel-floor" {
+        otel_floor(args.next().and_then(|n| n.parse().ok()).unwrap_or(10_000));
+        return Ok(());
+    }
     let (transport, variant) = mode.split_once('-').unwrap_or((&mode, "none"));
     let server = Server::new("bench", "0.0.0");
     let server = match variant {
@@ -99,7 +136,14 @@ async fn main() -> mcp_runtime::Result<()> {
                 .with_batch_exporter(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
                 .build();
             tracing_subscriber::registry()
-                .with(tracing_opentelemetry::layer().with_tracer(tracer.tracer("bench")))
+                .with(
+                    tracing_opentelemetry::layer()
+                        .with_location(false)
+                        .with_threads(false)
+                        .with_target(false)
+                        .with_tracked_inactivity(false)
+                        .with_tracer(tracer.tracer("bench")),
+                )
                 .init();
             let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
                 .with_periodic_exporter(

@@ -8,10 +8,13 @@
 //!
 //! # Spans
 //!
-//! Each request's `mcp.request` span (see [`trace`](crate::trace)) also carries the
-//! conventions' fields, which `tracing-opentelemetry` turns into a span named `{mcp.method.name}
-//! {target}` (`tools/call add`; the method alone when there is no served tool or prompt to name),
-//! of kind `SERVER`:
+//! Each request's `mcp.request` span (see [`trace`](crate::trace)) carries the conventions'
+//! fields in place of its own short ones (`mcp.method.name` for `method`, `jsonrpc.request.id`
+//! for `id`, `gen_ai.tool.name` for `tool`, `gen_ai.prompt.name` for `prompt`,
+//! `mcp.resource.uri` for `uri`, `mcp.session.id` for `session`: each thing named once, since
+//! every field is an attribute to export), which `tracing-opentelemetry` turns into a span named
+//! `{mcp.method.name} {target}` (`tools/call add`; the method alone when there is no served tool
+//! or prompt to name), of kind `SERVER`:
 //!
 //! | attribute | value |
 //! |---|---|
@@ -234,16 +237,22 @@ fn target_of(request: &Request, registry: &Registry) -> Option<(&'static str, Ar
     }
 }
 
-/// The request's `mcp.request` span with the conventions' fields as well as its own (see
+/// The request's `mcp.request` span with the conventions' fields in place of its own (see
 /// [`trace`](crate::trace)), all given at once: one call into the subscriber, not one per field.
+///
+/// Every field costs: `tracing-opentelemetry` visits each one and copies each text into an
+/// attribute of its own. So the span names each thing once, by the conventions' name (not
+/// `method` beside `mcp.method.name`), and gives text as `&str` (a `Display` value is formatted
+/// once more by the visitor).
 fn request_span(arrival: &Arrival<'_>, target: Option<&(&'static str, Arc<str>)>) -> tracing::Span {
     use tracing::field::Empty;
     if !tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO) {
         return tracing::Span::none();
     }
     let request = arrival.request;
+    let method = request.method.as_str();
     let param = |key: &str| request.params.get(key).and_then(Value::as_str);
-    let (tool, prompt, uri) = match request.method.as_str() {
+    let (tool, prompt, uri) = match method {
         "tools/call" => (param("name"), None, None),
         "prompts/get" => (None, param("name"), None),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
@@ -251,28 +260,34 @@ fn request_span(arrival: &Arrival<'_>, target: Option<&(&'static str, Arc<str>)>
         }
         _ => (None, None, None),
     };
+    let named;
     let name = match target {
-        Some((_, target)) => format!("{} {target}", request.method),
-        None => request.method.clone(),
+        Some((_, target)) => {
+            named = [method, " ", target].concat();
+            named.as_str()
+        }
+        None => method,
+    };
+    let number;
+    let id = match &request.id {
+        RequestId::Number(n) => {
+            number = n.to_string();
+            number.as_str()
+        }
+        RequestId::String(s) => s,
     };
     let http = arrival.transport != Transport::Stdio;
     let span = tracing::info_span!(
         target: "mcp_runtime::request",
         "mcp.request",
-        method = %request.method,
-        id = %request.id,
-        tool,
-        prompt,
-        uri,
-        session = arrival.session,
-        otel.name = name.as_str(),
+        otel.name = name,
         otel.kind = "server",
         otel.status_code = Empty,
         otel.status_description = Empty,
-        mcp.method.name = request.method.as_str(),
+        mcp.method.name = method,
         mcp.session.id = arrival.session,
         mcp.protocol.version = arrival.version.map(ProtocolVersion::as_str),
-        jsonrpc.request.id = display(IdText(&request.id)),
+        jsonrpc.request.id = id,
         gen_ai.tool.name = tool,
         gen_ai.prompt.name = prompt,
         gen_ai.operation.name = tool.map(|_| "execute_tool"),
