@@ -119,8 +119,10 @@ struct HttpSession {
     /// With a shared store: where its POST streams are copied (store, events kept, expiry).
     mirror: Option<(Arc<dyn crate::server::shared::SharedStore>, usize, Duration)>,
     notifier: Option<Queue>,
-    /// By id, oldest first; 0 is the standalone (GET) stream.
+    /// Its POST streams by id, oldest first: empty, and so unallocated, until a response is
+    /// a stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
+    /// The standalone (GET) stream, id 0.
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
@@ -146,12 +148,12 @@ impl HttpSession {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let stream = Arc::new(EventStream::new(id, self.bounds.clone()));
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        // Pruned in batches (when twice the allowance is reached), so a POST costs O(1) on
-        // average.
-        if streams.len() >= 2 * FINISHED_STREAMS_KEPT {
+        // Pruned in batches (when twice the allowance is reached, the standalone stream
+        // counted), so a POST costs O(1) on average.
+        if streams.len() + 1 >= 2 * FINISHED_STREAMS_KEPT {
             let finished: Vec<u64> = streams
                 .iter()
-                .filter(|(id, s)| **id != 0 && s.is_finished())
+                .filter(|(_, s)| s.is_finished())
                 .map(|(id, _)| *id)
                 .collect();
             let excess = finished.len().saturating_sub(FINISHED_STREAMS_KEPT - 1);
@@ -173,6 +175,9 @@ impl HttpSession {
     }
 
     fn stream(&self, id: u64) -> Option<Arc<EventStream>> {
+        if id == 0 {
+            return Some(Arc::clone(&self.standalone));
+        }
         self.streams
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -469,7 +474,7 @@ impl HttpState {
                 )
             }),
             notifier: notifier.as_ref().map(|(sink, _)| Queue::clone(sink)),
-            streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
+            streams: Mutex::new(BTreeMap::new()),
             standalone: Arc::clone(&standalone),
             next_stream: AtomicU64::new(match &store {
                 // Replicas number a session's streams apart, so a stream id names one stream.
