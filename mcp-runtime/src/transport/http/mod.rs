@@ -110,8 +110,9 @@ struct HttpSession {
     id: String,
     session: Arc<Session>,
     /// With a shared store: the record as last read or written, and the sink of the
-    /// session's notifications (its standalone stream is the store's event log).
-    saved: Mutex<Option<crate::server::shared::SessionRecord>>,
+    /// session's notifications (its standalone stream is the store's event log). Boxed: some
+    /// 220 bytes that a session without a store would hold for nothing.
+    saved: Mutex<Option<Box<crate::server::shared::SessionRecord>>>,
     /// The version of the stored record last applied to `session` (0: none, or uncached).
     applied: AtomicU64,
     /// When this replica last wrote the record (its expiry refreshed).
