@@ -253,6 +253,59 @@ async fn handler_events_are_inside_the_request_span() {
     );
 }
 
+/// Logs when it is dropped.
+struct Held;
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        tracing::info!(target: "weather", "released");
+    }
+}
+
+/// Holds a `Held` until cancelled.
+#[tool]
+async fn held() -> String {
+    let _held = Held;
+    tracing::info!(target: "weather", "holding");
+    std::future::pending::<String>().await
+}
+
+impl Captured {
+    /// Waits (at most 5 s) for a line with `text`.
+    async fn await_line(&self, text: &str) -> String {
+        for _ in 0..500 {
+            let output = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+            if output.contains(text) {
+                return self.line_with(text);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        self.line_with(text)
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_handler_is_dropped_inside_its_request_span() {
+    let (_alone, captured) = alone().await;
+    let client = Client::connect(Server::builder().tool(held)).await.unwrap();
+    client
+        .send_line(
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                   "params": {"name": "held", "arguments": {}}})
+            .to_string(),
+        )
+        .unwrap();
+    captured.await_line("holding").await;
+    client
+        .notify("notifications/cancelled", json!({"requestId": 5}))
+        .unwrap();
+    let line = captured.await_line("released").await;
+    assert!(
+        line.contains("mcp.request{method=tools/call id=5 tool=held session=stdio-"),
+        "{line}"
+    );
+}
+
 #[tokio::test]
 async fn with_telemetry_the_request_span_names_each_thing_by_the_conventions() {
     let (_alone, captured) = alone().await;

@@ -78,6 +78,7 @@
 //! own filter (`fmt::layer().with_filter(EnvFilter::from_default_env())`).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -161,14 +162,58 @@ pin_project_lite::pin_project! {
 impl<F: Future> Future for WithClientLog<F> {
     type Output = F::Output;
 
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<F::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         match self.project() {
             WithClientLogProjection::Scoped { future } => future.poll(cx),
             WithClientLogProjection::Plain { future } => future.poll(cx),
         }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's future run inside its span, like `tracing`'s `Instrumented`, but dropped
+    /// inside the span as it completes (while entered for that poll) instead of entering the
+    /// span once more to drop it afterwards: with `tracing-opentelemetry`, each enter activates
+    /// the span's OpenTelemetry context. A request dropped before it completes (cancelled,
+    /// its connection gone) is still dropped inside its span.
+    pub(crate) struct InSpan<F> {
+        #[pin]
+        future: Option<F>,
+        span: tracing::Span,
+    }
+
+    impl<F> PinnedDrop for InSpan<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let mut this = this.project();
+            if this.future.is_some() {
+                let _entered = this.span.enter();
+                this.future.set(None);
+            }
+        }
+    }
+}
+
+/// Runs `future` in `span` (see [`InSpan`]).
+pub(crate) fn in_span<F: Future>(future: F, span: tracing::Span) -> InSpan<F> {
+    InSpan {
+        future: Some(future),
+        span,
+    }
+}
+
+impl<F: Future> Future for InSpan<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let mut this = self.project();
+        let _entered = this.span.enter();
+        // Not polled again once it has answered (it is awaited once).
+        let Some(future) = this.future.as_mut().as_pin_mut() else {
+            return std::task::Poll::Pending;
+        };
+        let output = std::task::ready!(future.poll(cx));
+        this.future.set(None);
+        std::task::Poll::Ready(output)
     }
 }
 

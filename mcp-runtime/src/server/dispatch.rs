@@ -158,7 +158,7 @@ pub(crate) async fn handle_request(
         ))
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(core, &cancel, routed, observation), span).await
+    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span).await
 }
 
 /// A request's way to its answer, boxed: the future a guard runs.
@@ -267,7 +267,7 @@ pub(crate) async fn handle_stateless(
         ))
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    tracing::Instrument::instrument(guard.run(core, &cancel, routed, observation), span).await
+    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span).await
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,

@@ -147,9 +147,11 @@ impl Observer {
     pub(crate) fn start(self: &Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Observation) {
         let request = arrival.request;
         let method = method_label(&request.method);
-        let target = target_of(request, arrival.registry);
+        // The name a `tools/call` or `prompts/get` gives, looked up once for span and label.
+        let name = request.params.get("name").and_then(Value::as_str);
+        let target = target_of(request, name, arrival.registry);
         let span = if self.spans {
-            request_span(arrival, target.as_ref())
+            request_span(arrival, name, target.as_ref())
         } else {
             crate::trace::request_span(request, arrival.session)
         };
@@ -222,8 +224,12 @@ fn method_label(method: &str) -> &'static str {
 }
 
 /// The served tool or prompt a request names, with its attribute's label name.
-fn target_of(request: &Request, registry: &Registry) -> Option<(&'static str, Arc<str>)> {
-    let name = request.params.get("name").and_then(Value::as_str)?;
+fn target_of(
+    request: &Request,
+    name: Option<&str>,
+    registry: &Registry,
+) -> Option<(&'static str, Arc<str>)> {
+    let name = name?;
     match request.method.as_str() {
         "tools/call" => registry
             .tools
@@ -244,24 +250,29 @@ fn target_of(request: &Request, registry: &Registry) -> Option<(&'static str, Ar
 /// attribute of its own. So the span names each thing once, by the conventions' name (not
 /// `method` beside `mcp.method.name`), and gives text as `&str` (a `Display` value is formatted
 /// once more by the visitor).
-fn request_span(arrival: &Arrival<'_>, target: Option<&(&'static str, Arc<str>)>) -> tracing::Span {
+fn request_span(
+    arrival: &Arrival<'_>,
+    name: Option<&str>,
+    target: Option<&(&'static str, Arc<str>)>,
+) -> tracing::Span {
     use tracing::field::Empty;
     if !tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO) {
         return tracing::Span::none();
     }
     let request = arrival.request;
     let method = request.method.as_str();
-    let param = |key: &str| request.params.get(key).and_then(Value::as_str);
     let (tool, prompt, uri) = match method {
-        "tools/call" => (param("name"), None, None),
-        "prompts/get" => (None, param("name"), None),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            (None, None, param("uri"))
-        }
+        "tools/call" => (name, None, None),
+        "prompts/get" => (None, name, None),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (
+            None,
+            None,
+            request.params.get("uri").and_then(Value::as_str),
+        ),
         _ => (None, None, None),
     };
     let named;
-    let name = match target {
+    let span_name = match target {
         Some((_, target)) => {
             named = [method, " ", target].concat();
             named.as_str()
@@ -280,7 +291,7 @@ fn request_span(arrival: &Arrival<'_>, target: Option<&(&'static str, Arc<str>)>
     let span = tracing::info_span!(
         target: "mcp_runtime::request",
         "mcp.request",
-        otel.name = name,
+        otel.name = span_name,
         otel.kind = "server",
         otel.status_code = Empty,
         otel.status_description = Empty,
