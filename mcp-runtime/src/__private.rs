@@ -132,7 +132,7 @@ macro_rules! item_call {
                 <$call>::context(self)
             }
             fn record(&mut self, error: String) {
-                <$call>::record(self, error)
+                <$call>::record(self, error);
             }
         }
     )*};
@@ -148,13 +148,15 @@ fn context_parameter<P>(
     name: &str,
     value: Result<P, crate::context::ContextError>,
 ) -> Option<P> {
-    value
-        .map_err(|error| {
+    match value {
+        Ok(value) => Some(value),
+        Err(error) => {
             call.record(format!(
                 "context parameter `{name}` is unavailable: {error}"
-            ))
-        })
-        .ok()
+            ));
+            None
+        }
+    }
 }
 
 /// [`context_parameter`] of the type `P` names, taken from the call's context.
