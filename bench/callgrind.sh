@@ -6,14 +6,25 @@
 # axum's router and the handler, which moves far less.
 #
 #   bench/callgrind.sh [BINARY] [OUT_DIR]   # default: bench/target/release/bench-ours, a temp dir
+#   bench/callgrind.sh --layers [OUT_DIR]    # issue 28's rows: bench-layers, stdio one at a time
 #
 # - stdio, 1 and 64 in flight: `bench-runner --drive-stdio` against the server under callgrind,
 #   2,000 and 12,000 `tools/call add`; the difference over 10,000 (startup and shutdown cancel).
 # - HTTP, one connection: the server under callgrind, 1,000 calls of warm-up, counters zeroed,
 #   then 5,000 calls on a new connection (its handshake included) and a dump; the total over
 #   5,000. The callgrind files stay in OUT_DIR for `callgrind_annotate`.
+# - --layers: bench-layers' stdio server with no layer, metrics only and telemetry (spans and
+#   metrics), one call at a time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own
+#   cost of one span with a `tools/call` span's attributes (10,000 and 60,000 spans; the
+#   difference over 50,000).
 # valgrind is installed with apt-get when missing (Debian's package); bench-runner is built.
 set -euo pipefail
+layers=
+if [ "${1:-}" = --layers ]; then
+    layers=1
+    shift
+    set -- "" "$@"
+fi
 binary=${1:+$(realpath "$1")}
 out=${2:+$(realpath -m "$2")}
 cd "$(dirname "$0")"
@@ -31,17 +42,18 @@ runner=$PWD/target/release/bench-runner
 
 total() { grep -E '^(summary|totals):' "$1" | head -1 | awk '{print $2}'; }
 
+# stdio WINDOW [MODE]: MODE is bench-layers' first argument.
 stdio() {
-    local window=$1 calls ir=()
+    local window=$1 mode=${2:-} calls ir=()
     for calls in 2000 12000; do
-        local wrapper=$out/stdio$window-$calls.sh
-        printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s 2>/dev/null %s "$@"\n' \
-            "$out/stdio$window-$calls.out" "$binary" > "$wrapper"
-        chmod +x "$wrapper"
-        "$runner" --drive-stdio "$wrapper" "$window" "$calls" >/dev/null
-        ir+=("$(total "$out/stdio$window-$calls.out")")
+        local name=stdio$window${mode:+-$mode}-$calls
+        printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s 2>/dev/null %s %s "$@"\n' \
+            "$out/$name.out" "$binary" "$mode" > "$out/$name.sh"
+        chmod +x "$out/$name.sh"
+        "$runner" --drive-stdio "$out/$name.sh" "$window" "$calls" >/dev/null
+        ir+=("$(total "$out/$name.out")")
     done
-    echo "stdio, $window in flight: $(( (ir[1] - ir[0]) / 10000 )) instructions per request"
+    echo "stdio${mode:+ ($mode)}, $window in flight: $(( (ir[1] - ir[0]) / 10000 )) instructions per request"
 }
 
 http() {
@@ -69,6 +81,22 @@ http() {
         "($(( ${service:-0} / 5000 )) of them the service call)"
 }
 
+if [ -n "$layers" ]; then
+    cargo build --release --quiet -p bench-layers
+    binary=$PWD/target/release/bench-layers
+    for mode in stdio-none stdio-metrics stdio-telemetry; do
+        stdio 1 "$mode"
+    done
+    ir=()
+    for spans in 10000 60000; do
+        valgrind --tool=callgrind --callgrind-out-file="$out/otel-floor-$spans.out" \
+            "$binary" otel-floor "$spans" 2>/dev/null
+        ir+=("$(total "$out/otel-floor-$spans.out")")
+    done
+    echo "the SDK alone: $(( (ir[1] - ir[0]) / 50000 )) instructions per span"
+    echo "callgrind files in $out"
+    exit 0
+fi
 stdio 1
 stdio 64
 http

@@ -642,3 +642,51 @@ async fn over_http_the_change_arrives_on_the_get_stream() {
     let result = body_json(send(&addr, request).await).await;
     assert_eq!(result["result"]["structuredContent"], json!({"result": 42}));
 }
+
+#[tokio::test]
+async fn a_dropped_get_stream_is_resumed_with_last_event_id() {
+    let service = Server::builder().dynamic_tools().build().unwrap();
+    let handle = service.handle();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    let session = initialize(&addr).await;
+    let get = |last_event_id: Option<&str>| {
+        let mut request = Request::get("/mcp")
+            .header("host", &addr)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        request.body(String::new()).unwrap()
+    };
+    let stream = send(&addr, get(None)).await;
+    assert_eq!(stream.status(), StatusCode::OK);
+    handle.add_tool(ToolDef::of(add).unwrap()).unwrap();
+    let heard = events(stream, |v| {
+        v["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    let (seen, _) = heard.last().unwrap().clone();
+    assert!(
+        seen.starts_with("0_"),
+        "the standalone stream's event id: {seen}"
+    );
+
+    // Said while no GET carries the stream: kept in its log for the client's return.
+    assert!(handle.remove_tool("add"));
+    let resumed = send(&addr, get(Some(&seen))).await;
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let replayed = events(resumed, |v| {
+        v["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    let (id, message) = replayed.last().unwrap();
+    assert_eq!(message, &list_changed("tools"));
+    assert_ne!(id, &seen, "only what came after the last event seen");
+}

@@ -85,8 +85,20 @@ async fn pass(request: McpRequest, next: Next) -> McpResponse {
 fn otel_floor(spans: u64) {
     use opentelemetry::KeyValue;
     use opentelemetry::trace::{Span as _, SpanKind, Tracer as _};
+    use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor};
+    // A queue that holds every span: the loop outruns the export thread, and a span the full
+    // queue drops would cost less than one exported.
+    let queue = usize::try_from(spans).unwrap_or(usize::MAX);
+    let processor =
+        BatchSpanProcessor::builder(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
+            .with_batch_config(
+                BatchConfigBuilder::default()
+                    .with_max_queue_size(queue)
+                    .build(),
+            )
+            .build();
     let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
-        .with_batch_exporter(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
+        .with_span_processor(processor)
         .build();
     let tracer = provider.tracer("bench");
     for id in 0..spans {

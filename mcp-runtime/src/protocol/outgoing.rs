@@ -4,6 +4,9 @@
 use super::jsonrpc::{ErrorObject, RequestId, encode_error};
 
 /// One thing for the client, in the order it was produced.
+///
+/// Every slot of a queue of these (a session's outbox) is as large as the largest variant, so
+/// what is rare is boxed: a reply is 48 bytes, and a refused one (429, 503) a pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outgoing {
     /// The answer (result or error) to the client's request `id`; `None` for the error
@@ -13,11 +16,10 @@ pub(crate) enum Outgoing {
         id: Option<RequestId>,
         /// The encoded response.
         bytes: Vec<u8>,
-        /// How HTTP sends it when it is a POST's whole answer (a refusal: 429, 503). Boxed:
-        /// refusals are rare, and every queue slot of every session's outbox is as large as the
-        /// largest variant (inline, it made each session's first queue block 256 bytes larger).
-        refusal: Option<Box<Refusal>>,
     },
+    /// The answer to a request the server refused (a rate limit, an overload), which HTTP
+    /// sends with the refusal's status and `Retry-After` when it is a POST's whole answer.
+    Refused(Box<RefusedReply>),
     /// The answers to a 2025-03-26 batch, as one JSON array: every request of the batch that
     /// had an id is answered in it.
     Batch(Vec<u8>),
@@ -26,6 +28,16 @@ pub(crate) enum Outgoing {
     /// The handler asked to end the HTTP response carrying its stream without ending the stream
     /// (SEP-1699 polling); nothing is written. Transports without such streams ignore it.
     CloseStream,
+}
+
+/// A refused request's answer: [`Outgoing::Refused`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RefusedReply {
+    /// The request this answers.
+    id: RequestId,
+    /// The encoded error.
+    bytes: Vec<u8>,
+    refusal: Refusal,
 }
 
 /// An answer the client is refused with, as HTTP shows it: the status (429, 503) and the
@@ -42,16 +54,14 @@ impl Outgoing {
         Self::Reply {
             id: Some(id),
             bytes,
-            refusal: None,
         }
     }
 
     /// The answer to request `id`, sent over HTTP as `refusal` says when there is one.
     pub(crate) fn refusal(id: RequestId, bytes: Vec<u8>, refusal: Option<Refusal>) -> Self {
-        Self::Reply {
-            id: Some(id),
-            bytes,
-            refusal: refusal.map(Box::new),
+        match refusal {
+            Some(refusal) => Self::Refused(Box::new(RefusedReply { id, bytes, refusal })),
+            None => Self::reply(id, bytes),
         }
     }
 
@@ -60,7 +70,6 @@ impl Outgoing {
         Self::Reply {
             id: id.cloned(),
             bytes: encode_error(id, error),
-            refusal: None,
         }
     }
 
@@ -68,7 +77,18 @@ impl Outgoing {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn refused(&self) -> Option<Refusal> {
         match self {
-            Self::Reply { refusal, .. } => refusal.as_deref().copied(),
+            Self::Refused(refused) => Some(refused.refusal),
+            _ => None,
+        }
+    }
+
+    /// The request this answers, when it is the answer to one whose id was read (refused or
+    /// not).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn reply_to(&self) -> Option<&RequestId> {
+        match self {
+            Self::Reply { id, .. } => id.as_ref(),
+            Self::Refused(refused) => Some(&refused.id),
             _ => None,
         }
     }
@@ -77,6 +97,7 @@ impl Outgoing {
     pub(crate) fn bytes(&self) -> Option<&[u8]> {
         match self {
             Self::Reply { bytes, .. } | Self::Batch(bytes) | Self::Message(bytes) => Some(bytes),
+            Self::Refused(refused) => Some(&refused.bytes),
             Self::CloseStream => None,
         }
     }
@@ -85,6 +106,7 @@ impl Outgoing {
     pub(crate) fn into_bytes(self) -> Option<Vec<u8>> {
         match self {
             Self::Reply { bytes, .. } | Self::Batch(bytes) | Self::Message(bytes) => Some(bytes),
+            Self::Refused(refused) => Some(refused.bytes),
             Self::CloseStream => None,
         }
     }
@@ -127,6 +149,35 @@ mod tests {
             Outgoing::Reply { id: None, .. }
         ));
         assert_eq!(Outgoing::CloseStream.bytes(), None);
+    }
+
+    #[test]
+    fn a_queue_slot_is_as_large_as_a_reply_and_a_refused_one_is_boxed() {
+        // Each session's outbox holds a block of these (32 slots) from its start: a refusal
+        // kept in every reply would make it larger for every session.
+        assert_eq!(
+            std::mem::size_of::<Outgoing>(),
+            std::mem::size_of::<Option<RequestId>>() + std::mem::size_of::<Vec<u8>>()
+        );
+        let refusal = Refusal {
+            status: 429,
+            retry_after: Some(2),
+        };
+        let refused = Outgoing::refusal(RequestId::Number(3), b"{}".to_vec(), Some(refusal));
+        assert_eq!(refused.refused(), Some(refusal));
+        assert_eq!(refused.reply_to(), Some(&RequestId::Number(3)));
+        assert_eq!(refused.bytes(), Some(&b"{}"[..]));
+        assert_eq!(refused.into_bytes(), Some(b"{}".to_vec()));
+        let answered = Outgoing::refusal(RequestId::Number(3), b"{}".to_vec(), None);
+        assert_eq!(
+            answered,
+            Outgoing::reply(RequestId::Number(3), b"{}".to_vec())
+        );
+        assert_eq!(answered.refused(), None);
+        assert_eq!(answered.reply_to(), Some(&RequestId::Number(3)));
+        let unread = Outgoing::error(None, &ErrorObject::invalid_request("no"));
+        assert_eq!(unread.reply_to(), None);
+        assert_eq!(Outgoing::Message(b"{}".to_vec()).reply_to(), None);
     }
 
     #[test]

@@ -50,7 +50,10 @@ impl Weigh for Outgoing {
     }
 
     fn is_reply(&self) -> bool {
-        matches!(self, Outgoing::Reply { .. } | Outgoing::Batch(_))
+        matches!(
+            self,
+            Outgoing::Reply { .. } | Outgoing::Refused(_) | Outgoing::Batch(_)
+        )
     }
 }
 
@@ -77,10 +80,28 @@ struct Shared {
     total: Option<Account>,
 }
 
-/// The sending side, cloned for every request that may answer on the stream.
-pub(crate) struct Sink<T = Outgoing> {
+/// The sending side of a queue: what a session keeps for the messages that answer no request
+/// (its notifications, a stream's copy to a shared store). Every [`Sink`] is one, with who its
+/// requests came from.
+pub(crate) struct Queue<T = Outgoing> {
     tx: mpsc::UnboundedSender<T>,
     shared: Arc<Shared>,
+}
+
+impl<T> Clone for Queue<T> {
+    fn clone(&self) -> Self {
+        Self {
+            tx: self.tx.clone(),
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+/// The sending side, cloned for every request that may answer on the stream: the
+/// [`Queue`], with who sent those requests and from where. Only what requests are answered
+/// through carries these (a session's own queue would hold 40 bytes more for nothing).
+pub(crate) struct Sink<T = Outgoing> {
+    queue: Queue<T>,
     /// Who the requests whose replies go here were made for (HTTP with OAuth): the requests
     /// read from one POST share it, so it travels with their replies' queue.
     principal: Option<Arc<Principal>>,
@@ -92,11 +113,18 @@ pub(crate) struct Sink<T = Outgoing> {
 impl<T> Clone for Sink<T> {
     fn clone(&self) -> Self {
         Self {
-            tx: self.tx.clone(),
-            shared: Arc::clone(&self.shared),
+            queue: self.queue.clone(),
             principal: self.principal.clone(),
             peer: self.peer,
         }
+    }
+}
+
+impl<T> std::ops::Deref for Sink<T> {
+    type Target = Queue<T>;
+
+    fn deref(&self) -> &Queue<T> {
+        &self.queue
     }
 }
 
@@ -140,8 +168,10 @@ pub(crate) fn channel_within<T: Weigh>(
     });
     (
         Sink {
-            tx,
-            shared: Arc::clone(&shared),
+            queue: Queue {
+                tx,
+                shared: Arc::clone(&shared),
+            },
             principal: None,
             peer: None,
         },
@@ -150,6 +180,11 @@ pub(crate) fn channel_within<T: Weigh>(
 }
 
 impl<T> Sink<T> {
+    /// The queue alone, for messages that answer no request.
+    pub(crate) fn into_queue(self) -> Queue<T> {
+        self.queue
+    }
+
     /// The same queue, for requests from the client at `peer`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_peer(mut self, peer: Option<std::net::SocketAddr>) -> Self {
@@ -174,11 +209,6 @@ impl<T> Sink<T> {
         self.principal.as_ref()
     }
 
-    /// The client whose share this queue draws on, if it counts toward one (HTTP).
-    pub(crate) fn client(&self) -> Option<&Arc<Client>> {
-        self.shared.total.as_ref().and_then(Account::client)
-    }
-
     /// The address the requests answered here came from, when their client is one (HTTP
     /// without OAuth; an IPv6 client by its /64, as its shares are): a stateless client's
     /// tasks belong to it.
@@ -188,7 +218,14 @@ impl<T> Sink<T> {
     }
 }
 
-impl<T: Weigh> Sink<T> {
+impl<T> Queue<T> {
+    /// The client whose share this queue draws on, if it counts toward one (HTTP).
+    pub(crate) fn client(&self) -> Option<&Arc<Client>> {
+        self.shared.total.as_ref().and_then(Account::client)
+    }
+}
+
+impl<T: Weigh> Queue<T> {
     /// Queues `message` for the client, unless the queue is closed or over its limit.
     pub(crate) fn send(&self, message: T) -> Result<(), NotSent> {
         let shared = &*self.shared;

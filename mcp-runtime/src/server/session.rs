@@ -9,16 +9,16 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::Sink;
 use super::dispatch::Link;
 use super::middleware::Transport;
 use super::{Client, Core, ENTRY_OVERHEAD};
+use super::{Queue, Sink};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
@@ -106,13 +106,40 @@ impl Running {
     }
 }
 
+/// Whether a session's connection ended, and the channel its listens wait on for that. The
+/// channel is made for the first listen: most sessions never have one, and a watch channel
+/// is some 350 bytes.
+#[derive(Default)]
+struct Closing {
+    ended: bool,
+    listens: Option<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Closing {
+    /// Marks the connection ended, telling its listens; whether it had ended already.
+    fn end(&mut self) -> bool {
+        if let Some(listens) = &self.listens {
+            listens.send_replace(true);
+        }
+        std::mem::replace(&mut self.ended, true)
+    }
+
+    /// What a listen waits on: `true` once the connection ends (at once if it has).
+    fn subscribe(&mut self) -> tokio::sync::watch::Receiver<bool> {
+        let ended = self.ended;
+        self.listens
+            .get_or_insert_with(|| tokio::sync::watch::channel(ended).0)
+            .subscribe()
+    }
+}
+
 pub(crate) struct Session {
     pub(crate) core: Arc<Core>,
     pub(crate) negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
     in_flight: Mutex<InFlight>,
     /// Where messages that answer no request go: list changes, resource updates.
-    notifier: Sink,
+    notifier: Queue,
     /// The URIs this session subscribed to with `resources/subscribe`.
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// The least severe log level the client wants (`logging/setLevel`); `info` until it says.
@@ -123,37 +150,39 @@ pub(crate) struct Session {
     /// The client's roots, until it says they changed.
     roots: Mutex<Option<Vec<Root>>>,
     /// Set when the connection ends: its open listens finish.
-    pub(crate) closing: tokio::sync::watch::Sender<bool>,
+    closing: Mutex<Closing>,
     /// The session's name in request spans, set by the transport: the `Mcp-Session-Id`, or
     /// `stdio-N`.
     pub(crate) trace_name: OnceLock<String>,
-    /// The transport, set by the one that is not Streamable HTTP.
-    pub(crate) transport: OnceLock<Transport>,
-    /// When it began, for `mcp.server.session.duration`.
-    created: std::time::Instant,
+    /// The transport it is served on.
+    transport: Transport,
     /// The client that opened it (HTTP), whose shares its holdings count toward.
     pub(crate) client: Option<Arc<Client>>,
 }
 
 impl Session {
-    /// A new session whose unsolicited messages go to `notifier`, registered with the server
-    /// so announcements reach it; what it holds counts toward `client`'s shares.
-    pub(crate) fn new(core: Arc<Core>, notifier: Sink, client: Option<Arc<Client>>) -> Arc<Self> {
+    /// A new session on `transport` whose unsolicited messages go to `notifier`, registered
+    /// with the server so announcements reach it; what it holds counts toward `client`'s shares.
+    pub(crate) fn new(
+        core: Arc<Core>,
+        transport: Transport,
+        notifier: Sink,
+        client: Option<Arc<Client>>,
+    ) -> Arc<Self> {
         let session = Arc::new(Self {
             core: Arc::clone(&core),
             negotiated: OnceLock::new(),
             initialized: AtomicBool::new(false),
             in_flight: Mutex::new(InFlight::default()),
-            notifier,
+            notifier: notifier.into_queue(),
             subscriptions: Mutex::new(HashSet::new()),
             log_level: AtomicU8::new(LoggingLevel::Info.index()),
             pending: Mutex::new(HashMap::new()),
             next_request_id: AtomicI64::new(first_request_id(&core)),
             roots: Mutex::new(None),
-            closing: tokio::sync::watch::channel(false).0,
+            closing: Mutex::new(Closing::default()),
             trace_name: OnceLock::new(),
-            transport: OnceLock::new(),
-            created: std::time::Instant::now(),
+            transport,
             client,
         });
         core.register_session(&session);
@@ -330,7 +359,7 @@ impl Session {
         version: ProtocolVersion,
         client: Option<Arc<Client>>,
     ) -> Arc<Self> {
-        let session = Self::new(core, notifier, client);
+        let session = Self::new(core, Transport::StreamableHttp, notifier, client);
         let client = Arc::new(ClientInfo {
             implementation: crate::protocol::Implementation::new("stateless-client", "0"),
             capabilities: crate::protocol::ClientCapabilities::default(),
@@ -564,14 +593,19 @@ impl Session {
 
     /// Waits for in-flight requests (and, with `tasks`, the session's running tasks) to
     /// finish, up to `grace`, then stops the requests still running: returns them, as
-    /// `method (id N)`.
-    pub(crate) async fn shutdown(&self, grace: Duration, tasks: bool) -> Vec<String> {
-        let ended = self.closing.send_replace(true);
+    /// `method (id N)`. `opened` is when the transport opened it (which the transport keeps
+    /// anyway, so a session does not), for `mcp.server.session.duration`.
+    pub(crate) async fn shutdown(
+        &self,
+        opened: Instant,
+        grace: Duration,
+        tasks: bool,
+    ) -> Vec<String> {
+        let ended = self.closing.lock().unwrap_or_else(|e| e.into_inner()).end();
         if let (false, Some(observer), Some(negotiated)) =
             (ended, &self.core.telemetry, self.negotiated.get())
         {
-            let transport = Link::transport(self);
-            observer.session_ended(Some(negotiated.version), transport, self.created.elapsed());
+            observer.session_ended(Some(negotiated.version), self.transport, opened.elapsed());
         }
         let deadline = tokio::time::Instant::now() + grace;
         let mut tasks_checked: Option<tokio::time::Instant> = None;
@@ -764,7 +798,7 @@ impl Session {
             implementation: serde_json::from_value(record.client.clone()).ok()?,
             capabilities: serde_json::from_value(record.capabilities.clone()).ok()?,
         });
-        let session = Self::new(core, notifier, client);
+        let session = Self::new(core, Transport::StreamableHttp, notifier, client);
         let _ = session.negotiated.set(Negotiated {
             version,
             client: info,
@@ -956,14 +990,14 @@ impl Link for Session {
     }
 
     fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.closing.subscribe()
+        self.closing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .subscribe()
     }
 
     fn transport(&self) -> Transport {
         self.transport
-            .get()
-            .copied()
-            .unwrap_or(Transport::StreamableHttp)
     }
 }
 
@@ -973,5 +1007,32 @@ fn now_or_never<F: std::future::Future>(future: F) -> Option<F::Output> {
     match std::pin::pin!(future).poll(&mut context) {
         std::task::Poll::Ready(output) => Some(output),
         std::task::Poll::Pending => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Closing;
+
+    #[tokio::test]
+    async fn a_listen_hears_the_end_whether_it_began_before_or_after_it() {
+        // A session without listens never makes the channel.
+        let mut quiet = Closing::default();
+        assert!(!quiet.end());
+        assert!(quiet.listens.is_none());
+
+        let mut closing = Closing::default();
+        let mut before = closing.subscribe();
+        assert!(!*before.borrow());
+        assert!(!closing.end());
+        assert!(closing.end(), "a second end is told from the first");
+        let heard = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            before.wait_for(|ended| *ended),
+        )
+        .await;
+        assert!(matches!(heard, Ok(Ok(_))));
+        let after = closing.subscribe();
+        assert!(*after.borrow());
     }
 }

@@ -108,7 +108,8 @@ where
         max_depth: core.options.max_nesting_depth,
         requests: Arc::clone(&core.request_bytes),
     };
-    let session = Session::new(core, sink.clone(), None);
+    let session = Session::new(core, Transport::Stdio, sink.clone(), None);
+    let opened = std::time::Instant::now();
     let reader: Pin<Box<dyn AsyncRead + Send>> =
         if TypeId::of::<R>() == TypeId::of::<tokio::io::Stdin>() {
             drop(reader);
@@ -124,7 +125,6 @@ where
         };
     let connection = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let _ = session.trace_name.set(format!("stdio-{connection}"));
-    let _ = session.transport.set(Transport::Stdio);
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let read_result = loop {
@@ -163,7 +163,7 @@ where
     // grace period; what runs after it is stopped (nobody could read a task's result any more),
     // and said so.
     let started = std::time::Instant::now();
-    let requests = session.shutdown(grace, true).await;
+    let requests = session.shutdown(opened, grace, true).await;
     let tasks = session.release_tasks().await;
     if !requests.is_empty() || !tasks.is_empty() {
         tracing::warn!(

@@ -83,7 +83,9 @@ impl LegacySession {
 
     /// Ends the protocol session: its requests are cancelled, its tasks released.
     pub(super) async fn shutdown(&self) {
-        self.session.shutdown(Duration::ZERO, false).await;
+        self.session
+            .shutdown(self.created, Duration::ZERO, false)
+            .await;
         self.session.release_tasks().await;
     }
 }
@@ -142,9 +144,13 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         if sessions.len() + legacy.len() >= options.max_sessions {
             return state.retry_later(None, "too many sessions; try again later");
         }
-        let session = Session::new(Arc::clone(&state.core), sink.clone(), client);
+        let session = Session::new(
+            Arc::clone(&state.core),
+            crate::server::Transport::LegacySse,
+            sink.clone(),
+            client,
+        );
         let _ = session.trace_name.set(id.clone());
-        let _ = session.transport.set(crate::server::Transport::LegacySse);
         legacy.insert(
             id.clone(),
             Arc::new(LegacySession {

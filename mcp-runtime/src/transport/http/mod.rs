@@ -81,7 +81,8 @@ use crate::protocol::{
 };
 use crate::server::{
     Budget, Charge, Client, Clients, Core, FastMap, HostPolicy, HttpOptions, Kind, McpService,
-    Outbox, Overflow, Session, Sink, Window, channel_within, is_stateless, share_of,
+    Outbox, Overflow, Queue, Session, Sink, Transport, Window, channel_within, is_stateless,
+    share_of,
 };
 
 /// The MCP headers, as names parsed once (a lookup by `&str` parses the name every time).
@@ -109,17 +110,20 @@ struct HttpSession {
     id: String,
     session: Arc<Session>,
     /// With a shared store: the record as last read or written, and the sink of the
-    /// session's notifications (its standalone stream is the store's event log).
-    saved: Mutex<Option<crate::server::shared::SessionRecord>>,
+    /// session's notifications (its standalone stream is the store's event log). Boxed: some
+    /// 220 bytes that a session without a store would hold for nothing.
+    saved: Mutex<Option<Box<crate::server::shared::SessionRecord>>>,
     /// The version of the stored record last applied to `session` (0: none, or uncached).
     applied: AtomicU64,
     /// When this replica last wrote the record (its expiry refreshed).
     written: Mutex<Option<Instant>>,
     /// With a shared store: where its POST streams are copied (store, events kept, expiry).
     mirror: Option<(Arc<dyn crate::server::shared::SharedStore>, usize, Duration)>,
-    notifier: Option<Sink>,
-    /// By id, oldest first; 0 is the standalone (GET) stream.
+    notifier: Option<Queue>,
+    /// Its POST streams by id, oldest first: empty, and so unallocated, until a response is
+    /// a stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
+    /// The standalone (GET) stream, id 0.
     standalone: Arc<EventStream>,
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
@@ -145,12 +149,12 @@ impl HttpSession {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let stream = Arc::new(EventStream::new(id, self.bounds.clone()));
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        // Pruned in batches (when twice the allowance is reached), so a POST costs O(1) on
-        // average.
-        if streams.len() >= 2 * FINISHED_STREAMS_KEPT {
+        // Pruned in batches (when twice the allowance is reached, the standalone stream
+        // counted), so a POST costs O(1) on average.
+        if streams.len() + 1 >= 2 * FINISHED_STREAMS_KEPT {
             let finished: Vec<u64> = streams
                 .iter()
-                .filter(|(id, s)| **id != 0 && s.is_finished())
+                .filter(|(_, s)| s.is_finished())
                 .map(|(id, _)| *id)
                 .collect();
             let excess = finished.len().saturating_sub(FINISHED_STREAMS_KEPT - 1);
@@ -172,6 +176,9 @@ impl HttpSession {
     }
 
     fn stream(&self, id: u64) -> Option<Arc<EventStream>> {
+        if id == 0 {
+            return Some(Arc::clone(&self.standalone));
+        }
         self.streams
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -467,8 +474,8 @@ impl HttpState {
                     self.options.session_idle,
                 )
             }),
-            notifier: notifier.as_ref().map(|(sink, _)| sink.clone()),
-            streams: Mutex::new(BTreeMap::from([(0, Arc::clone(&standalone))])),
+            notifier: notifier.as_ref().map(|(sink, _)| Queue::clone(sink)),
+            streams: Mutex::new(BTreeMap::new()),
             standalone: Arc::clone(&standalone),
             next_stream: AtomicU64::new(match &store {
                 // Replicas number a session's streams apart, so a stream id names one stream.
@@ -527,7 +534,10 @@ impl HttpState {
         let release = self.core.shared().is_none();
         for session in expired {
             tokio::spawn(async move {
-                session.session.shutdown(Duration::ZERO, false).await;
+                session
+                    .session
+                    .shutdown(session.created, Duration::ZERO, false)
+                    .await;
                 if release {
                     session.session.release_tasks().await;
                 }
@@ -954,9 +964,9 @@ enum Answer {
 
 impl Answer {
     fn of(message: &Outgoing, pending: &HashSet<RequestId>) -> Self {
-        match message {
-            Outgoing::Reply { id: Some(id), .. } if pending.contains(id) => Self::One(id.clone()),
-            Outgoing::Reply { id: None, .. } | Outgoing::Batch(_) => Self::All,
+        match (message.reply_to(), message) {
+            (Some(id), _) if pending.contains(id) => Self::One(id.clone()),
+            (_, Outgoing::Reply { id: None, .. } | Outgoing::Batch(_)) => Self::All,
             _ => Self::Not,
         }
     }
@@ -1130,7 +1140,7 @@ async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> R
     // already there goes back as JSON, with no stream and no waiting.
     let mut first = replies.try_recv();
     if !batch
-        && let Some(Outgoing::Reply { id: Some(id), .. }) = &first
+        && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
         && ids.first() == Some(id)
         && let Some(reply) = first.take()
     {
@@ -1219,7 +1229,12 @@ async fn initialize_session(
     let (sink, mut replies) = state.channel(client.as_ref());
     let sink = sink.with_principal(principal.clone()).with_peer(peer);
     let (notifier, notifications) = state.notifier_channel(client.as_ref());
-    let session = Session::new(Arc::clone(&state.core), notifier, client.clone());
+    let session = Session::new(
+        Arc::clone(&state.core),
+        Transport::StreamableHttp,
+        notifier,
+        client.clone(),
+    );
     session.receive(incoming, &sink, None);
     // Answered on the spot; nothing else will ever come.
     drop(sink);
@@ -1276,7 +1291,10 @@ async fn initialize_session(
              the client holding the most"
         );
         tokio::spawn(async move {
-            evicted.session.shutdown(Duration::ZERO, false).await;
+            evicted
+                .session
+                .shutdown(evicted.created, Duration::ZERO, false)
+                .await;
             evicted.session.release_tasks().await;
         });
     }
@@ -1585,7 +1603,10 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&session.id);
-    session.session.shutdown(Duration::ZERO, false).await;
+    session
+        .session
+        .shutdown(session.created, Duration::ZERO, false)
+        .await;
     // The session is over on every replica: what it held goes (running tasks stop).
     session.session.release_tasks().await;
     StatusCode::OK.into_response()
@@ -1903,11 +1924,22 @@ mod tests {
         let reply = |id: RequestId| Outgoing::reply(id, b"{}".to_vec());
         assert_eq!(
             Answer::of(&reply(mine.clone()), &pending),
+            Answer::One(mine.clone())
+        );
+        // A refusal (429, 503) answers its request as any reply does.
+        let refusal = crate::protocol::Refusal {
+            status: 429,
+            retry_after: Some(1),
+        };
+        let refused = |id: RequestId| Outgoing::refusal(id, b"{}".to_vec(), Some(refusal));
+        assert_eq!(
+            Answer::of(&refused(mine.clone()), &pending),
             Answer::One(mine)
         );
         // Another POST's request with the same id as a string is not this one.
         let other = RequestId::String("7".into());
-        assert_eq!(Answer::of(&reply(other), &pending), Answer::Not);
+        assert_eq!(Answer::of(&reply(other.clone()), &pending), Answer::Not);
+        assert_eq!(Answer::of(&refused(other), &pending), Answer::Not);
         let error = ErrorObject::invalid_request("no");
         assert_eq!(
             Answer::of(&Outgoing::error(None, &error), &pending),

@@ -340,7 +340,7 @@ pub(super) async fn handle(
 
 /// Whether `message` is the response to the request with one of `ids`.
 fn answers(message: &Outgoing, ids: &HashSet<RequestId>) -> bool {
-    matches!(message, Outgoing::Reply { id: Some(id), .. } if ids.contains(id))
+    message.reply_to().is_some_and(|id| ids.contains(id))
 }
 
 /// A response, as the whole answer to a POST.

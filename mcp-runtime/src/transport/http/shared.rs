@@ -77,7 +77,7 @@ pub(super) async fn sync_in(
             }
         }
     }
-    *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(record);
+    *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(record));
     http_session
         .applied
         .store(stored.version, Ordering::Release);
@@ -117,17 +117,17 @@ pub(super) async fn sync_out(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
-    if fresh && previous.as_ref() == Some(&record) {
+    if fresh && previous.as_deref() == Some(&record) {
         return Ok(());
     }
     store
-        .save_session(&http_session.id, &record, previous.as_ref(), idle)
+        .save_session(&http_session.id, &record, previous.as_deref(), idle)
         .await?;
     *http_session
         .written
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
-    *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(record);
+    *http_session.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(record));
     Ok(())
 }
 

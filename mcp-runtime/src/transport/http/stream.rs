@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 
-use crate::server::{Account, ENTRY_OVERHEAD, Outbox, Overflow, Sink, channel_within};
+use crate::server::{Account, ENTRY_OVERHEAD, Outbox, Overflow, Queue, channel_within};
 
 /// An SSE event as written on the wire.
 fn event(id: &str, data: &[u8]) -> Bytes {
@@ -49,7 +49,7 @@ struct Inner {
     next: u64,
     log: VecDeque<(u64, Bytes)>,
     /// The HTTP response currently carrying this stream, if one is attached.
-    live: Option<Sink<Bytes>>,
+    live: Option<Queue<Bytes>>,
     /// The stream carried its last event: attached responses end after the replay.
     done: bool,
 }
@@ -72,7 +72,7 @@ pub(crate) struct EventStream {
     inner: Mutex<Inner>,
     /// With a shared store: where every event is copied, in order, so another replica can
     /// resume the stream.
-    mirror: std::sync::OnceLock<crate::server::Sink<Mirrored>>,
+    mirror: std::sync::OnceLock<crate::server::Queue<Mirrored>>,
 }
 
 impl EventStream {
@@ -95,7 +95,7 @@ impl EventStream {
 
     /// Copies every event from now on to `mirror`.
     pub(crate) fn mirror_to(&self, mirror: crate::server::Sink<Mirrored>) {
-        let _ = self.mirror.set(mirror);
+        let _ = self.mirror.set(mirror.into_queue());
     }
 
     /// The stream's id (the part of its event ids before `_`).
@@ -191,7 +191,7 @@ impl EventStream {
     /// all that is left of it is the log a resume would replay.
     pub(crate) fn is_finished(&self) -> bool {
         let inner = self.lock();
-        inner.done && inner.live.as_ref().is_none_or(Sink::is_closed)
+        inner.done && inner.live.as_ref().is_none_or(Queue::is_closed)
     }
 
     /// Whether an HTTP response carries this stream now.
@@ -220,7 +220,7 @@ impl EventStream {
             }
         }
         if !inner.done {
-            inner.live = Some(tx);
+            inner.live = Some(tx.into_queue());
         }
         rx
     }
