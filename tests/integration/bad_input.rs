@@ -50,6 +50,28 @@ fn row(name: &'static str, input: impl Into<Vec<u8>>, expect: Expect, http: u16)
     }
 }
 
+/// A row answered with a `-32602` error echoing `id`, status 200 over HTTP.
+fn invalid_params(name: &'static str, id: u64, input: impl Into<Vec<u8>>) -> Row {
+    row(name, input, Expect::Error(-32602, Some(json!(id))), 200)
+}
+
+/// A row answered with a tool error whose text contains `text`, status 200 over HTTP.
+fn tool_error(name: &'static str, input: impl Into<Vec<u8>>, text: &'static str) -> Row {
+    row(name, input, Expect::ToolError(text), 200)
+}
+
+/// A row answered with a parse error (`"id": null`), status 400 over HTTP.
+fn parse_error(name: &'static str, input: impl Into<Vec<u8>>) -> Row {
+    row(name, input, Expect::Error(-32700, None), 400)
+}
+
+/// A 2025-11-25 `initialize` with the JSON-RPC id `id`.
+fn initialize_message(id: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "bad-input", "version": "1"}}})
+}
+
 fn call(id: Value, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
 }
@@ -61,19 +83,12 @@ fn nested(depth: usize) -> String {
 /// The rows both transports answer the same way (bar the HTTP status).
 fn rows() -> Vec<Row> {
     use Expect::*;
-    const PARSE: i64 = -32700;
     const INVALID_REQUEST: i64 = -32600;
     const NOT_FOUND: i64 = -32601;
-    const INVALID_PARAMS: i64 = -32602;
     let id = |v: Value| Some(v);
     vec![
-        row(
-            "invalid JSON",
-            r#"{"jsonrpc":"2.0","id":1,"#,
-            Error(PARSE, None),
-            400,
-        ),
-        row("garbage", "this is not json", Error(PARSE, None), 400),
+        parse_error("invalid JSON", r#"{"jsonrpc":"2.0","id":1,"#),
+        parse_error("garbage", "this is not json"),
         row(
             "JSON that is not JSON-RPC",
             r#"{"hello":"world"}"#,
@@ -156,134 +171,108 @@ fn rows() -> Vec<Row> {
             Error(INVALID_REQUEST, id(json!(5))),
             200,
         ),
-        row(
+        invalid_params(
             "params an array",
+            6,
             r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1,2]}"#,
-            Error(INVALID_PARAMS, id(json!(6))),
-            200,
         ),
-        row(
+        invalid_params(
             "params a string",
+            7,
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"all"}"#,
-            Error(INVALID_PARAMS, id(json!(7))),
-            200,
         ),
-        row(
+        invalid_params(
             "name not a string",
+            8,
             call(json!(8), json!({"name": 42, "arguments": {}})),
-            Error(INVALID_PARAMS, id(json!(8))),
-            200,
         ),
-        row(
+        invalid_params(
             "name missing",
+            9,
             call(json!(9), json!({"arguments": {"a": 1, "b": 2}})),
-            Error(INVALID_PARAMS, id(json!(9))),
-            200,
         ),
-        row(
+        invalid_params(
             "unknown tool",
+            10,
             call(json!(10), json!({"name": "multiply", "arguments": {}})),
-            Error(INVALID_PARAMS, id(json!(10))),
-            200,
         ),
-        row(
+        invalid_params(
             "arguments an array",
+            11,
             call(json!(11), json!({"name": "add", "arguments": [2, 3]})),
-            Error(INVALID_PARAMS, id(json!(11))),
-            200,
         ),
-        row(
+        invalid_params(
             "arguments a string",
+            12,
             call(json!(12), json!({"name": "add", "arguments": "a=2"})),
-            Error(INVALID_PARAMS, id(json!(12))),
-            200,
         ),
-        row(
+        invalid_params(
             "cursor not a string",
+            13,
             r#"{"jsonrpc":"2.0","id":13,"method":"tools/list","params":{"cursor":5}}"#,
-            Error(INVALID_PARAMS, id(json!(13))),
-            200,
         ),
-        row(
+        invalid_params(
             "log level unknown",
+            14,
             r#"{"jsonrpc":"2.0","id":14,"method":"logging/setLevel","params":{"level":"loud"}}"#,
-            Error(INVALID_PARAMS, id(json!(14))),
-            200,
         ),
-        row(
+        tool_error(
             "argument of the wrong type",
             call(
                 json!(15),
                 json!({"name": "add", "arguments": {"a": "two", "b": 3}}),
             ),
-            ToolError("argument `a`"),
-            200,
+            "argument `a`",
         ),
-        row(
+        tool_error(
             "argument missing",
             call(json!(16), json!({"name": "add", "arguments": {"a": 2}})),
-            ToolError("`b`"),
-            200,
+            "`b`",
         ),
-        row(
+        tool_error(
             "argument out of range",
             call(
                 json!(17),
                 json!({"name": "add", "arguments": {"a": 1e300, "b": 3}}),
             ),
-            ToolError("argument `a`"),
-            200,
+            "argument `a`",
         ),
-        row(
+        tool_error(
             "nested argument of the wrong type",
             call(
                 json!(18),
                 json!({"name": "paint", "arguments": {"colour": "red", "wall": {"width": "wide"}}}),
             ),
-            ToolError("wall"),
-            200,
+            "wall",
         ),
-        row(
+        tool_error(
             "enum argument out of its values",
             call(
                 json!(19),
                 json!({"name": "paint", "arguments": {"colour": "green", "wall": {"width": 2}}}),
             ),
-            ToolError("colour"),
-            200,
+            "colour",
         ),
-        row(
+        tool_error(
             "a tool that panics",
             call(json!(20), json!({"name": "explode", "arguments": {}})),
-            ToolError("failed unexpectedly"),
-            200,
+            "failed unexpectedly",
         ),
-        row(
-            "deep nesting (a million levels)",
-            nested(1_000_000),
-            Error(PARSE, None),
-            400,
-        ),
-        row(
+        parse_error("deep nesting (a million levels)", nested(1_000_000)),
+        parse_error(
             "nesting one past the limit, inside arguments",
             format!(
                 r#"{{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{{"name":"add","arguments":{{"a":{}}}}}}}"#,
                 nested(62)
             ),
-            Error(PARSE, None),
-            400,
         ),
-        row(
+        parse_error(
             "invalid UTF-8 in a string",
             b"{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tools/\xff\xfe\"}".to_vec(),
-            Error(PARSE, None),
-            400,
         ),
-        row(
+        parse_error(
             "invalid UTF-8 outside strings",
             b"\xc3\x28\xa0\xa1".to_vec(),
-            Error(PARSE, None),
-            400,
         ),
         row("empty batch", "[]", Error(INVALID_REQUEST, None), 400),
         row(
@@ -404,9 +393,7 @@ impl Stdio {
     }
 
     async fn initialize(&mut self) {
-        let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "bad-input", "version": "1"}}});
+        let init = initialize_message(json!("init"));
         self.send(init.to_string().as_bytes()).await;
         let reply = self.recv().await.expect("an answer to initialize");
         assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
@@ -427,6 +414,12 @@ impl Stdio {
             .expect("an answer within the wait")
             .unwrap()?;
         Some(serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+    }
+
+    /// Checks the next line against what `name` expects.
+    async fn answers(&mut self, name: &str, expect: Expect) {
+        let reply = self.recv().await;
+        check(name, &expect, reply.as_ref());
     }
 
     /// Sends `add` and checks that the very next line is its answer.
@@ -458,19 +451,21 @@ async fn requests_before_initialize_over_stdio() {
     let service = table_server().build().unwrap();
     let mut stdio = Stdio::open(&service);
     stdio.send(&add_request(&json!(1))).await;
-    check(
-        "tools/call before initialize",
-        &Expect::Error(-32600, Some(json!(1))),
-        stdio.recv().await.as_ref(),
-    );
+    stdio
+        .answers(
+            "tools/call before initialize",
+            Expect::Error(-32600, Some(json!(1))),
+        )
+        .await;
     stdio
         .send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
         .await;
-    check(
-        "tools/list before initialize",
-        &Expect::Error(-32600, Some(json!(2))),
-        stdio.recv().await.as_ref(),
-    );
+    stdio
+        .answers(
+            "tools/list before initialize",
+            Expect::Error(-32600, Some(json!(2))),
+        )
+        .await;
     // `ping` is allowed before the handshake.
     stdio
         .send(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#)
@@ -494,11 +489,9 @@ async fn duplicate_ids_in_flight_over_stdio() {
     stdio.send(first.as_bytes()).await;
     stdio.send(&add_request(&json!("dup"))).await;
     // The duplicate is refused at once; the first request still gets its own answer.
-    check(
-        "duplicate id",
-        &Expect::Error(-32600, Some(json!("dup"))),
-        stdio.recv().await.as_ref(),
-    );
+    stdio
+        .answers("duplicate id", Expect::Error(-32600, Some(json!("dup"))))
+        .await;
     let reply = stdio.recv().await.unwrap();
     assert_eq!(reply["id"], "dup");
     assert_eq!(reply["result"]["content"][0]["text"], "done", "{reply}");
@@ -630,11 +623,12 @@ async fn a_flood_of_cancellations_over_stdio_frees_the_window() {
     }
     // The window is full: the next request is refused at once, not queued.
     stdio.send(&add_request(&json!("one too many"))).await;
-    check(
-        "a full window",
-        &Expect::Error(-32000, Some(json!("one too many"))),
-        stdio.recv().await.as_ref(),
-    );
+    stdio
+        .answers(
+            "a full window",
+            Expect::Error(-32000, Some(json!("one too many"))),
+        )
+        .await;
     // `ping` never waits for the window.
     stdio
         .send(br#"{"jsonrpc":"2.0","id":"ping","method":"ping"}"#)
@@ -686,20 +680,19 @@ async fn handlers_that_never_return_time_out_over_stdio() {
     stdio
         .send(call(json!(1), json!({"name": "hang", "arguments": {}})).as_bytes())
         .await;
-    check(
-        "a tool that never returns",
-        &Expect::ToolError("timed out"),
-        stdio.recv().await.as_ref(),
-    );
+    stdio
+        .answers("a tool that never returns", Expect::ToolError("timed out"))
+        .await;
     stdio.assert_serving("a tool that never returns").await;
     stdio
         .send(br#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"test://forever"}}"#)
         .await;
-    check(
-        "a resource that never loads",
-        &Expect::Error(-32603, Some(json!(2))),
-        stdio.recv().await.as_ref(),
-    );
+    stdio
+        .answers(
+            "a resource that never loads",
+            Expect::Error(-32603, Some(json!(2))),
+        )
+        .await;
     stdio.assert_serving("a resource that never loads").await;
 }
 
@@ -719,9 +712,7 @@ impl Http {
             addr,
             session: String::new(),
         };
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "bad-input", "version": "1"}}});
+        let init = initialize_message(json!(0));
         let response = http.send(http.post(init.to_string())).await;
         assert_eq!(response.status(), StatusCode::OK);
         http.session = response.headers()["mcp-session-id"]
@@ -762,6 +753,22 @@ impl Http {
     /// POSTs `body`: the status, and the JSON body when there is one.
     async fn exchange(&self, body: impl Into<Bytes>) -> (StatusCode, Option<Value>) {
         read(self.send(self.post(body)).await).await
+    }
+
+    /// POSTs `body`, which must be answered with 200 and what `name` expects.
+    async fn answers(&self, body: impl Into<Bytes>, name: &str, expect: Expect) {
+        let (status, reply) = self.exchange(body).await;
+        assert_eq!(status, StatusCode::OK, "{name}: {reply:?}");
+        check(name, &expect, reply.as_ref());
+    }
+
+    /// Sends `request` on a connection of its own, from a task: its status and JSON body.
+    fn spawn(&self, request: Request<HttpBody>) -> JoinHandle<(StatusCode, Option<Value>)> {
+        let addr = self.addr.clone();
+        tokio::spawn(async move {
+            let mut sender = connection(&addr).await;
+            read(sender.send_request(request).await.unwrap()).await
+        })
     }
 
     async fn assert_serving(&self, after: &str) {
@@ -836,19 +843,14 @@ async fn duplicate_ids_in_flight_over_http() {
         json!("dup"),
         json!({"name": "slow", "arguments": {"millis": 500}}),
     ));
-    let addr = http.addr.clone();
-    let first = tokio::spawn(async move {
-        let mut sender = connection(&addr).await;
-        read(sender.send_request(first).await.unwrap()).await
-    });
+    let first = http.spawn(first);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let (status, reply) = http.exchange(add_request(&json!("dup"))).await;
-    assert_eq!(status, StatusCode::OK);
-    check(
+    http.answers(
+        add_request(&json!("dup")),
         "duplicate id",
-        &Expect::Error(-32600, Some(json!("dup"))),
-        reply.as_ref(),
-    );
+        Expect::Error(-32600, Some(json!("dup"))),
+    )
+    .await;
     let (status, reply) = first.await.unwrap();
     assert_eq!(status, StatusCode::OK);
     let reply = reply.unwrap();
@@ -1079,13 +1081,12 @@ async fn a_flood_of_cancellations_over_http_frees_the_window() {
         assert_eq!(response.status(), StatusCode::OK);
         streams.push(response);
     }
-    let (status, reply) = http.exchange(add_request(&json!("one too many"))).await;
-    assert_eq!(status, StatusCode::OK);
-    check(
+    http.answers(
+        add_request(&json!("one too many")),
         "a full window",
-        &Expect::Error(-32000, Some(json!("one too many"))),
-        reply.as_ref(),
-    );
+        Expect::Error(-32000, Some(json!("one too many"))),
+    )
+    .await;
     let (_, reply) = http
         .exchange(r#"{"jsonrpc":"2.0","id":"ping","method":"ping"}"#)
         .await;
@@ -1114,14 +1115,7 @@ async fn a_flood_of_cancellations_over_http_frees_the_window() {
     http.assert_serving("a flood of cancellations").await;
     // Every slot is free again.
     let calls: Vec<_> = (0..8)
-        .map(|i| {
-            let request = http.post(add_request(&json!(i)));
-            let addr = http.addr.clone();
-            tokio::spawn(async move {
-                let mut sender = connection(&addr).await;
-                read(sender.send_request(request).await.unwrap()).await
-            })
-        })
+        .map(|i| http.spawn(http.post(add_request(&json!(i)))))
         .collect();
     for call in calls {
         let (status, reply) = tokio::time::timeout(WAIT, call).await.unwrap().unwrap();
@@ -1140,25 +1134,19 @@ async fn handlers_that_never_return_time_out_over_http() {
     )
     .await;
     let http = Http::connect(addr).await;
-    let (status, reply) = http
-        .exchange(call(json!(1), json!({"name": "hang", "arguments": {}})))
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    check(
+    http.answers(
+        call(json!(1), json!({"name": "hang", "arguments": {}})),
         "a tool that never returns",
-        &Expect::ToolError("timed out"),
-        reply.as_ref(),
-    );
+        Expect::ToolError("timed out"),
+    )
+    .await;
     http.assert_serving("a tool that never returns").await;
-    let (status, reply) = http
-        .exchange(r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"test://forever"}}"#)
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    check(
+    http.answers(
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"test://forever"}}"#,
         "a resource that never loads",
-        &Expect::Error(-32603, Some(json!(2))),
-        reply.as_ref(),
-    );
+        Expect::Error(-32603, Some(json!(2))),
+    )
+    .await;
     http.assert_serving("a resource that never loads").await;
 }
 

@@ -17,7 +17,7 @@ use mcp_runtime::gateway::{Upstream, UpstreamState};
 use mcp_runtime::middleware::{self, McpLayer, McpRequest, Next};
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::Client;
-use mcp_runtime::{Error, McpService};
+use mcp_runtime::{CallToolResult, Error, McpService};
 use mcp_tests::example_binary;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
@@ -54,8 +54,10 @@ async fn our_everything_http(port: u16) -> Child {
     listening(command, port).await
 }
 
-/// Waits until every upstream of `service` is connected.
-async fn connected(service: &McpService) {
+/// `server` built, once every upstream it proxies is connected.
+async fn connected(server: Server) -> McpService {
+    let service = server.build().unwrap();
+    service.ready().await;
     tokio::time::timeout(WAIT, async {
         while !service
             .upstreams()
@@ -67,6 +69,7 @@ async fn connected(service: &McpService) {
     })
     .await
     .unwrap_or_else(|_| panic!("the upstreams did not connect: {:?}", service.upstreams()));
+    service
 }
 
 fn names(list: &[Value]) -> Vec<String> {
@@ -78,6 +81,11 @@ fn names(list: &[Value]) -> Vec<String> {
 async fn listed(client: &Client, method: &str, key: &str) -> Vec<Value> {
     let result = client.request(method, json!({})).await.unwrap();
     result[key].as_array().cloned().unwrap_or_default()
+}
+
+/// What `client` got for calling `tool` with `arguments`, which must be answered.
+async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    client.call_tool(tool, arguments).await.unwrap()
 }
 
 /// The next notification with `method` (others are skipped), within [`WAIT`].
@@ -138,6 +146,11 @@ fn answering(era: &str) -> mcp_runtime::testing::ClientBuilder {
         "stateless" => builder.stateless().log_level("debug"),
         _ => builder,
     }
+}
+
+/// A client of `service` as [`answering`] makes it, in `era`.
+async fn downstream(service: &McpService, era: &str) -> Client {
+    answering(era).connect_service(service).await.unwrap()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,10 +226,7 @@ async fn mount_serves_another_servers_items_under_a_namespace() {
             .unwrap();
         let tools = client.list_tools().await.unwrap();
         assert_eq!(names(&tools), ["gw_add", "weather_gw_forecast"], "{era}");
-        let forecast = client
-            .call_tool("weather_gw_forecast", json!({"city": "Oslo"}))
-            .await
-            .unwrap();
+        let forecast = call(&client, "weather_gw_forecast", json!({"city": "Oslo"})).await;
         assert_eq!(forecast.text(), "Sunny in Oslo, 21 K", "{era}");
         let prompts = listed(&client, "prompts/list", "prompts").await;
         assert_eq!(names(&prompts), ["weather_gw_ask"], "{era}");
@@ -348,21 +358,20 @@ async fn proxy_namespaces_own_their_prefix() {
 /// update, and list changes announced downstream.
 #[tokio::test]
 async fn our_everything_through_the_gateway_in_both_eras() {
-    let service = Server::builder()
-        .name("gateway")
-        .version("1.0.0")
-        .proxy("ev", Upstream::command(our_everything()))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
+    let service = connected(
+        Server::builder()
+            .name("gateway")
+            .version("1.0.0")
+            .proxy("ev", Upstream::command(our_everything())),
+    )
+    .await;
     let status = &service.upstreams()[0];
     assert!(
         matches!(&status.state, UpstreamState::Connected { protocol_version, .. } if *protocol_version == ProtocolVersion::V2026_07_28),
         "{status:?}"
     );
     for era in ["handshake", "stateless"] {
-        let client = answering(era).connect_service(&service).await.unwrap();
+        let client = downstream(&service, era).await;
         let tools = client.list_tools().await.unwrap();
         let names = names(&tools);
         for expected in ["ev_test_simple_text", "ev_test_sampling", "ev_slow_compute"] {
@@ -376,15 +385,9 @@ async fn our_everything_through_the_gateway_in_both_eras() {
             header_tool["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region",
             "schemas are served as the upstream lists them"
         );
-        let mixed = client
-            .call_tool("ev_test_multiple_content_types", json!({}))
-            .await
-            .unwrap();
+        let mixed = call(&client, "ev_test_multiple_content_types", json!({})).await;
         assert_eq!(mixed.content.len(), 3, "{era}: {mixed:?}");
-        let failed = client
-            .call_tool("ev_test_error_handling", json!({}))
-            .await
-            .unwrap();
+        let failed = call(&client, "ev_test_error_handling", json!({})).await;
         assert!(failed.is_error, "{era}");
 
         // Progress with the downstream token, logs at the downstream level.
@@ -403,31 +406,34 @@ async fn our_everything_through_the_gateway_in_both_eras() {
             .unwrap();
         let progress = notification(&client, "notifications/progress").await;
         assert_eq!(progress["params"]["progressToken"], "p-1", "{era}");
-        client
-            .call_tool("ev_test_tool_with_logging", json!({}))
-            .await
-            .unwrap();
+        call(&client, "ev_test_tool_with_logging", json!({})).await;
         let log = notification(&client, "notifications/message").await;
         assert_eq!(log["params"]["logger"], "ev", "{era}: {log}");
 
         // The upstream's questions reach this client, and the answers get back.
-        let sampled = client
-            .call_tool("ev_test_sampling", json!({"prompt": "capital of France?"}))
-            .await
-            .unwrap();
+        let sampled = call(
+            &client,
+            "ev_test_sampling",
+            json!({"prompt": "capital of France?"}),
+        )
+        .await;
         assert!(
             sampled.text().contains("answered by the downstream client"),
             "{era}: {sampled:?}"
         );
-        let named = client
-            .call_tool("ev_test_input_required_result_elicitation", json!({}))
-            .await
-            .unwrap();
+        let named = call(
+            &client,
+            "ev_test_input_required_result_elicitation",
+            json!({}),
+        )
+        .await;
         assert_eq!(named.text(), "Hello, Ada!", "{era}");
-        let roots = client
-            .call_tool("ev_test_input_required_result_list_roots", json!({}))
-            .await
-            .unwrap();
+        let roots = call(
+            &client,
+            "ev_test_input_required_result_list_roots",
+            json!({}),
+        )
+        .await;
         assert!(
             roots.text().contains("file:///downstream/project"),
             "{era}: {roots:?}"
@@ -485,10 +491,7 @@ async fn our_everything_through_the_gateway_in_both_eras() {
 
     // Handshake era: a subscription is relayed, and so is the upstream's update; the tool
     // list's change reaches this client.
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
+    let client = downstream(&service, "handshake").await;
     client
         .request(
             "resources/subscribe",
@@ -499,10 +502,7 @@ async fn our_everything_through_the_gateway_in_both_eras() {
     // The upstream subscribes asynchronously; its update reaches this client once it has.
     let updated = tokio::time::timeout(WAIT, async {
         loop {
-            client
-                .call_tool("ev_test_trigger_resource_update", json!({}))
-                .await
-                .unwrap();
+            call(&client, "ev_test_trigger_resource_update", json!({})).await;
             let next = tokio::time::timeout(Duration::from_millis(500), client.next_message());
             if let Ok(Ok(message)) = next.await
                 && message["method"] == "notifications/resources/updated"
@@ -514,17 +514,11 @@ async fn our_everything_through_the_gateway_in_both_eras() {
     .await
     .expect("the update arrived");
     assert_eq!(updated["params"]["uri"], "test://watched-resource");
-    client
-        .call_tool("ev_test_trigger_tool_change", json!({}))
-        .await
-        .unwrap();
+    call(&client, "ev_test_trigger_tool_change", json!({})).await;
     notification(&client, "notifications/tools/list_changed").await;
     let tools = client.list_tools().await.unwrap();
     assert!(!names(&tools).contains(&"ev_test_dynamic_tool".to_owned()));
-    client
-        .call_tool("ev_test_trigger_tool_change", json!({}))
-        .await
-        .unwrap();
+    call(&client, "ev_test_trigger_tool_change", json!({})).await;
     notification(&client, "notifications/tools/list_changed").await;
     let tools = client.list_tools().await.unwrap();
     assert!(names(&tools).contains(&"ev_test_dynamic_tool".to_owned()));
@@ -535,12 +529,8 @@ async fn our_everything_through_the_gateway_in_both_eras() {
 /// call), a failure that fails the task, and a cancellation.
 #[tokio::test]
 async fn upstream_task_tools_run_as_tasks() {
-    let service = Server::builder()
-        .proxy("ev", Upstream::command(our_everything()))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
+    let service =
+        connected(Server::builder().proxy("ev", Upstream::command(our_everything()))).await;
     let tasks =
         json!({"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {"form": {}}});
     let client = Client::builder()
@@ -558,6 +548,13 @@ async fn upstream_task_tools_run_as_tasks() {
         .unwrap();
     assert_eq!(required["execution"]["taskSupport"], "required");
 
+    /// What a task-capable `tools/call` of `name` answered: a task, or a result.
+    async fn task(client: &Client, name: &str, arguments: Value) -> Value {
+        let params = json!({"name": name, "arguments": arguments});
+        client.request("tools/call", params).await.unwrap()
+    }
+
+    /// `task` once it has ended.
     async fn finished(client: &Client, task: &Value) -> Value {
         let id = task["taskId"].clone();
         tokio::time::timeout(WAIT, async {
@@ -576,58 +573,33 @@ async fn upstream_task_tools_run_as_tasks() {
         .expect("the task ended")
     }
 
-    let computed = client
-        .request(
-            "tools/call",
-            json!({"name": "ev_slow_compute", "arguments": {"seconds": 0.3, "label": "x"}}),
-        )
-        .await
-        .unwrap();
+    let computed = task(
+        &client,
+        "ev_slow_compute",
+        json!({"seconds": 0.3, "label": "x"}),
+    )
+    .await;
     assert_eq!(computed["resultType"], "task", "{computed}");
     let done = finished(&client, &computed).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert!(done["result"].to_string().contains("x: computed"), "{done}");
 
-    let failing = client
-        .request(
-            "tools/call",
-            json!({"name": "ev_failing_job", "arguments": {}}),
-        )
-        .await
-        .unwrap();
+    let failing = task(&client, "ev_failing_job", json!({})).await;
     let done = finished(&client, &failing).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["isError"], true, "{done}");
 
-    let protocol = client
-        .request(
-            "tools/call",
-            json!({"name": "ev_protocol_error_job", "arguments": {}}),
-        )
-        .await
-        .unwrap();
+    let protocol = task(&client, "ev_protocol_error_job", json!({})).await;
     let done = finished(&client, &protocol).await;
     assert_eq!(done["status"], "failed", "{done}");
     assert!(done["error"]["code"].is_i64(), "{done}");
 
-    let greeted = client
-        .request(
-            "tools/call",
-            json!({"name": "ev_test_tool_with_task", "arguments": {}}),
-        )
-        .await
-        .unwrap();
+    let greeted = task(&client, "ev_test_tool_with_task", json!({})).await;
     assert_eq!(greeted["resultType"], "task", "{greeted}");
     let done = finished(&client, &greeted).await;
     assert!(done["result"].to_string().contains("Alice"), "{done}");
 
-    let long = client
-        .request(
-            "tools/call",
-            json!({"name": "ev_slow_compute", "arguments": {"seconds": 30}}),
-        )
-        .await
-        .unwrap();
+    let long = task(&client, "ev_slow_compute", json!({"seconds": 30})).await;
     client
         .request("tasks/cancel", json!({"taskId": long["taskId"]}))
         .await
@@ -636,10 +608,7 @@ async fn upstream_task_tools_run_as_tasks() {
     assert_eq!(done["status"], "cancelled", "{done}");
 
     // Without the extension the required tool is refused before anything reaches upstream.
-    let plain = answering("stateless")
-        .connect_service(&service)
-        .await
-        .unwrap();
+    let plain = downstream(&service, "stateless").await;
     let refused = plain
         .call_tool("ev_failing_job", json!({}))
         .await
@@ -653,14 +622,10 @@ async fn upstream_task_tools_run_as_tasks() {
 /// resource, a prompt's completion, and its resource list's change.
 #[tokio::test]
 async fn server_everything_over_stdio_through_the_gateway() {
-    let service = Server::builder()
-        .proxy("se", Upstream::command(server_everything()))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
+    let service =
+        connected(Server::builder().proxy("se", Upstream::command(server_everything()))).await;
     for era in ["stateless", "handshake"] {
-        let client = answering(era).connect_service(&service).await.unwrap();
+        let client = downstream(&service, era).await;
         let tools = client.list_tools().await.unwrap();
         let names = names(&tools);
         for expected in [
@@ -670,10 +635,7 @@ async fn server_everything_over_stdio_through_the_gateway() {
         ] {
             assert!(names.contains(&expected.to_owned()), "{era}: {names:?}");
         }
-        let echoed = client
-            .call_tool("se_echo", json!({"message": "über the gateway"}))
-            .await
-            .unwrap();
+        let echoed = call(&client, "se_echo", json!({"message": "über the gateway"})).await;
         assert_eq!(echoed.text(), "Echo: über the gateway", "{era}");
         client
             .request(
@@ -691,21 +653,17 @@ async fn server_everything_over_stdio_through_the_gateway() {
                 "{era}"
             );
         }
-        let sampled = client
-            .call_tool(
-                "se_trigger-sampling-request",
-                json!({"prompt": "capital?", "maxTokens": 20}),
-            )
-            .await
-            .unwrap();
+        let sampled = call(
+            &client,
+            "se_trigger-sampling-request",
+            json!({"prompt": "capital?", "maxTokens": 20}),
+        )
+        .await;
         assert!(
             sampled.text().contains("answered by the downstream client"),
             "{era}: {sampled:?}"
         );
-        let elicited = client
-            .call_tool("se_trigger-elicitation-request", json!({}))
-            .await
-            .unwrap();
+        let elicited = call(&client, "se_trigger-elicitation-request", json!({})).await;
         assert!(!elicited.is_error, "{era}: {elicited:?}");
         assert!(elicited.text().contains("Ada"), "{era}: {elicited:?}");
         let read = client
@@ -730,17 +688,12 @@ async fn server_everything_over_stdio_through_the_gateway() {
             "{completion}"
         );
     }
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
-    client
-        .call_tool(
-            "se_gzip-file-as-resource",
-            json!({"name": "gw.txt.gz", "data": "data:text/plain;base64,SGVsbG8gZnJvbSB0aGUgZ2F0ZXdheQ=="}),
-        )
-        .await
-        .unwrap();
+    let client = downstream(&service, "handshake").await;
+    call(
+        &client,
+        "se_gzip-file-as-resource",
+        json!({"name": "gw.txt.gz", "data": "data:text/plain;base64,SGVsbG8gZnJvbSB0aGUgZ2F0ZXdheQ=="}),
+    ).await;
     notification(&client, "notifications/resources/list_changed").await;
     let resources = listed(&client, "resources/list", "resources").await;
     assert!(
@@ -767,22 +720,22 @@ async fn four_upstreams_behind_one_gateway() {
     let _se_http = listening(se_http, se_port).await;
     let ev_port = free_port();
     let _ev = our_everything_http(ev_port).await;
-    let service = Server::builder()
-        .tool(gw_add)
-        .proxy("se", Upstream::command(server_everything()))
-        .proxy(
-            "sehttp",
-            Upstream::http(format!("http://127.0.0.1:{se_port}/mcp")).header("x-gateway", "test"),
-        )
-        .proxy("time", Upstream::command(server_time()))
-        .proxy(
-            "ev",
-            Upstream::http(format!("http://127.0.0.1:{ev_port}/mcp")),
-        )
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
+    let service = connected(
+        Server::builder()
+            .tool(gw_add)
+            .proxy("se", Upstream::command(server_everything()))
+            .proxy(
+                "sehttp",
+                Upstream::http(format!("http://127.0.0.1:{se_port}/mcp"))
+                    .header("x-gateway", "test"),
+            )
+            .proxy("time", Upstream::command(server_time()))
+            .proxy(
+                "ev",
+                Upstream::http(format!("http://127.0.0.1:{ev_port}/mcp")),
+            ),
+    )
+    .await;
     let versions: Vec<String> = service
         .upstreams()
         .iter()
@@ -796,10 +749,7 @@ async fn four_upstreams_behind_one_gateway() {
     assert_eq!(versions[0], "2025-11-25");
     assert_eq!(versions[1], "2025-11-25");
     assert_eq!(versions[3], "2026-07-28");
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
+    let client = downstream(&service, "handshake").await;
     let tools = names(&client.list_tools().await.unwrap());
     for expected in [
         "gw_add",
@@ -811,42 +761,37 @@ async fn four_upstreams_behind_one_gateway() {
         assert!(tools.contains(&expected.to_owned()), "{tools:?}");
     }
     assert_eq!(
-        client
-            .call_tool("se_echo", json!({"message": "a"}))
+        call(&client, "se_echo", json!({"message": "a"}))
             .await
-            .unwrap()
             .text(),
         "Echo: a"
     );
     assert_eq!(
-        client
-            .call_tool("sehttp_echo", json!({"message": "b"}))
+        call(&client, "sehttp_echo", json!({"message": "b"}))
             .await
-            .unwrap()
             .text(),
         "Echo: b"
     );
-    let now = client
-        .call_tool("time_get_current_time", json!({"timezone": "Europe/Paris"}))
-        .await
-        .unwrap();
+    let now = call(
+        &client,
+        "time_get_current_time",
+        json!({"timezone": "Europe/Paris"}),
+    )
+    .await;
     assert!(now.text().contains("Europe/Paris"), "{now:?}");
     assert!(
-        !client
-            .call_tool("ev_test_simple_text", json!({}))
+        !call(&client, "ev_test_simple_text", json!({}))
             .await
-            .unwrap()
             .text()
             .is_empty()
     );
     // The HTTP upstream's sampling request comes on the call's own stream.
-    let sampled = client
-        .call_tool(
-            "sehttp_trigger-sampling-request",
-            json!({"prompt": "p", "maxTokens": 5}),
-        )
-        .await
-        .unwrap();
+    let sampled = call(
+        &client,
+        "sehttp_trigger-sampling-request",
+        json!({"prompt": "p", "maxTokens": 5}),
+    )
+    .await;
     assert!(
         sampled.text().contains("answered by the downstream client"),
         "{sampled:?}"
@@ -863,19 +808,15 @@ async fn gw_echo(message: String) -> String {
 /// one name, who came first keeps it: a local item, then the upstreams in the order added.
 #[tokio::test]
 async fn clashes_while_serving_go_to_who_came_first() {
-    let service = Server::builder()
-        .tool(gw_echo)
-        .proxy("", Upstream::command(server_everything()))
-        .proxy("", Upstream::command(our_everything()))
-        .proxy("", Upstream::command(our_everything()))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
+    let service = connected(
+        Server::builder()
+            .tool(gw_echo)
+            .proxy("", Upstream::command(server_everything()))
+            .proxy("", Upstream::command(our_everything()))
+            .proxy("", Upstream::command(our_everything())),
+    )
+    .await;
+    let client = downstream(&service, "handshake").await;
     let tools = names(&client.list_tools().await.unwrap());
     let mut once = tools.clone();
     once.sort();
@@ -887,10 +828,7 @@ async fn clashes_while_serving_go_to_who_came_first() {
     );
     assert!(tools.contains(&"test_simple_text".to_owned()), "{tools:?}");
     // The local `echo` keeps its name.
-    let echoed = client
-        .call_tool("echo", json!({"message": "hi"}))
-        .await
-        .unwrap();
+    let echoed = call(&client, "echo", json!({"message": "hi"})).await;
     assert_eq!(echoed.text(), "local: hi");
     // The second copy of our everything serves nothing: the first took every name.
     let templates = listed(&client, "resources/templates/list", "resourceTemplates").await;
@@ -923,41 +861,28 @@ fn noting(label: &'static str, seen: &Arc<Mutex<Vec<String>>>) -> impl McpLayer 
 #[tokio::test]
 async fn layers_wrap_proxied_and_mounted_items() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let service = Server::builder()
-        .tool(gw_add)
-        .mount(
-            "m",
-            Server::builder()
-                .tool(gw_echo)
-                .layer(noting("mounted", &seen)),
-        )
-        .proxy(
-            "ev",
-            Upstream::command(our_everything()).layer(noting("upstream", &seen)),
-        )
-        .layer(noting("server", &seen))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
-    let sum = client
-        .call_tool("gw_add", json!({"a": 1, "b": 2}))
-        .await
-        .unwrap();
+    let service = connected(
+        Server::builder()
+            .tool(gw_add)
+            .mount(
+                "m",
+                Server::builder()
+                    .tool(gw_echo)
+                    .layer(noting("mounted", &seen)),
+            )
+            .proxy(
+                "ev",
+                Upstream::command(our_everything()).layer(noting("upstream", &seen)),
+            )
+            .layer(noting("server", &seen)),
+    )
+    .await;
+    let client = downstream(&service, "handshake").await;
+    let sum = call(&client, "gw_add", json!({"a": 1, "b": 2})).await;
     assert_eq!(sum.structured_content, Some(json!({"result": 3})));
-    let echoed = client
-        .call_tool("m_echo", json!({"message": "hi"}))
-        .await
-        .unwrap();
+    let echoed = call(&client, "m_echo", json!({"message": "hi"})).await;
     assert_eq!(echoed.text(), "local: hi");
-    let simple = client
-        .call_tool("ev_test_simple_text", json!({}))
-        .await
-        .unwrap();
+    let simple = call(&client, "ev_test_simple_text", json!({})).await;
     assert!(!simple.is_error, "{simple:?}");
     let read = client
         .request("resources/read", json!({"uri": "test://template/7/data"}))
@@ -995,22 +920,17 @@ async fn a_killed_stdio_upstream_fails_its_call_and_comes_back() {
     let killable = StdioCommand::new("sh")
         .args(["-c", &script])
         .stderr(Stderr::Capture);
-    let service = Server::builder()
-        .proxy(
-            "se",
-            Upstream::command(killable).backoff(Duration::from_millis(300), Duration::from_secs(2)),
-        )
-        .proxy("ev", Upstream::command(our_everything()))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
-    let client = Arc::new(
-        answering("handshake")
-            .connect_service(&service)
-            .await
-            .unwrap(),
-    );
+    let service = connected(
+        Server::builder()
+            .proxy(
+                "se",
+                Upstream::command(killable)
+                    .backoff(Duration::from_millis(300), Duration::from_secs(2)),
+            )
+            .proxy("ev", Upstream::command(our_everything())),
+    )
+    .await;
+    let client = Arc::new(downstream(&service, "handshake").await);
     let calling = tokio::spawn({
         let client = Arc::clone(&client);
         async move {
@@ -1042,18 +962,12 @@ async fn a_killed_stdio_upstream_fails_its_call_and_comes_back() {
     assert!(failed.is_error, "{failed:?}");
     assert!(failed.text().contains("the upstream `se`"), "{failed:?}");
     // The other upstream serves on.
-    let ok = client
-        .call_tool("ev_test_simple_text", json!({}))
-        .await
-        .unwrap();
+    let ok = call(&client, "ev_test_simple_text", json!({})).await;
     assert!(!ok.is_error);
     // Back within its backoff (0.3 s, and node's start).
     let back = tokio::time::timeout(WAIT, async {
         loop {
-            let echoed = client
-                .call_tool("se_echo", json!({"message": "back"}))
-                .await
-                .unwrap();
+            let echoed = call(&client, "se_echo", json!({"message": "back"})).await;
             if !echoed.is_error {
                 return echoed;
             }
@@ -1081,8 +995,8 @@ async fn a_killed_stdio_upstream_fails_its_call_and_comes_back() {
 async fn an_http_upstream_that_restarts_is_reconnected() {
     let port = free_port();
     let mut upstream = our_everything_http(port).await;
-    let service = Server::builder()
-        .proxy(
+    let service = connected(
+        Server::builder().proxy(
             "ev",
             Upstream::http(format!("http://127.0.0.1:{port}/mcp"))
                 .era(mcp_runtime::client::Era::Handshake(
@@ -1090,36 +1004,23 @@ async fn an_http_upstream_that_restarts_is_reconnected() {
                 ))
                 .backoff(Duration::from_millis(200), Duration::from_secs(1))
                 .health_check(Duration::from_millis(300)),
-        )
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
+        ),
+    )
+    .await;
+    let client = downstream(&service, "handshake").await;
     assert!(
-        !client
-            .call_tool("ev_test_simple_text", json!({}))
+        !call(&client, "ev_test_simple_text", json!({}))
             .await
-            .unwrap()
             .is_error
     );
     upstream.kill().await.unwrap();
-    let down = client
-        .call_tool("ev_test_simple_text", json!({}))
-        .await
-        .unwrap();
+    let down = call(&client, "ev_test_simple_text", json!({})).await;
     assert!(down.is_error, "{down:?}");
     assert!(down.text().contains("the upstream `ev`"), "{down:?}");
     let _upstream = our_everything_http(port).await;
     tokio::time::timeout(WAIT, async {
         loop {
-            let result = client
-                .call_tool("ev_test_simple_text", json!({}))
-                .await
-                .unwrap();
+            let result = call(&client, "ev_test_simple_text", json!({})).await;
             if !result.is_error {
                 return;
             }
@@ -1195,10 +1096,7 @@ async fn a_flooding_upstream_stays_within_the_gateways_bounds() {
             }
         }
     });
-    let flooded = client
-        .call_tool("py_flood", json!({"count": 50_000, "pad": 2048}))
-        .await
-        .unwrap();
+    let flooded = call(&client, "py_flood", json!({"count": 50_000, "pad": 2048})).await;
     sampling.abort();
     assert_eq!(
         flooded.structured_content,
@@ -1212,10 +1110,7 @@ async fn a_flooding_upstream_stays_within_the_gateways_bounds() {
         received.load(Ordering::Relaxed) > 0,
         "the logs were relayed"
     );
-    let sum = client
-        .call_tool("py_add", json!({"a": 1, "b": 2}))
-        .await
-        .unwrap();
+    let sum = call(&client, "py_add", json!({"a": 1, "b": 2})).await;
     assert_eq!(sum.structured_content, Some(json!({"result": 3})));
     draining.abort();
 }
@@ -1232,16 +1127,9 @@ async fn an_upstreams_odd_names_and_items_are_made_servable() {
     let odd = StdioCommand::new(python())
         .arg(root().join("tests/python/odd_upstream.py"))
         .stderr(Stderr::Capture);
-    let service = Server::builder()
-        .proxy("odd", Upstream::command(odd).max_items(9))
-        .build()
-        .unwrap();
-    service.ready().await;
-    connected(&service).await;
-    let client = answering("handshake")
-        .connect_service(&service)
-        .await
-        .unwrap();
+    let service =
+        connected(Server::builder().proxy("odd", Upstream::command(odd).max_items(9))).await;
+    let client = downstream(&service, "handshake").await;
     let tools = client.list_tools().await.unwrap();
     let served = names(&tools);
     let digested = |prefix: &str| {
@@ -1275,14 +1163,14 @@ async fn an_upstreams_odd_names_and_items_are_made_servable() {
     let no_schema = tools.iter().find(|t| t["name"] == "odd_no_schema").unwrap();
     assert_eq!(no_schema["inputSchema"]["type"], "object");
     // Calls reach the upstream under its own names.
-    let called = client.call_tool("odd_read_file", json!({})).await.unwrap();
+    let called = call(&client, "odd_read_file", json!({})).await;
     assert_eq!(called.text(), "called read_file");
-    let called = client.call_tool(&read_file[0], json!({})).await.unwrap();
+    let called = call(&client, &read_file[0], json!({})).await;
     assert_eq!(called.text(), "called read file");
-    let called = client.call_tool("odd__t_", json!({})).await.unwrap();
+    let called = call(&client, "odd__t_", json!({})).await;
     assert_eq!(called.text(), "called été");
     for name in &long {
-        let called = client.call_tool(name, json!({})).await.unwrap();
+        let called = call(&client, name, json!({})).await;
         assert!(
             called
                 .text()

@@ -2,34 +2,104 @@
 
 use std::time::Duration;
 
-use hyper::{Request, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use mcp_runtime::Server;
 pub(crate) use mcp_tests::http::{
     WAIT, body_json, events, initialize, post, send, start, stateless_post,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::fixtures::*;
+
+/// A 2025-11-25 `initialize` with the JSON-RPC id `id`.
+fn initialize_message(id: u32) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}})
+}
+
+/// `request` with the header `name` set to `value`.
+fn with(mut request: Request<String>, name: &'static str, value: &str) -> Request<String> {
+    request.headers_mut().insert(name, value.parse().unwrap());
+    request
+}
+
+/// A `method` request to `/mcp` without a body, with `headers` beside `Host`.
+fn bare(method: Method, addr: &str, headers: &[(&'static str, &str)]) -> Request<String> {
+    let mut request = Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", addr);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(String::new()).unwrap()
+}
+
+/// A GET of `/mcp` that takes an event stream, with `headers` beside `Host` and `Accept`.
+fn get_events(addr: &str, headers: &[(&'static str, &str)]) -> Request<String> {
+    let mut request = bare(Method::GET, addr, headers);
+    let accept = "text/event-stream".parse().unwrap();
+    request.headers_mut().insert("accept", accept);
+    request
+}
+
+/// A connection to `addr` on which `bytes` were sent.
+async fn sent(addr: &str, bytes: &[u8]) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt as _;
+    let mut connection = tokio::net::TcpStream::connect(addr).await.unwrap();
+    connection.write_all(bytes).await.unwrap();
+    connection
+}
+
+/// A connection to `addr` that sent half of a request's headers and no more.
+async fn half_sent_headers(addr: &str) -> tokio::net::TcpStream {
+    sent(addr, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-").await
+}
+
+/// A server of `add` whose shutdown this test triggers, configured by `configure`.
+async fn stoppable_add(
+    configure: impl FnOnce(Server) -> Server,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<mcp_runtime::Result<()>>,
+) {
+    stoppable(configure(Server::builder().tool(add))).await
+}
+
+/// What the server wrote on `connection` before it closed it, which it must do `within`
+/// (`closed` says why).
+async fn closed_within(
+    within: Duration,
+    connection: &mut tokio::net::TcpStream,
+    closed: &str,
+) -> Vec<u8> {
+    use tokio::io::AsyncReadExt as _;
+    let mut buffer = Vec::new();
+    tokio::time::timeout(within, connection.read_to_end(&mut buffer))
+        .await
+        .expect(closed)
+        .unwrap();
+    buffer
+}
 
 #[tokio::test]
 async fn a_foreign_host_or_origin_is_forbidden() {
     let addr = start(Server::builder().tool(add)).await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
-    let mut evil = post(&addr, None, init.clone());
-    evil.headers_mut()
-        .insert("host", "evil.example.com".parse().unwrap());
-    evil.headers_mut()
-        .insert("origin", "http://evil.example.com".parse().unwrap());
+    let init = initialize_message(0);
+    let evil = with(
+        with(post(&addr, None, init.clone()), "host", "evil.example.com"),
+        "origin",
+        "http://evil.example.com",
+    );
     assert_eq!(send(&addr, evil).await.status(), StatusCode::FORBIDDEN);
-    let mut origin = post(&addr, None, init.clone());
-    origin
-        .headers_mut()
-        .insert("origin", "http://evil.example.com".parse().unwrap());
+    let origin = with(
+        post(&addr, None, init.clone()),
+        "origin",
+        "http://evil.example.com",
+    );
     assert_eq!(send(&addr, origin).await.status(), StatusCode::FORBIDDEN);
-    let mut good = post(&addr, None, init);
-    good.headers_mut()
-        .insert("origin", format!("http://{addr}").parse().unwrap());
+    let good = with(post(&addr, None, init), "origin", &format!("http://{addr}"));
     assert_eq!(send(&addr, good).await.status(), StatusCode::OK);
 }
 
@@ -54,24 +124,15 @@ async fn sessions_are_required_and_end_with_delete() {
         body_json(response).await,
         json!({"jsonrpc": "2.0", "id": 1, "result": {}})
     );
-    let mut bad_version = post(&addr, Some(&session), ping.clone());
-    bad_version
-        .headers_mut()
-        .insert("mcp-protocol-version", "1999-01-01".parse().unwrap());
-    assert_eq!(
-        send(&addr, bad_version).await.status(),
-        StatusCode::BAD_REQUEST
-    );
-    let mut older = post(&addr, Some(&session), ping.clone());
-    older
-        .headers_mut()
-        .insert("mcp-protocol-version", "2025-03-26".parse().unwrap());
-    assert_eq!(send(&addr, older).await.status(), StatusCode::OK);
-    let delete = Request::delete("/mcp")
-        .header("host", &addr)
-        .header("mcp-session-id", &session)
-        .body(String::new())
-        .unwrap();
+    for (version, status) in [
+        ("1999-01-01", StatusCode::BAD_REQUEST),
+        ("2025-03-26", StatusCode::OK),
+    ] {
+        let request = post(&addr, Some(&session), ping.clone());
+        let request = with(request, "mcp-protocol-version", version);
+        assert_eq!(send(&addr, request).await.status(), status, "{version}");
+    }
+    let delete = bare(Method::DELETE, &addr, &[("mcp-session-id", &session)]);
     assert_eq!(send(&addr, delete).await.status(), StatusCode::OK);
     assert_eq!(
         send(&addr, post(&addr, Some(&session), ping))
@@ -118,13 +179,10 @@ async fn a_client_that_drops_the_stream_resumes_with_last_event_id() {
     let first = events(response, |_| true).await;
     let last_id = first[0].0.clone();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let resume = Request::get("/mcp")
-        .header("host", &addr)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("last-event-id", &last_id)
-        .body(String::new())
-        .unwrap();
+    let resume = get_events(
+        &addr,
+        &[("mcp-session-id", &session), ("last-event-id", &last_id)],
+    );
     let response = send(&addr, resume).await;
     assert_eq!(response.status(), StatusCode::OK);
     let replayed = events(response, |v| v["id"] == 9).await;
@@ -150,13 +208,10 @@ async fn a_long_session_keeps_only_its_latest_finished_streams() {
         first_ids.push(events[0].0.clone());
     }
     let resume = |last_id: &str| {
-        Request::get("/mcp")
-            .header("host", &addr)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &session)
-            .header("last-event-id", last_id)
-            .body(String::new())
-            .unwrap()
+        get_events(
+            &addr,
+            &[("mcp-session-id", &session), ("last-event-id", last_id)],
+        )
     };
     // The first call's stream is long gone; the last call's can still be replayed.
     let old = send(&addr, resume(&first_ids[0])).await;
@@ -174,10 +229,7 @@ async fn a_long_session_keeps_only_its_latest_finished_streams() {
 async fn notifications_get_202_and_stateless_mode_has_no_sessions() {
     let addr = start(Server::builder().tool(add).stateless_http()).await;
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 2}}});
-    let mut request = post(&addr, None, call);
-    request
-        .headers_mut()
-        .insert("accept", "application/json".parse().unwrap());
+    let request = with(post(&addr, None, call), "accept", "application/json");
     let response = send(&addr, request).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().get("mcp-session-id").is_none());
@@ -187,13 +239,11 @@ async fn notifications_get_202_and_stateless_mode_has_no_sessions() {
         json!({"content": [{"type": "text", "text": "4"}]})
     );
     let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
-    let mut request = post(&addr, None, call);
-    request
-        .headers_mut()
-        .insert("accept", "application/json".parse().unwrap());
-    request
-        .headers_mut()
-        .insert("mcp-protocol-version", "2025-11-25".parse().unwrap());
+    let request = with(
+        with(post(&addr, None, call), "accept", "application/json"),
+        "mcp-protocol-version",
+        "2025-11-25",
+    );
     assert_eq!(
         body_json(send(&addr, request).await).await["result"]["structuredContent"],
         json!({"result": 5})
@@ -208,11 +258,7 @@ async fn notifications_get_202_and_stateless_mode_has_no_sessions() {
     )
     .await;
     assert_eq!(note.status(), StatusCode::ACCEPTED);
-    let get = Request::get("/mcp")
-        .header("host", &addr)
-        .header("accept", "text/event-stream")
-        .body(String::new())
-        .unwrap();
+    let get = get_events(&addr, &[]);
     assert_eq!(
         send(&addr, get).await.status(),
         StatusCode::METHOD_NOT_ALLOWED
@@ -239,31 +285,24 @@ async fn media_types_streams_limits_and_expiry() {
     .await;
     let session = initialize(&addr).await;
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
-    let mut text = post(&addr, Some(&session), ping.clone());
-    text.headers_mut()
-        .insert("content-type", "text/plain".parse().unwrap());
-    assert_eq!(
-        send(&addr, text).await.status(),
-        StatusCode::UNSUPPORTED_MEDIA_TYPE
-    );
-    let mut html = post(&addr, Some(&session), ping.clone());
-    html.headers_mut()
-        .insert("accept", "text/html".parse().unwrap());
-    assert_eq!(send(&addr, html).await.status(), StatusCode::NOT_ACCEPTABLE);
+    for (header, value, status) in [
+        (
+            "content-type",
+            "text/plain",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        ("accept", "text/html", StatusCode::NOT_ACCEPTABLE),
+    ] {
+        let request = with(post(&addr, Some(&session), ping.clone()), header, value);
+        assert_eq!(send(&addr, request).await.status(), status, "{header}");
+    }
     let big =
         json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "x".repeat(2000)}});
     assert_eq!(
         send(&addr, post(&addr, Some(&session), big)).await.status(),
         StatusCode::PAYLOAD_TOO_LARGE
     );
-    let get = || {
-        Request::get("/mcp")
-            .header("host", &addr)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &session)
-            .body(String::new())
-            .unwrap()
-    };
+    let get = || get_events(&addr, &[("mcp-session-id", &session)]);
     let standalone = send(&addr, get()).await;
     assert_eq!(standalone.status(), StatusCode::OK);
     assert_eq!(send(&addr, get()).await.status(), StatusCode::CONFLICT);
@@ -310,8 +349,7 @@ async fn an_uninitialized_session_expires_and_a_full_server_says_when_to_retry()
             .initialize_timeout(Duration::from_millis(300)),
     )
     .await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let init = initialize_message(0);
     // `initialize` alone, never `notifications/initialized`: it takes the only slot...
     let response = send(&addr, post(&addr, None, init.clone())).await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -372,29 +410,20 @@ async fn stoppable(
 
 #[tokio::test]
 async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
-    use tokio::io::AsyncWriteExt as _;
-    let (addr, stop, task) = stoppable(
-        Server::builder()
-            .tool(add)
-            .shutdown_grace(Duration::from_millis(500)),
-    )
-    .await;
+    let (addr, stop, task) = stoppable_add(|s| s.shutdown_grace(Duration::from_millis(500))).await;
     let session = initialize(&addr).await;
     // A standalone GET stream, open and never read to its end.
-    let get = Request::get("/mcp")
-        .header("host", &addr)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(String::new())
-        .unwrap();
+    let get = get_events(
+        &addr,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    );
     let stream = send(&addr, get).await;
     assert_eq!(stream.status(), StatusCode::OK);
     // A connection with its headers half sent.
-    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
-        .await
-        .unwrap();
+    let half = half_sent_headers(&addr).await;
     let started = std::time::Instant::now();
     stop.send(()).unwrap();
     tokio::time::timeout(Duration::from_secs(5), task)
@@ -412,25 +441,14 @@ async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
 
 #[tokio::test]
 async fn past_the_connection_limit_new_connections_get_503_and_others_are_still_served() {
-    use tokio::io::AsyncReadExt as _;
     // Every connection is from 127.0.0.1 here: no per-client share (`fair.rs` has those).
-    let (addr, _stop, _task) = stoppable(
-        Server::builder()
-            .tool(add)
-            .max_connections(2)
-            .client_share(100),
-    )
-    .await;
+    let (addr, _stop, _task) = stoppable_add(|s| s.max_connections(2).client_share(100)).await;
     let first = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let second = tokio::net::TcpStream::connect(&addr).await.unwrap();
     // Let the server accept both before the third arrives.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let mut buffer = Vec::new();
-    tokio::time::timeout(WAIT, third.read_to_end(&mut buffer))
-        .await
-        .expect("the third connection is closed at once")
-        .unwrap();
+    let buffer = closed_within(WAIT, &mut third, "the third connection is closed at once").await;
     // Told why, in HTTP, before the close.
     let text = String::from_utf8_lossy(&buffer);
     assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
@@ -443,49 +461,37 @@ async fn past_the_connection_limit_new_connections_get_503_and_others_are_still_
 
 #[tokio::test]
 async fn headers_not_sent_in_time_close_the_connection() {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let (addr, _stop, _task) = stoppable(
-        Server::builder()
-            .tool(add)
-            .header_read_timeout(Duration::from_millis(300)),
+    let (addr, _stop, _task) =
+        stoppable_add(|s| s.header_read_timeout(Duration::from_millis(300))).await;
+    let mut half = half_sent_headers(&addr).await;
+    // Closed (possibly after a 408) well before a client's patience would run out.
+    closed_within(
+        Duration::from_secs(3),
+        &mut half,
+        "the connection is closed past the header timeout",
     )
     .await;
-    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
-        .await
-        .unwrap();
-    let mut buffer = Vec::new();
-    // Closed (possibly after a 408) well before a client's patience would run out.
-    tokio::time::timeout(Duration::from_secs(3), half.read_to_end(&mut buffer))
-        .await
-        .expect("the connection is closed past the header timeout")
-        .unwrap();
     initialize(&addr).await;
 }
 
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed() {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let (addr, _stop, _task) = stoppable(
-        Server::builder()
-            .tool(add)
-            .header_read_timeout(Duration::from_millis(300)),
-    )
-    .await;
-    let mut connection = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let (addr, _stop, _task) =
+        stoppable_add(|s| s.header_read_timeout(Duration::from_millis(300))).await;
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    connection.write_all(request.as_bytes()).await.unwrap();
+    let mut connection = sent(&addr, request.as_bytes()).await;
     // One answer, then nothing more from the client: the connection is closed, not kept.
-    let mut buffer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(3), connection.read_to_end(&mut buffer))
-        .await
-        .expect("an idle keep-alive connection is closed")
-        .unwrap();
+    let buffer = closed_within(
+        Duration::from_secs(3),
+        &mut connection,
+        "an idle keep-alive connection is closed",
+    )
+    .await;
     assert!(
         String::from_utf8_lossy(&buffer).starts_with("HTTP/1.1 "),
         "{}",
@@ -495,24 +501,19 @@ async fn an_idle_keep_alive_connection_is_closed() {
 
 #[tokio::test]
 async fn a_body_not_sent_in_time_is_refused() {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let (addr, _stop, _task) = stoppable(
-        Server::builder()
-            .tool(add)
-            .body_read_timeout(Duration::from_millis(300)),
-    )
-    .await;
-    let mut connection = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let (addr, _stop, _task) =
+        stoppable_add(|s| s.body_read_timeout(Duration::from_millis(300))).await;
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\""
     );
-    connection.write_all(request.as_bytes()).await.unwrap();
-    let mut buffer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(3), connection.read_to_end(&mut buffer))
-        .await
-        .expect("the connection is answered and closed past the body timeout")
-        .unwrap();
+    let mut connection = sent(&addr, request.as_bytes()).await;
+    let buffer = closed_within(
+        Duration::from_secs(3),
+        &mut connection,
+        "the connection is answered and closed past the body timeout",
+    )
+    .await;
     let text = String::from_utf8_lossy(&buffer);
     assert!(text.starts_with("HTTP/1.1 408 "), "{text}");
     initialize(&addr).await;
@@ -575,19 +576,19 @@ async fn one_address_past_its_session_cap_gets_503_and_a_session_it_ends_frees_a
     let addr = start(Server::builder().tool(add).max_sessions_per_peer(2)).await;
     let first = initialize(&addr).await;
     let _second = initialize(&addr).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "third", "version": "1"}}});
+    let init = initialize_message(1);
     let refused = send(&addr, post(&addr, None, init.clone())).await;
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(refused.headers().contains_key("retry-after"));
     // Ending one session gives its place back.
-    let delete = Request::delete("/mcp")
-        .header("host", &addr)
-        .header("mcp-session-id", &first)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(String::new())
-        .unwrap();
+    let delete = bare(
+        Method::DELETE,
+        &addr,
+        &[
+            ("mcp-session-id", &first),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    );
     assert!(send(&addr, delete).await.status().is_success());
     let served = send(&addr, post(&addr, None, init)).await;
     assert_eq!(served.status(), StatusCode::OK);

@@ -10,7 +10,9 @@ use std::process::Stdio;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
-use hyper::{Request, StatusCode};
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Request, Response, StatusCode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{OAuth, Principal};
 use serde_json::{Value, json};
@@ -18,7 +20,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
-use crate::http::{body_json, send};
+use mcp_tests::http::{body_json, post, response_of, send, stateless_post};
 
 /// Writes a note: needs `notes:write`.
 #[tool(scopes = ["notes:write"])]
@@ -122,13 +124,11 @@ fn authority(url: &str) -> &str {
     url.trim_start_matches("http://").split('/').next().unwrap()
 }
 
-/// A form POST to the provider, with HTTP Basic client credentials.
-async fn form(issuer: &str, path: &str, client: (&str, &str), fields: &[(&str, &str)]) -> Value {
-    form_with(issuer, path, client, fields, None).await
-}
+/// The provider's client that the tests' tokens are issued to, and its secret.
+const AGENT: (&str, &str) = ("agent", "agent-secret");
 
-/// [`form`], with a DPoP proof when given.
-async fn form_with(
+/// A form POST to the provider, with HTTP Basic client credentials and a DPoP proof when given.
+async fn form(
     issuer: &str,
     path: &str,
     client: (&str, &str),
@@ -164,23 +164,45 @@ async fn form_with(
     serde_json::from_slice(&text).unwrap_or_else(|_| json!({ "status": status.as_u16() }))
 }
 
-/// A real access token from the provider: client credentials, for `resource`, with `scope`.
-async fn token(issuer: &str, resource: &str, scope: &str) -> String {
-    let answer = form(
-        issuer,
-        "/token",
-        ("agent", "agent-secret"),
-        &[
-            ("grant_type", "client_credentials"),
-            ("scope", scope),
-            ("resource", resource),
-        ],
-    )
-    .await;
+/// The provider's answer to a client-credentials grant to `client`, for `resource`, with
+/// `scope`, bound to the DPoP key of `proof` when given.
+async fn client_credentials(
+    issuer: &str,
+    client: (&str, &str),
+    resource: &str,
+    scope: &str,
+    proof: Option<&str>,
+) -> Value {
+    let fields = [
+        ("grant_type", "client_credentials"),
+        ("scope", scope),
+        ("resource", resource),
+    ];
+    form(issuer, "/token", client, &fields, proof).await
+}
+
+/// The `access_token` of a token endpoint's answer, which must have one.
+fn access_token(answer: &Value) -> String {
     answer["access_token"]
         .as_str()
         .unwrap_or_else(|| panic!("no token: {answer}"))
         .to_owned()
+}
+
+/// A real access token from the provider: client credentials of [`AGENT`], for `resource`,
+/// with `scope`.
+async fn token(issuer: &str, resource: &str, scope: &str) -> String {
+    token_of(issuer, AGENT, resource, scope).await
+}
+
+/// [`token`] from the client credentials of `client` (another principal than [`AGENT`]).
+async fn token_of(issuer: &str, client: (&str, &str), resource: &str, scope: &str) -> String {
+    access_token(&client_credentials(issuer, client, resource, scope, None).await)
+}
+
+/// The `Authorization` value that carries `token` as a bearer token.
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
 }
 
 /// A token the provider's test route signs with its own key (or another).
@@ -196,11 +218,44 @@ async fn signed(issuer: &str, claims: Value, key: &str, header: Value) -> String
         .to_owned()
 }
 
+/// [`signed`] with the provider's own key and a plain header: a token it could have issued.
+async fn own_signed(issuer: &str, claims: Value) -> String {
+    signed(issuer, claims, "own", json!({})).await
+}
+
+/// The claims of a token issued by `issuer` for `aud` to the client `subject` (its own
+/// principal) with `scope`, valid for ten minutes from now.
+fn claims(issuer: &str, aud: impl serde::Serialize, subject: &str, scope: &str) -> Value {
+    json!({"iss": issuer, "aud": aud, "sub": subject, "client_id": subject,
+           "scope": scope, "iat": now(), "exp": now() + 600})
+}
+
+/// The `Authorization` value of a token the provider signs for `subject`, with `notes:read`.
+async fn bearer_for(issuer: &str, resource: &str, subject: &str) -> String {
+    bearer(&own_signed(issuer, claims(issuer, resource, subject, "notes:read")).await)
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs()
+}
+
+/// The server `server` makes (given the URL of the resource it protects, `http://{addr}{path}`)
+/// served on a free port, once ready: its address and that URL.
+async fn serve(path: &str, server: impl FnOnce(&str) -> Server) -> (String, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let resource = format!("http://{addr}{path}");
+    let service = server(&resource).build().unwrap();
+    service.ready().await;
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    (addr, resource)
 }
 
 /// An OAuth server on a free port, serving `/mcp` (or `path`) and the legacy transport.
@@ -209,37 +264,37 @@ async fn start(
     path: &str,
     configure: impl FnOnce(OAuth) -> OAuth,
 ) -> (String, String) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let resource = format!("http://{addr}{path}");
-    let oauth = configure(
-        OAuth::new(&resource)
-            .authorization_server(issuer)
-            .scopes_supported(["notes:read", "notes:write"]),
-    );
-    let service = Server::builder()
-        .tool(write_note)
-        .tool(whoami)
-        .resource(secret)
-        .prompt(draft)
-        // An app page left out of `resources/list`: no list may show it, hidden or not.
-        .resource_def(
-            mcp_runtime::app::UiResource::new("ui://notes/view", "notes-view", "<p>notes</p>")
-                .unlisted()
-                .build(),
-        )
-        .with(Vault)
-        .http_path(path)
-        .legacy_sse(true)
-        .oauth(oauth)
-        .build()
-        .unwrap();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    (addr, resource)
+    serve(path, |resource| {
+        let oauth = configure(
+            OAuth::new(resource)
+                .authorization_server(issuer)
+                .scopes_supported(["notes:read", "notes:write"]),
+        );
+        Server::builder()
+            .tool(write_note)
+            .tool(whoami)
+            .resource(secret)
+            .prompt(draft)
+            // An app page left out of `resources/list`: no list may show it, hidden or not.
+            .resource_def(
+                mcp_runtime::app::UiResource::new("ui://notes/view", "notes-view", "<p>notes</p>")
+                    .unlisted()
+                    .build(),
+            )
+            .with(Vault)
+            .http_path(path)
+            .legacy_sse(true)
+            .oauth(oauth)
+    })
+    .await
+}
+
+/// An OAuth server with nothing beyond `oauth` for `issuer` and what `server` adds.
+async fn serve_oauth(issuer: &str, server: impl FnOnce(Server) -> Server) -> (String, String) {
+    serve("/mcp", |resource| {
+        server(Server::builder()).oauth(OAuth::new(resource).authorization_server(issuer))
+    })
+    .await
 }
 
 /// How a request carries its token.
@@ -250,56 +305,115 @@ enum Carry<'a> {
     Query(&'a str),
 }
 
-/// A handshake-era `initialize` POST.
-fn handshake(addr: &str, path: &str, carry: Carry<'_>) -> Request<String> {
-    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}});
-    build(addr, path, carry, None, body)
-}
-
-/// A 2026-07-28 stateless `tools/call`.
-fn stateless_call(addr: &str, path: &str, carry: Carry<'_>, tool: &str) -> Request<String> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": tool, "arguments": if tool == "whoami" { json!({}) } else { json!({"text": "hi"}) },
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {}}}});
-    build(addr, path, carry, Some(tool), body)
-}
-
-fn build(
-    addr: &str,
-    path: &str,
-    carry: Carry<'_>,
-    tool: Option<&str>,
-    body: Value,
-) -> Request<String> {
+/// `request`, sent to `path` instead of `/mcp`, with its token carried as `carry` says.
+fn carrying(mut request: Request<String>, path: &str, carry: Carry<'_>) -> Request<String> {
     let uri = match carry {
         Carry::Query(token) => format!("{path}?access_token={token}"),
         _ => path.to_owned(),
     };
-    let mut builder = Request::post(uri)
-        .header("host", addr)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
+    *request.uri_mut() = uri.parse().unwrap();
     if let Carry::Header(value) = carry {
-        builder = builder.header("authorization", value);
+        request
+            .headers_mut()
+            .insert("authorization", value.parse().unwrap());
     }
-    if let Some(tool) = tool {
-        builder = builder
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool);
+    request
+}
+
+/// A handshake-era `initialize` request.
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}})
+}
+
+/// A JSON-RPC request.
+fn rpc(id: u32, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A handshake-era `initialize` POST.
+fn handshake(addr: &str, path: &str, carry: Carry<'_>) -> Request<String> {
+    carrying(post(addr, None, initialize()), path, carry)
+}
+
+/// A 2026-07-28 stateless POST of `method` with `params`, to which the `_meta` envelope (no
+/// client capabilities) is added unless they carry their own.
+fn stateless(
+    addr: &str,
+    path: &str,
+    carry: Carry<'_>,
+    method: &str,
+    mut params: Value,
+) -> Request<String> {
+    params
+        .as_object_mut()
+        .expect("params are an object")
+        .entry("_meta")
+        .or_insert_with(|| {
+            json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                   "io.modelcontextprotocol/clientCapabilities": {}})
+        });
+    carrying(stateless_post(addr, 1, method, params), path, carry)
+}
+
+/// A 2026-07-28 stateless `tools/call`.
+fn stateless_call(addr: &str, path: &str, carry: Carry<'_>, tool: &str) -> Request<String> {
+    let arguments = if tool == "whoami" {
+        json!({})
+    } else {
+        json!({"text": "hi"})
+    };
+    let params = json!({"name": tool, "arguments": arguments});
+    stateless(addr, path, carry, "tools/call", params)
+}
+
+/// The response to a stateless call of `tool` on `/mcp` with the `Authorization` value `auth`.
+async fn call_as(addr: &str, auth: &str, tool: &str) -> Response<Incoming> {
+    send(
+        addr,
+        stateless_call(addr, "/mcp", Carry::Header(auth), tool),
+    )
+    .await
+}
+
+/// A handshake-era request in `session` (or none) with `auth`.
+fn in_session(addr: &str, session: Option<&str>, auth: &str, body: Value) -> Request<String> {
+    let mut request = post(addr, session, body);
+    let headers = request.headers_mut();
+    headers.insert(
+        "mcp-protocol-version",
+        HeaderValue::from_static("2025-11-25"),
+    );
+    headers.insert("authorization", auth.parse().unwrap());
+    request
+}
+
+/// The session a handshake-era `initialize` answered with.
+fn session_id(response: &Response<Incoming>) -> String {
+    response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A GET of the legacy transport's `/sse` stream, with `auth` when given.
+fn sse(addr: &str, auth: Option<&str>) -> Request<String> {
+    let mut builder = Request::get("/sse")
+        .header("host", addr)
+        .header("accept", "text/event-stream");
+    if let Some(auth) = auth {
+        builder = builder.header("authorization", auth);
     }
-    builder.body(body.to_string()).unwrap()
+    builder.body(String::new()).unwrap()
 }
 
 /// The first `WWW-Authenticate` challenge, or nothing.
-fn challenge(response: &hyper::Response<hyper::body::Incoming>) -> String {
+fn challenge(response: &Response<Incoming>) -> String {
     challenges(response).into_iter().next().unwrap_or_default()
 }
 
 /// Every `WWW-Authenticate` challenge, in order.
-fn challenges(response: &hyper::Response<hyper::body::Incoming>) -> Vec<String> {
+fn challenges(response: &Response<Incoming>) -> Vec<String> {
     response
         .headers()
         .get_all("www-authenticate")
@@ -319,6 +433,11 @@ async fn metadata(addr: &str, path: &str) -> Value {
     body_json(response).await
 }
 
+/// The text of the first content block of a response's result.
+async fn text_of(response: Response<Incoming>) -> Value {
+    body_json(response).await["result"]["content"][0]["text"].clone()
+}
+
 #[tokio::test]
 async fn the_hostile_token_table_in_both_eras() {
     let provider = provider().await;
@@ -327,10 +446,10 @@ async fn the_hostile_token_table_in_both_eras() {
     let metadata_url = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
 
     let good = token(issuer, &resource, "notes:read notes:write").await;
-    let read_only = token(issuer, &resource, "notes:read").await;
-    let other_resource = token(issuer, "http://127.0.0.1:9/mcp", "notes:read notes:write").await;
-    let base = json!({"iss": issuer, "aud": resource, "sub": "agent", "client_id": "agent",
-                      "scope": "notes:read notes:write", "iat": now(), "exp": now() + 600});
+    let read_only = bearer(&token(issuer, &resource, "notes:read").await);
+    let other_resource =
+        bearer(&token(issuer, "http://127.0.0.1:9/mcp", "notes:read notes:write").await);
+    let base = claims(issuer, &resource, "agent", "notes:read notes:write");
     let with = |patch: Value| {
         let mut claims = base.clone();
         for (k, v) in patch.as_object().unwrap() {
@@ -338,148 +457,65 @@ async fn the_hostile_token_table_in_both_eras() {
         }
         claims
     };
-    let expired = signed(
-        issuer,
-        with(json!({"iat": now() - 7200, "exp": now() - 3600})),
-        "own",
-        json!({}),
-    )
-    .await;
-    let not_yet = signed(issuer, with(json!({"nbf": now() + 3600})), "own", json!({})).await;
-    let wrong_issuer = signed(
-        issuer,
-        with(json!({"iss": "http://127.0.0.1:1"})),
-        "own",
-        json!({}),
-    )
-    .await;
-    let wrong_audience = signed(
-        issuer,
-        with(json!({"aud": "https://other.example/mcp"})),
-        "own",
-        json!({}),
-    )
-    .await;
-    let unknown_kid = signed(
-        issuer,
-        base.clone(),
-        "other",
-        json!({"kid": "rotated-away"}),
-    )
-    .await;
-    let hs256 = signed(issuer, base.clone(), "hs256-public", json!({})).await;
+    let own = async |claims: Value| bearer(&own_signed(issuer, claims).await);
+    let expired = own(with(json!({"iat": now() - 7200, "exp": now() - 3600}))).await;
+    let not_yet = own(with(json!({"nbf": now() + 3600}))).await;
+    let wrong_issuer = own(with(json!({"iss": "http://127.0.0.1:1"}))).await;
+    let wrong_audience = own(with(json!({"aud": "https://other.example/mcp"}))).await;
+    let unknown_kid = bearer(
+        &signed(
+            issuer,
+            base.clone(),
+            "other",
+            json!({"kid": "rotated-away"}),
+        )
+        .await,
+    );
+    let hs256 = bearer(&signed(issuer, base.clone(), "hs256-public", json!({})).await);
     // A control: the provider's key and these claims are accepted, so each row fails only on
     // what it changes.
-    let control = signed(issuer, base.clone(), "own", json!({})).await;
+    let control = own(base.clone()).await;
     let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-    let none = format!(
+    let none = bearer(&format!(
         "{}.{}.",
         b64(&json!({"alg": "none", "typ": "at+jwt"})),
         good.split('.').nth(1).unwrap()
-    );
+    ));
     let tampered = {
         let (head, signature) = good.rsplit_once('.').unwrap();
         let mut signature: Vec<char> = signature.chars().collect();
         let middle = signature.len() / 2;
         signature[middle] = if signature[middle] == 'A' { 'B' } else { 'A' };
-        format!("{head}.{}", signature.into_iter().collect::<String>())
+        bearer(&format!(
+            "{head}.{}",
+            signature.into_iter().collect::<String>()
+        ))
     };
+    let authorized = bearer(&good);
 
-    let bearer = |t: &str| format!("Bearer {t}");
-    let (
-        good_h,
-        control_h,
-        expired_h,
-        not_yet_h,
-        wrong_issuer_h,
-        wrong_audience_h,
-        other_h,
-        none_h,
-        hs_h,
-        kid_h,
-        tampered_h,
-    ) = (
-        bearer(&good),
-        bearer(&control),
-        bearer(&expired),
-        bearer(&not_yet),
-        bearer(&wrong_issuer),
-        bearer(&wrong_audience),
-        bearer(&other_resource),
-        bearer(&none),
-        bearer(&hs256),
-        bearer(&unknown_kid),
-        bearer(&tampered),
-    );
     // (row, how the token travels, status, the `error` of the challenge)
-    let table: Vec<(&str, Carry<'_>, StatusCode, Option<&str>)> = vec![
+    type Row<'a> = (&'a str, Carry<'a>, StatusCode, Option<&'a str>);
+    fn malformed<'a>(row: &'a str, header: &'a str) -> Row<'a> {
+        let error = Some("invalid_request");
+        (row, Carry::Header(header), StatusCode::BAD_REQUEST, error)
+    }
+    fn invalid<'a>(row: &'a str, header: &'a str) -> Row<'a> {
+        let error = Some("invalid_token");
+        (row, Carry::Header(header), StatusCode::UNAUTHORIZED, error)
+    }
+    let table: Vec<Row<'_>> = vec![
         ("no token", Carry::None, StatusCode::UNAUTHORIZED, None),
-        (
-            "malformed header: Bearer alone",
-            Carry::Header("Bearer"),
-            StatusCode::BAD_REQUEST,
-            Some("invalid_request"),
-        ),
-        (
-            "malformed header: two words",
-            Carry::Header("Bearer a b"),
-            StatusCode::BAD_REQUEST,
-            Some("invalid_request"),
-        ),
-        (
-            "expired",
-            Carry::Header(&expired_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "not yet valid",
-            Carry::Header(&not_yet_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "wrong issuer",
-            Carry::Header(&wrong_issuer_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "wrong audience",
-            Carry::Header(&wrong_audience_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "a token for another resource",
-            Carry::Header(&other_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "alg none",
-            Carry::Header(&none_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "HS256 signed with the public key",
-            Carry::Header(&hs_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "unknown kid",
-            Carry::Header(&kid_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
-        (
-            "tampered signature",
-            Carry::Header(&tampered_h),
-            StatusCode::UNAUTHORIZED,
-            Some("invalid_token"),
-        ),
+        malformed("malformed header: Bearer alone", "Bearer"),
+        malformed("malformed header: two words", "Bearer a b"),
+        invalid("expired", &expired),
+        invalid("not yet valid", &not_yet),
+        invalid("wrong issuer", &wrong_issuer),
+        invalid("wrong audience", &wrong_audience),
+        invalid("a token for another resource", &other_resource),
+        invalid("alg none", &none),
+        invalid("HS256 signed with the public key", &hs256),
+        invalid("unknown kid", &unknown_kid),
+        invalid("tampered signature", &tampered),
         (
             "token in the query string only",
             Carry::Query(&good),
@@ -515,59 +551,31 @@ async fn the_hostile_token_table_in_both_eras() {
             }
         }
         // The server still serves a good token after each row.
-        let response = send(
-            &addr,
-            stateless_call(&addr, "/mcp", Carry::Header(&good_h), "whoami"),
-        )
-        .await;
+        let response = call_as(&addr, &authorized, "whoami").await;
         assert_eq!(response.status(), StatusCode::OK, "after {row}");
-        assert_eq!(
-            body_json(response).await["result"]["content"][0]["text"],
-            "agent"
-        );
+        assert_eq!(text_of(response).await, "agent");
     }
 
     // `subscriptions/listen` (2026-07-28) is a POST like any other: no token, no stream.
-    let listen = |auth: Option<&str>| {
-        let mut builder = Request::post("/mcp")
-            .header("host", &addr)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "subscriptions/listen");
-        if let Some(auth) = auth {
-            builder = builder.header("authorization", auth);
-        }
-        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
-            "notifications": {"toolsListChanged": true},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}});
-        builder.body(body.to_string()).unwrap()
+    let listen = |carry| {
+        let params = json!({"notifications": {"toolsListChanged": true}});
+        stateless(&addr, "/mcp", carry, "subscriptions/listen", params)
     };
-    let response = send(&addr, listen(None)).await;
+    let response = send(&addr, listen(Carry::None)).await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     assert!(challenge(&response).contains("resource_metadata="));
-    let response = send(&addr, listen(Some(&expired_h))).await;
+    let response = send(&addr, listen(Carry::Header(&expired))).await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
-    let response = send(&addr, listen(Some(&good_h))).await;
+    let response = send(&addr, listen(Carry::Header(&authorized))).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
 
     // The control token (same key, same claims as the forged rows) is accepted.
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&control_h), "write_note"),
-    )
-    .await;
+    let response = call_as(&addr, &control, "write_note").await;
     assert_eq!(response.status(), StatusCode::OK);
 
     // A missing scope: 403 naming the scope, in both eras, and the handler never ran.
-    let read_h = bearer(&read_only);
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&read_h), "write_note"),
-    )
-    .await;
+    let response = call_as(&addr, &read_only, "write_note").await;
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     let value = challenge(&response);
     assert!(value.contains("error=\"insufficient_scope\""), "{value}");
@@ -577,52 +585,31 @@ async fn the_hostile_token_table_in_both_eras() {
         "{value}"
     );
 
-    let response = send(&addr, handshake(&addr, "/mcp", Carry::Header(&read_h))).await;
+    let response = send(&addr, handshake(&addr, "/mcp", Carry::Header(&read_only))).await;
     assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let session = session_id(&response);
     let call = |auth: &str| {
-        Request::post("/mcp")
-            .header("host", &addr)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("authorization", auth)
-            .body(
-                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                         "params": {"name": "write_note", "arguments": {"text": "hi"}}})
-                .to_string(),
-            )
-            .unwrap()
+        let params = json!({"name": "write_note", "arguments": {"text": "hi"}});
+        in_session(&addr, Some(&session), auth, rpc(2, "tools/call", params))
     };
-    let response = send(&addr, call(&read_h)).await;
+    let response = send(&addr, call(&read_only)).await;
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     assert!(challenge(&response).contains("scope=\"notes:write\""));
     // Step-up: the same session with a token that has the scope (the same principal).
-    let response = send(&addr, call(&good_h)).await;
+    let response = send(&addr, call(&authorized)).await;
     assert_eq!(response.status(), StatusCode::OK);
-    let text = body_json(response).await["result"]["content"][0]["text"].clone();
-    assert_eq!(text, "agent wrote hi with notes:read,notes:write");
+    assert_eq!(
+        text_of(response).await,
+        "agent wrote hi with notes:read,notes:write"
+    );
 
     // The legacy HTTP+SSE transport is protected too.
-    let sse = |auth: Option<&str>| {
-        let mut builder = Request::get("/sse")
-            .header("host", &addr)
-            .header("accept", "text/event-stream");
-        if let Some(auth) = auth {
-            builder = builder.header("authorization", auth);
-        }
-        builder.body(String::new()).unwrap()
-    };
-    let response = send(&addr, sse(None)).await;
+    let response = send(&addr, sse(&addr, None)).await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     assert!(challenge(&response).contains("resource_metadata="));
-    let response = send(&addr, sse(Some(&expired_h))).await;
+    let response = send(&addr, sse(&addr, Some(&expired))).await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
-    let response = send(&addr, sse(Some(&good_h))).await;
+    let response = send(&addr, sse(&addr, Some(&authorized))).await;
     assert_eq!(response.status(), StatusCode::OK);
 }
 
@@ -661,46 +648,37 @@ async fn introspection_accepts_an_active_token_and_refuses_it_once_revoked() {
         !opaque.contains('.'),
         "an opaque token, not a JWT: {opaque}"
     );
-    let header = format!("Bearer {opaque}");
-    for request in [
-        handshake(&addr, "/opaque/mcp", Carry::Header(&header)),
-        stateless_call(&addr, "/opaque/mcp", Carry::Header(&header), "write_note"),
-    ] {
+    let header = bearer(&opaque);
+    let both_eras = || {
+        [
+            (
+                "handshake era",
+                handshake(&addr, "/opaque/mcp", Carry::Header(&header)),
+            ),
+            (
+                "2026-07-28",
+                stateless_call(&addr, "/opaque/mcp", Carry::Header(&header), "write_note"),
+            ),
+        ]
+    };
+    for (era, request) in both_eras() {
         let response = send(&addr, request).await;
-        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.status(), StatusCode::OK, "{era}");
     }
     // A token for another resource is active at the provider, but not for this server.
-    let elsewhere = token(issuer, "http://127.0.0.1:9/opaque/mcp", "notes:read").await;
+    let elsewhere = bearer(&token(issuer, "http://127.0.0.1:9/opaque/mcp", "notes:read").await);
     let response = send(
         &addr,
-        handshake(
-            &addr,
-            "/opaque/mcp",
-            Carry::Header(&format!("Bearer {elsewhere}")),
-        ),
+        handshake(&addr, "/opaque/mcp", Carry::Header(&elsewhere)),
     )
     .await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
 
-    let revoked = form(
-        issuer,
-        "/token/revocation",
-        ("agent", "agent-secret"),
-        &[("token", &opaque)],
-    )
-    .await;
+    let revocation = [("token", opaque.as_str())];
+    let revoked = form(issuer, "/token/revocation", AGENT, &revocation, None).await;
     assert_eq!(revoked["status"], 200, "{revoked}");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    for (era, request) in [
-        (
-            "handshake era",
-            handshake(&addr, "/opaque/mcp", Carry::Header(&header)),
-        ),
-        (
-            "2026-07-28",
-            stateless_call(&addr, "/opaque/mcp", Carry::Header(&header), "write_note"),
-        ),
-    ] {
+    for (era, request) in both_eras() {
         let response = send(&addr, request).await;
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{era}");
         assert!(
@@ -710,75 +688,34 @@ async fn introspection_accepts_an_active_token_and_refuses_it_once_revoked() {
     }
 }
 
-/// A handshake-era request in `session` (or none) with `auth`.
-fn in_session(addr: &str, session: Option<&str>, auth: &str, body: Value) -> Request<String> {
-    let mut builder = Request::post("/mcp")
-        .header("host", addr)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", auth);
-    if let Some(session) = session {
-        builder = builder.header("mcp-session-id", session);
-    }
-    builder.body(body.to_string()).unwrap()
-}
-
 #[tokio::test]
 async fn server_resource_and_prompt_scopes_and_sessions_bound_to_their_principal() {
     let provider = provider().await;
     let issuer = &provider.issuer;
     let (addr, resource) = start(issuer, "/mcp", |o| o).await;
-    let writer = format!(
-        "Bearer {}",
-        token(issuer, &resource, "notes:read notes:write").await
-    );
-    let admin = format!(
-        "Bearer {}",
-        token(issuer, &resource, "notes:read notes:write admin").await
-    );
-    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
-    let mallory = format!(
-        "Bearer {}",
-        signed(
-            issuer,
-            json!({"iss": issuer, "aud": resource, "sub": "mallory", "client_id": "mallory",
-                   "scope": "notes:read notes:write admin", "iat": now(), "exp": now() + 600}),
-            "own",
-            json!({}),
-        )
-        .await
-    );
+    let writer = bearer(&token(issuer, &resource, "notes:read notes:write").await);
+    let admin = bearer(&token(issuer, &resource, "notes:read notes:write admin").await);
+    let reader = bearer(&token(issuer, &resource, "notes:read").await);
+    let mallory_claims = claims(issuer, &resource, "mallory", "notes:read notes:write admin");
+    let mallory = bearer(&own_signed(issuer, mallory_claims).await);
 
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}});
-    let response = send(&addr, in_session(&addr, None, &reader, init)).await;
+    let response = send(&addr, in_session(&addr, None, &reader, initialize())).await;
     assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let call = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let session = session_id(&response);
+    let in_this_session = |auth: &str, body: Value| in_session(&addr, Some(&session), auth, body);
 
     // `#[server(scopes)]` adds to the item's own: the 403 names both.
-    let purge = call(1, "tools/call", json!({"name": "purge", "arguments": {}}));
-    let response = send(
-        &addr,
-        in_session(&addr, Some(&session), &writer, purge.clone()),
-    )
-    .await;
+    let purge = rpc(1, "tools/call", json!({"name": "purge", "arguments": {}}));
+    let response = send(&addr, in_this_session(&writer, purge.clone())).await;
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     assert!(
         challenge(&response).contains("scope=\"notes:write admin\""),
         "{}",
         challenge(&response)
     );
-    let response = send(&addr, in_session(&addr, Some(&session), &admin, purge)).await;
+    let response = send(&addr, in_this_session(&admin, purge)).await;
     assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(
-        body_json(response).await["result"]["content"][0]["text"],
-        "purged"
-    );
+    assert_eq!(text_of(response).await, "purged");
 
     // Resources and prompts declare theirs too.
     for (method, params) in [
@@ -787,12 +724,7 @@ async fn server_resource_and_prompt_scopes_and_sessions_bound_to_their_principal
     ] {
         let response = send(
             &addr,
-            in_session(
-                &addr,
-                Some(&session),
-                &reader,
-                call(2, method, params.clone()),
-            ),
+            in_this_session(&reader, rpc(2, method, params.clone())),
         )
         .await;
         assert_eq!(response.status(), StatusCode::FORBIDDEN, "{method}");
@@ -800,35 +732,21 @@ async fn server_resource_and_prompt_scopes_and_sessions_bound_to_their_principal
             challenge(&response).contains("scope=\"notes:write\""),
             "{method}"
         );
-        let response = send(
-            &addr,
-            in_session(&addr, Some(&session), &writer, call(3, method, params)),
-        )
-        .await;
+        let response = send(&addr, in_this_session(&writer, rpc(3, method, params))).await;
         assert_eq!(response.status(), StatusCode::OK, "{method}");
         assert!(body_json(response).await["result"].is_object(), "{method}");
     }
 
     // The session is the agent's: another principal's valid token does not find it.
-    let ping = call(4, "ping", json!({}));
-    let response = send(
-        &addr,
-        in_session(&addr, Some(&session), &mallory, ping.clone()),
-    )
-    .await;
+    let ping = rpc(4, "ping", json!({}));
+    let response = send(&addr, in_this_session(&mallory, ping.clone())).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
-    let response = send(&addr, in_session(&addr, Some(&session), &reader, ping)).await;
+    let response = send(&addr, in_this_session(&reader, ping)).await;
     assert_eq!(response.status(), StatusCode::OK);
 
     // The legacy transport: the stream's session is bound the same way, and scopes are checked
     // on each POST.
-    let sse = Request::get("/sse")
-        .header("host", &addr)
-        .header("accept", "text/event-stream")
-        .header("authorization", &reader)
-        .body(String::new())
-        .unwrap();
-    let response = send(&addr, sse).await;
+    let response = send(&addr, sse(&addr, Some(&reader))).await;
     assert_eq!(response.status(), StatusCode::OK);
     let mut body = response.into_body();
     let mut text = String::new();
@@ -870,7 +788,7 @@ async fn server_resource_and_prompt_scopes_and_sessions_bound_to_their_principal
         send(&addr, post(&reader, legacy_init)).await.status(),
         StatusCode::ACCEPTED
     );
-    let write = call(
+    let write = rpc(
         5,
         "tools/call",
         json!({"name": "write_note", "arguments": {"text": "x"}}),
@@ -890,21 +808,10 @@ async fn lists_can_hide_what_the_caller_may_not_use() {
     let issuer = &provider.issuer;
     let (addr, resource) = start(issuer, "/mcp", |o| o.hide_unauthorized(true)).await;
     let (shown, shown_resource) = start(issuer, "/mcp", |o| o).await;
-    let list = |addr: &str, auth: &str, method: &str| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}});
-        Request::post("/mcp")
-            .header("host", addr)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", method)
-            .header("authorization", auth)
-            .body(body.to_string())
-            .unwrap()
-    };
-    let names = |result: &Value, key: &str, field: &str| -> Vec<String> {
+    // The names (or URIs) in a stateless `method` list's `key`, sorted.
+    let listed = async |addr: &str, auth: &str, method: &str, key: &str, field: &str| {
+        let request = stateless(addr, "/mcp", Carry::Header(auth), method, json!({}));
+        let result = body_json(send(addr, request).await).await;
         let mut names: Vec<String> = result["result"][key]
             .as_array()
             .unwrap_or_else(|| panic!("{result}"))
@@ -914,36 +821,27 @@ async fn lists_can_hide_what_the_caller_may_not_use() {
         names.sort();
         names
     };
-    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
-    let admin = format!(
-        "Bearer {}",
-        token(issuer, &resource, "notes:read notes:write admin").await
-    );
-    let tools = body_json(send(&addr, list(&addr, &reader, "tools/list")).await).await;
-    assert_eq!(names(&tools, "tools", "name"), ["whoami"]);
-    let tools = body_json(send(&addr, list(&addr, &admin, "tools/list")).await).await;
+    let tools = async |addr, auth| listed(addr, auth, "tools/list", "tools", "name").await;
+    let resources =
+        async |addr, auth| listed(addr, auth, "resources/list", "resources", "uri").await;
+    let reader = bearer(&token(issuer, &resource, "notes:read").await);
+    let admin = bearer(&token(issuer, &resource, "notes:read notes:write admin").await);
+    assert_eq!(tools(&addr, &reader).await, ["whoami"]);
     assert_eq!(
-        names(&tools, "tools", "name"),
+        tools(&addr, &admin).await,
         ["purge", "whoami", "write_note"]
     );
-    let prompts = body_json(send(&addr, list(&addr, &reader, "prompts/list")).await).await;
-    assert!(names(&prompts, "prompts", "name").is_empty());
-    let resources = body_json(send(&addr, list(&addr, &reader, "resources/list")).await).await;
-    assert!(names(&resources, "resources", "uri").is_empty());
-    let resources = body_json(send(&addr, list(&addr, &admin, "resources/list")).await).await;
-    assert_eq!(names(&resources, "resources", "uri"), ["notes://secret"]);
+    let prompts = listed(&addr, &reader, "prompts/list", "prompts", "name").await;
+    assert!(prompts.is_empty());
+    assert!(resources(&addr, &reader).await.is_empty());
+    assert_eq!(resources(&addr, &admin).await, ["notes://secret"]);
     // Off by default: the same token sees everything on a server that does not hide.
-    let other = format!(
-        "Bearer {}",
-        token(issuer, &shown_resource, "notes:read").await
-    );
-    let tools = body_json(send(&shown, list(&shown, &other, "tools/list")).await).await;
+    let other = bearer(&token(issuer, &shown_resource, "notes:read").await);
     assert_eq!(
-        names(&tools, "tools", "name"),
+        tools(&shown, &other).await,
         ["purge", "whoami", "write_note"]
     );
-    let resources = body_json(send(&shown, list(&shown, &other, "resources/list")).await).await;
-    assert_eq!(names(&resources, "resources", "uri"), ["notes://secret"]);
+    assert_eq!(resources(&shown, &other).await, ["notes://secret"]);
 }
 
 #[tokio::test]
@@ -955,46 +853,40 @@ async fn a_rotated_key_is_fetched_on_its_first_token_at_most_once_per_interval()
     })
     .await;
     // The server has fetched the JWKS once (a good token).
-    let good = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&good), "whoami"),
-    )
-    .await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let claims = json!({"iss": issuer, "aud": resource, "sub": "agent", "client_id": "agent",
-                        "scope": "notes:read", "iat": now(), "exp": now() + 600});
-    let rotated = format!(
-        "Bearer {}",
-        signed(issuer, claims, "other", json!({"kid": "test-key-2"})).await
+    let good = bearer(&token(issuer, &resource, "notes:read").await);
+    assert_eq!(
+        call_as(&addr, &good, "whoami").await.status(),
+        StatusCode::OK
     );
-    let call = || stateless_call(&addr, "/mcp", Carry::Header(&rotated), "whoami");
+    let claims = claims(issuer, &resource, "agent", "notes:read");
+    let rotated = bearer(&signed(issuer, claims, "other", json!({"kid": "test-key-2"})).await);
     // Not published yet: refused; past the interval since the first fetch, this unknown kid
     // fetches the JWKS again, which has nothing new.
     tokio::time::sleep(Duration::from_millis(2200)).await;
-    assert_eq!(send(&addr, call()).await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        call_as(&addr, &rotated, "whoami").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
     let request = Request::post("/test/rotate")
         .header("host", authority(issuer))
         .body(String::new())
         .unwrap();
     send(authority(issuer), request).await;
     // Published now, but the last fetch was moments ago: not fetched again yet.
-    assert_eq!(send(&addr, call()).await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        call_as(&addr, &rotated, "whoami").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
     tokio::time::sleep(Duration::from_millis(2200)).await;
     // Past the interval, the unknown kid fetches the JWKS again and the new key verifies.
-    let response = send(&addr, call()).await;
+    let response = call_as(&addr, &rotated, "whoami").await;
     assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(
-        body_json(response).await["result"]["content"][0]["text"],
-        "agent"
-    );
+    assert_eq!(text_of(response).await, "agent");
     // The old key still works.
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&good), "whoami"),
-    )
-    .await;
-    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        call_as(&addr, &good, "whoami").await.status(),
+        StatusCode::OK
+    );
 }
 
 /// A P-256 key made for the DPoP tests (PKCS #8), and its public JWK's coordinates.
@@ -1038,20 +930,9 @@ fn dpop_proof(method: &str, url: &str, token: Option<&str>) -> String {
 /// A DPoP-bound access token from the provider (its `cnf.jkt` is the test key's thumbprint).
 async fn dpop_token(issuer: &str, resource: &str, scope: &str) -> String {
     let proof = dpop_proof("POST", &format!("{issuer}/token"), None);
-    let answer = form_with(
-        issuer,
-        "/token",
-        ("agent", "agent-secret"),
-        &[
-            ("grant_type", "client_credentials"),
-            ("scope", scope),
-            ("resource", resource),
-        ],
-        Some(&proof),
-    )
-    .await;
+    let answer = client_credentials(issuer, AGENT, resource, scope, Some(&proof)).await;
     assert_eq!(answer["token_type"], "DPoP", "{answer}");
-    answer["access_token"].as_str().unwrap().to_owned()
+    access_token(&answer)
 }
 
 /// `request` with `Authorization: DPoP <token>` and `proof` (when given) in `DPoP`.
@@ -1122,16 +1003,7 @@ async fn dpop_bound_tokens_are_served_with_their_proof_only() {
     }
 
     // A bound token sent as a bearer token, and an unbound one with a valid proof: refused.
-    let response = send(
-        &addr,
-        stateless_call(
-            &addr,
-            "/mcp",
-            Carry::Header(&format!("Bearer {bound}")),
-            "whoami",
-        ),
-    )
-    .await;
+    let response = call_as(&addr, &bearer(&bound), "whoami").await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     assert!(challenge(&response).contains("error=\"invalid_token\""));
     let unbound = token(issuer, &resource, "notes:read notes:write").await;
@@ -1139,16 +1011,7 @@ async fn dpop_bound_tokens_are_served_with_their_proof_only() {
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     assert!(challenges(&response)[1].contains("error=\"invalid_token\""));
     // The unbound token is still good as a bearer token here.
-    let response = send(
-        &addr,
-        stateless_call(
-            &addr,
-            "/mcp",
-            Carry::Header(&format!("Bearer {unbound}")),
-            "whoami",
-        ),
-    )
-    .await;
+    let response = call_as(&addr, &bearer(&unbound), "whoami").await;
     assert_eq!(response.status(), StatusCode::OK);
 
     // No token: both challenges, so a client knows DPoP is taken.
@@ -1171,16 +1034,7 @@ async fn dpop_bound_tokens_are_served_with_their_proof_only() {
 
     // A server with DPoP off refuses the bound token as a bearer token too.
     let (plain, _) = start(issuer, "/mcp", |o| o).await;
-    let response = send(
-        &plain,
-        stateless_call(
-            &plain,
-            "/mcp",
-            Carry::Header(&format!("Bearer {bound}")),
-            "whoami",
-        ),
-    )
-    .await;
+    let response = call_as(&plain, &bearer(&bound), "whoami").await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     let only = challenges(&response);
     assert!(
@@ -1199,16 +1053,7 @@ async fn a_server_that_requires_dpop_refuses_bearer_tokens() {
     let issuer = &provider.issuer;
     let (addr, resource) = start(issuer, "/mcp", OAuth::require_dpop).await;
     let unbound = token(issuer, &resource, "notes:read notes:write").await;
-    let response = send(
-        &addr,
-        stateless_call(
-            &addr,
-            "/mcp",
-            Carry::Header(&format!("Bearer {unbound}")),
-            "whoami",
-        ),
-    )
-    .await;
+    let response = call_as(&addr, &bearer(&unbound), "whoami").await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     let only = challenges(&response);
     assert_eq!(only.len(), 1, "{only:?}");
@@ -1238,37 +1083,15 @@ async fn chore() -> String {
 async fn a_principal_holds_its_share_of_live_tasks_and_another_principal_is_served() {
     let provider = provider().await;
     let issuer = &provider.issuer;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let resource = format!("http://{addr}/mcp");
-    let service = Server::builder()
-        .tool(chore)
-        .max_live_tasks(20)
-        .oauth(OAuth::new(&resource).authorization_server(issuer))
-        .build()
-        .unwrap();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    let bearer = async |sub: &str| {
-        let claims = json!({"iss": issuer, "aud": resource, "sub": sub, "client_id": sub,
-                            "scope": "notes:read", "iat": now(), "exp": now() + 600});
-        format!("Bearer {}", signed(issuer, claims, "own", json!({})).await)
-    };
-    let (attacker, victim) = (bearer("attacker").await, bearer("victim").await);
+    let (addr, resource) = serve_oauth(issuer, |s| s.tool(chore).max_live_tasks(20)).await;
+    let attacker = bearer_for(issuer, &resource, "attacker").await;
+    let victim = bearer_for(issuer, &resource, "victim").await;
     let stateless = |auth: &str| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "chore", "arguments": {},
+        let params = json!({"name": "chore", "arguments": {},
             "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                       "io.modelcontextprotocol/clientCapabilities":
-                          {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}});
-        let mut request = build(&addr, "/mcp", Carry::Header(auth), Some("chore"), body);
-        request
-            .headers_mut()
-            .insert("mcp-name", "chore".parse().unwrap());
-        request
+                          {"extensions": {"io.modelcontextprotocol/tasks": {}}}}});
+        stateless(&addr, "/mcp", Carry::Header(auth), "tools/call", params)
     };
     for n in 0..2 {
         let created = body_json(send(&addr, stateless(&attacker)).await).await;
@@ -1286,16 +1109,14 @@ async fn a_principal_holds_its_share_of_live_tasks_and_another_principal_is_serv
         "{refused}"
     );
     // The same principal through a session of the handshake era: the same share.
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let response = send(&addr, in_session(&addr, None, &attacker, init.clone())).await;
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let task_call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "chore", "arguments": {}, "task": {}}});
-    let refused = mcp_tests::http::response_of(
+    let response = send(&addr, in_session(&addr, None, &attacker, initialize())).await;
+    let session = session_id(&response);
+    let task_call = rpc(
+        2,
+        "tools/call",
+        json!({"name": "chore", "arguments": {}, "task": {}}),
+    );
+    let refused = response_of(
         &addr,
         in_session(&addr, Some(&session), &attacker, task_call.clone()),
     )
@@ -1310,25 +1131,12 @@ async fn a_principal_holds_its_share_of_live_tasks_and_another_principal_is_serv
     // Another principal, from the same address: served, in both eras.
     let served = body_json(send(&addr, stateless(&victim)).await).await;
     assert_eq!(served["result"]["status"], "completed", "{served}");
-    let response = send(&addr, in_session(&addr, None, &victim, init)).await;
-    let theirs = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let served =
-        mcp_tests::http::response_of(&addr, in_session(&addr, Some(&theirs), &victim, task_call))
-            .await;
+    let response = send(&addr, in_session(&addr, None, &victim, initialize())).await;
+    let theirs = session_id(&response);
+    let served = response_of(&addr, in_session(&addr, Some(&theirs), &victim, task_call)).await;
     assert_eq!(served["result"]["task"]["status"], "completed", "{served}");
-    let listed = mcp_tests::http::response_of(
-        &addr,
-        in_session(
-            &addr,
-            Some(&theirs),
-            &victim,
-            json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list", "params": {}}),
-        ),
-    )
-    .await;
+    let list = rpc(3, "tasks/list", json!({}));
+    let listed = response_of(&addr, in_session(&addr, Some(&theirs), &victim, list)).await;
     assert_eq!(
         listed["result"]["tasks"].as_array().unwrap().len(),
         2,
@@ -1351,39 +1159,25 @@ const API_AUDIENCE: &str = "https://api.example.com";
 
 /// A server whose one tool forwards the caller's token; `expose` keeps tokens for handlers.
 async fn start_forwarding(issuer: &str, expose: bool) -> (String, String) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let resource = format!("http://{addr}/mcp");
-    let mut oauth = OAuth::new(&resource).authorization_server(issuer);
-    if expose {
-        oauth = oauth.expose_access_token();
-    }
-    let service = Server::builder()
-        .tool(forwarding::echo_json)
-        .oauth(oauth)
-        .build()
-        .unwrap();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    (addr, resource)
+    serve("/mcp", |resource| {
+        let mut oauth = OAuth::new(resource).authorization_server(issuer);
+        if expose {
+            oauth = oauth.expose_access_token();
+        }
+        Server::builder().tool(forwarding::echo_json).oauth(oauth)
+    })
+    .await
 }
 
 /// What the forwarding tool answered for a stateless call carrying `token`.
 async fn forwarded(addr: &str, token: &str) -> (bool, String) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "forwarding_echo_json", "arguments": {"name": "n"},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let bearer = format!("Bearer {token}");
-    let request = build(
+    let params = json!({"name": "forwarding_echo_json", "arguments": {"name": "n"}});
+    let request = stateless(
         addr,
         "/mcp",
-        Carry::Header(&bearer),
-        Some("forwarding_echo_json"),
-        body,
+        Carry::Header(&bearer(token)),
+        "tools/call",
+        params,
     );
     let answer = body_json(send(addr, request).await).await;
     let result = &answer["result"];
@@ -1406,23 +1200,18 @@ async fn a_caller_token_is_forwarded_only_when_kept_and_issued_for_the_api() {
                 .forward_caller_token(API_AUDIENCE),
         )
         .unwrap();
-    let (addr, resource) = start_forwarding(issuer, true).await;
-    let claims = |aud: Value| {
-        json!({"iss": issuer, "aud": aud, "sub": "agent", "client_id": "agent",
-               "scope": "notes:read", "iat": now(), "exp": now() + 600})
+    // A token issued for this server and the API.
+    let for_both = async |resource: &str| {
+        let claims = claims(issuer, [resource, API_AUDIENCE], "agent", "notes:read");
+        own_signed(issuer, claims).await
     };
+    let (addr, resource) = start_forwarding(issuer, true).await;
     // Issued for this server and the API: forwarded as it came.
-    let both = signed(
-        issuer,
-        claims(json!([resource, API_AUDIENCE])),
-        "own",
-        json!({}),
-    )
-    .await;
+    let both = for_both(&resource).await;
     let (failed, text) = forwarded(&addr, &both).await;
     assert!(!failed, "{text}");
     let seen: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(seen["headers"]["authorization"], format!("Bearer {both}"));
+    assert_eq!(seen["headers"]["authorization"], bearer(&both));
     // Issued for this server only (a real client-credentials token): not sent to the API.
     let own = token(issuer, &resource, "notes:read").await;
     let (failed, text) = forwarded(&addr, &own).await;
@@ -1433,13 +1222,7 @@ async fn a_caller_token_is_forwarded_only_when_kept_and_issued_for_the_api() {
     );
     // A server that does not keep tokens has none to forward.
     let (addr, resource) = start_forwarding(issuer, false).await;
-    let both = signed(
-        issuer,
-        claims(json!([resource, API_AUDIENCE])),
-        "own",
-        json!({}),
-    )
-    .await;
+    let both = for_both(&resource).await;
     let (failed, text) = forwarded(&addr, &both).await;
     assert!(failed);
     assert!(text.contains("does not keep it"), "{text}");
@@ -1454,51 +1237,24 @@ async fn profile(text: String, caller: Principal) -> String {
     format!("{} (run {run}, {text})", caller.subject().unwrap_or("?"))
 }
 
-/// An OAuth server with a rate limit per principal and a response cache.
-async fn start_layered(issuer: &str) -> (String, String) {
+#[tokio::test]
+async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() {
     use mcp_runtime::middleware::{CacheLayer, RateKey, RateLimitLayer};
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let resource = format!("http://{addr}/mcp");
-    let service = Server::builder()
-        .tool(profile)
-        .tool(whoami)
-        .oauth(OAuth::new(&resource).authorization_server(issuer))
-        .layer(CacheLayer::new())
-        .layer(
+    let provider = provider().await;
+    let issuer = &provider.issuer;
+    // A rate limit per principal and a response cache.
+    let (addr, resource) = serve_oauth(issuer, |s| {
+        s.tool(profile).tool(whoami).layer(CacheLayer::new()).layer(
             // Three a minute: nothing refills while the test runs, however slow the machine.
             RateLimitLayer::new(3, std::time::Duration::from_secs(60))
                 .key(RateKey::principal())
                 .methods(["tools/call"]),
         )
-        .build()
-        .unwrap();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    (addr, resource)
-}
-
-/// A token the provider signs for `subject`.
-async fn token_for(issuer: &str, resource: &str, subject: &str) -> String {
-    let claims = json!({"iss": issuer, "aud": resource, "sub": subject, "client_id": subject,
-        "scope": "notes:read", "iat": now(), "exp": now() + 600});
-    format!("Bearer {}", signed(issuer, claims, "own", json!({})).await)
-}
-
-#[tokio::test]
-async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() {
-    let provider = provider().await;
-    let issuer = &provider.issuer;
-    let (addr, resource) = start_layered(issuer).await;
-    let alice = token_for(issuer, &resource, "alice").await;
-    let bob = token_for(issuer, &resource, "bob").await;
-    let ask = |tool: &str, auth: &str| {
-        let request = stateless_call(&addr, "/mcp", Carry::Header(auth), tool);
-        send(&addr, request)
-    };
+    })
+    .await;
+    let alice = bearer_for(issuer, &resource, "alice").await;
+    let bob = bearer_for(issuer, &resource, "bob").await;
+    let ask = |tool, auth| call_as(&addr, auth, tool);
 
     // The cache: alice's second call is hers from the cache, bob gets his own.
     let first = body_json(ask("profile", &alice).await).await;
@@ -1535,87 +1291,30 @@ async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() 
     }
 }
 
-/// A token for `resource` from the client credentials of `client` (another principal than the
-/// `agent` of [`token`]).
-async fn token_of(issuer: &str, client: (&str, &str), resource: &str, scope: &str) -> String {
-    let answer = form(
-        issuer,
-        "/token",
-        client,
-        &[
-            ("grant_type", "client_credentials"),
-            ("scope", scope),
-            ("resource", resource),
-        ],
-    )
-    .await;
-    answer["access_token"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no token: {answer}"))
-        .to_owned()
-}
-
 #[tokio::test]
 async fn with_oauth_the_fair_shares_are_a_principals_wherever_it_connects_from() {
     use mcp_tests::http::send_from;
     let provider = provider().await;
     let issuer = &provider.issuer;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let resource = format!("http://{addr}/mcp");
     // Eight sessions in all: two for each principal.
-    let service = Server::builder()
-        .tool(whoami)
-        .max_sessions(8)
-        .oauth(OAuth::new(&resource).authorization_server(issuer))
-        .build()
-        .unwrap();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    let attacker = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
-    let victim = format!(
-        "Bearer {}",
-        token_of(
-            issuer,
-            ("mcp-server", "mcp-server-secret"),
-            &resource,
-            "notes:read"
-        )
-        .await
-    );
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "fair", "version": "1"}}});
+    let (addr, resource) = serve_oauth(issuer, |s| s.tool(whoami).max_sessions(8)).await;
+    let attacker = bearer(&token(issuer, &resource, "notes:read").await);
+    let server_client = ("mcp-server", "mcp-server-secret");
+    let victim = bearer(&token_of(issuer, server_client, &resource, "notes:read").await);
+    let init = |auth: &str| in_session(&addr, None, auth, initialize());
     // The attacker's principal gets two sessions, from two addresses; from a third it is still
     // the same client, at its share.
     for from in ["127.0.0.2", "127.0.0.4"] {
-        let response = send_from(
-            &addr,
-            from,
-            in_session(&addr, None, &attacker, init.clone()),
-        )
-        .await;
+        let response = send_from(&addr, from, init(&attacker)).await;
         assert_eq!(response.status(), StatusCode::OK, "{from}");
     }
-    let refused = send_from(
-        &addr,
-        "127.0.0.5",
-        in_session(&addr, None, &attacker, init.clone()),
-    )
-    .await;
+    let refused = send_from(&addr, "127.0.0.5", init(&attacker)).await;
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     // Another principal on the attacker's own address is another client: served.
-    let response = send_from(&addr, "127.0.0.2", in_session(&addr, None, &victim, init)).await;
+    let response = send_from(&addr, "127.0.0.2", init(&victim)).await;
     assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "whoami", "arguments": {}}});
+    let session = session_id(&response);
+    let call = rpc(1, "tools/call", json!({"name": "whoami", "arguments": {}}));
     let response = send_from(
         &addr,
         "127.0.0.2",
@@ -1642,58 +1341,35 @@ async fn a_gateways_proxied_and_mounted_items_need_their_scopes() {
 
     let provider = provider().await;
     let issuer = &provider.issuer;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let resource = format!("http://{addr}/mcp");
     let everything =
         StdioCommand::new(mcp_tests::example_binary("everything")).stderr(Stderr::Null);
-    let service = Server::builder()
-        .mount(
-            "vault",
-            Server::builder().tool(whoami).required_scopes(["admin"]),
-        )
-        .proxy("ev", Upstream::command(everything).scopes(["notes:write"]))
-        .oauth(
-            OAuth::new(&resource)
-                .authorization_server(issuer)
-                .scopes_supported(["notes:read", "notes:write", "admin"]),
-        )
-        .build()
-        .unwrap();
-    service.ready().await;
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
-    let reader = format!("Bearer {}", token(issuer, &resource, "notes:read").await);
-    let writer = format!(
-        "Bearer {}",
-        token(issuer, &resource, "notes:read notes:write").await
-    );
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&reader), "ev_test_simple_text"),
-    )
+    let (addr, resource) = serve("/mcp", |resource| {
+        Server::builder()
+            .mount(
+                "vault",
+                Server::builder().tool(whoami).required_scopes(["admin"]),
+            )
+            .proxy("ev", Upstream::command(everything).scopes(["notes:write"]))
+            .oauth(
+                OAuth::new(resource)
+                    .authorization_server(issuer)
+                    .scopes_supported(["notes:read", "notes:write", "admin"]),
+            )
+    })
     .await;
+    let reader = bearer(&token(issuer, &resource, "notes:read").await);
+    let writer = bearer(&token(issuer, &resource, "notes:read notes:write").await);
+    let response = call_as(&addr, &reader, "ev_test_simple_text").await;
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     assert!(
         challenge(&response).contains("scope=\"notes:write\""),
         "{}",
         challenge(&response)
     );
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&writer), "ev_test_simple_text"),
-    )
-    .await;
+    let response = call_as(&addr, &writer, "ev_test_simple_text").await;
     assert_eq!(response.status(), StatusCode::OK);
     assert!(body_json(response).await["result"]["content"].is_array());
-    let response = send(
-        &addr,
-        stateless_call(&addr, "/mcp", Carry::Header(&writer), "vault_whoami"),
-    )
-    .await;
+    let response = call_as(&addr, &writer, "vault_whoami").await;
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     assert!(
         challenge(&response).contains("admin"),

@@ -49,6 +49,69 @@ async fn drain(client: &Client) -> Vec<Value> {
     messages
 }
 
+/// A stateless client of [`server`].
+async fn stateless_client() -> Client {
+    Client::builder()
+        .stateless()
+        .connect(server())
+        .await
+        .unwrap()
+}
+
+/// A client of [`server`] that sends its own lines, with no handshake.
+async fn raw_client() -> Client {
+    Client::builder()
+        .skip_initialize()
+        .connect(server())
+        .await
+        .unwrap()
+}
+
+/// A stateless client that waits a short while for messages.
+fn quiet() -> mcp_runtime::testing::ClientBuilder {
+    Client::builder()
+        .stateless()
+        .timeout(Duration::from_millis(300))
+}
+
+/// `subscriptions/listen` with the JSON-RPC id `id` for `notifications`: the first message
+/// the server sends back (its acknowledgement).
+async fn listen(client: &Client, id: Value, notifications: Value) -> Value {
+    let listen = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": envelope(), "notifications": notifications}});
+    client
+        .send_line_and_receive(listen.to_string())
+        .await
+        .unwrap()
+}
+
+/// The whole JSON-RPC response to a `tools/call` with `params`.
+async fn call_raw(client: &Client, params: Value) -> Value {
+    client.request_raw("tools/call", params).await.unwrap()
+}
+
+/// The interview's retry with `input_responses` and the request state it was given.
+async fn retry_interview(
+    client: &Client,
+    input_responses: Value,
+    state: impl serde::Serialize,
+) -> Value {
+    let params = json!({"name": "interview", "arguments": {},
+                        "inputResponses": input_responses, "requestState": state});
+    call_raw(client, params).await
+}
+
+/// The key of a result's first input request.
+fn first_input_key(result: &Value) -> String {
+    result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone()
+}
+
 fn envelope() -> Value {
     json!({VERSION_KEY: "2026-07-28", CAPS_KEY: {}})
 }
@@ -91,11 +154,7 @@ async fn discover_describes_the_server_without_a_handshake() {
 
 #[tokio::test]
 async fn every_result_is_stamped_and_lists_carry_cache_hints() {
-    let client = Client::builder()
-        .stateless()
-        .connect(server())
-        .await
-        .unwrap();
+    let client = stateless_client().await;
     let tools = client.request("tools/list", json!({})).await.unwrap();
     assert_eq!(tools["resultType"], "complete");
     assert_eq!(tools["ttlMs"], 0);
@@ -147,11 +206,7 @@ async fn every_result_is_stamped_and_lists_carry_cache_hints() {
 
 #[tokio::test]
 async fn the_envelope_is_checked_key_by_key_and_version_by_version() {
-    let client = Client::builder()
-        .skip_initialize()
-        .connect(server())
-        .await
-        .unwrap();
+    let client = raw_client().await;
     let request = |id: u32, method: &str, meta: Value| {
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta}}).to_string()
     };
@@ -238,11 +293,7 @@ async fn the_envelope_is_checked_key_by_key_and_version_by_version() {
 
 #[tokio::test]
 async fn discover_never_locks_the_era_and_both_eras_share_a_connection() {
-    let client = Client::builder()
-        .skip_initialize()
-        .connect(server())
-        .await
-        .unwrap();
+    let client = raw_client().await;
     // A handshake request before `initialize` is refused as always...
     let error = client.request("tools/list", json!({})).await.unwrap_err();
     assert_eq!(error.rpc().unwrap().code, -32600);
@@ -334,10 +385,7 @@ async fn a_tool_that_elicits_works_unchanged_in_both_eras() {
 #[tokio::test]
 async fn input_required_carries_questions_and_a_state_the_retry_echoes() {
     let client = capable().connect(server()).await.unwrap();
-    let first = client
-        .request_raw("tools/call", json!({"name": "interview", "arguments": {}}))
-        .await
-        .unwrap();
+    let first = call_raw(&client, json!({"name": "interview", "arguments": {}})).await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required");
     assert!(result.get("content").is_none());
@@ -350,14 +398,7 @@ async fn input_required_carries_questions_and_a_state_the_retry_echoes() {
     let state = result["requestState"].as_str().unwrap().to_owned();
 
     // The retry gets the next question, with a state that remembers the first answer.
-    let second = client
-        .request_raw(
-            "tools/call",
-            json!({"name": "interview", "arguments": {},
-                   "inputResponses": {key.clone(): contact("Grace")}, "requestState": state}),
-        )
-        .await
-        .unwrap();
+    let second = retry_interview(&client, json!({key.clone(): contact("Grace")}), &state).await;
     let result = &second["result"];
     assert_eq!(result["resultType"], "input_required");
     let (sample_key, request) = result["inputRequests"]
@@ -377,55 +418,24 @@ async fn input_required_carries_questions_and_a_state_the_retry_echoes() {
     let mut tampered = state.clone().into_bytes();
     let at = tampered.len() / 2;
     tampered[at] = if tampered[at] == b'A' { b'B' } else { b'A' };
-    let refused = client
-        .request_raw(
-            "tools/call",
-            json!({"name": "interview", "arguments": {}, "inputResponses": {},
-                   "requestState": String::from_utf8(tampered).unwrap()}),
-        )
-        .await
-        .unwrap();
+    let tampered = String::from_utf8(tampered).unwrap();
+    let refused = retry_interview(&client, json!({}), tampered).await;
     assert_eq!(refused["error"]["code"], -32602);
     assert_eq!(refused["error"]["data"]["reason"], "invalid_request_state");
     // ...and so is a valid one echoed on another tool or other arguments.
     for (name, arguments) in [("who", json!({})), ("interview", json!({"x": 1}))] {
-        let refused = client
-            .request_raw(
-                "tools/call",
-                json!({"name": name, "arguments": arguments, "requestState": state}),
-            )
-            .await
-            .unwrap();
+        let params = json!({"name": name, "arguments": arguments, "requestState": state});
+        let refused = call_raw(&client, params).await;
         assert_eq!(refused["error"]["code"], -32602, "{name}");
     }
 
     // Answering the rest completes it.
     let sampled = json!({"role": "assistant", "model": "m",
                          "content": {"type": "text", "text": "Hi Grace"}});
-    let third = client
-        .request_raw(
-            "tools/call",
-            json!({"name": "interview", "arguments": {},
-                   "inputResponses": {sample_key.clone(): sampled}, "requestState": state}),
-        )
-        .await
-        .unwrap();
-    let roots_key = third["result"]["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let third = retry_interview(&client, json!({sample_key.clone(): sampled}), &state).await;
+    let roots_key = first_input_key(&third["result"]);
     let state = third["result"]["requestState"].clone();
-    let done = client
-        .request_raw(
-            "tools/call",
-            json!({"name": "interview", "arguments": {},
-                   "inputResponses": {roots_key: {"roots": []}}, "requestState": state}),
-        )
-        .await
-        .unwrap();
+    let done = retry_interview(&client, json!({roots_key: {"roots": []}}), &state).await;
     assert_eq!(done["result"]["resultType"], "complete");
     assert_eq!(done["result"]["content"][0]["text"], "Hi Grace (0 roots)");
 }
@@ -450,12 +460,7 @@ async fn a_question_the_client_cannot_answer_is_missing_capability() {
 
 #[tokio::test]
 async fn logs_need_a_log_level_and_progress_stays_on_the_request() {
-    let silent = Client::builder()
-        .stateless()
-        .timeout(Duration::from_millis(300))
-        .connect(server())
-        .await
-        .unwrap();
+    let silent = quiet().connect(server()).await.unwrap();
     assert_eq!(
         silent.call_tool("chatty", json!({})).await.unwrap().text(),
         "logged"
@@ -495,11 +500,7 @@ async fn logs_need_a_log_level_and_progress_stays_on_the_request() {
 
 #[tokio::test]
 async fn a_panicking_tool_is_an_error_result_in_the_stateless_era_too() {
-    let client = Client::builder()
-        .stateless()
-        .connect(server())
-        .await
-        .unwrap();
+    let client = stateless_client().await;
     let result = client.call_tool("explode", json!({})).await.unwrap();
     assert!(result.is_error);
     assert_eq!(
@@ -515,21 +516,16 @@ async fn a_panicking_tool_is_an_error_result_in_the_stateless_era_too() {
 #[tokio::test]
 async fn listen_acknowledges_then_delivers_only_what_was_asked_tagged_with_its_id() {
     let service = server().build().unwrap();
-    let client = Client::builder()
-        .stateless()
-        .timeout(Duration::from_millis(300))
-        .connect_service(&service)
-        .await
-        .unwrap();
-    let listen = json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen",
-    "params": {"_meta": envelope(), "notifications": {
-        "toolsListChanged": true,
-        "resourceSubscriptions": ["notes://1"],
-    }}});
-    let ack = client
-        .send_line_and_receive(listen.to_string())
-        .await
-        .unwrap();
+    let client = quiet().connect_service(&service).await.unwrap();
+    let ack = listen(
+        &client,
+        json!("sub-1"),
+        json!({
+            "toolsListChanged": true,
+            "resourceSubscriptions": ["notes://1"],
+        }),
+    )
+    .await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
         ack["params"]["notifications"],
@@ -567,12 +563,7 @@ async fn a_server_shutting_down_ends_listens_with_a_final_result() {
         .connect_service(&service)
         .await
         .unwrap();
-    let listen = json!({"jsonrpc": "2.0", "id": 42, "method": "subscriptions/listen",
-        "params": {"_meta": envelope(), "notifications": {"promptsListChanged": true}}});
-    let ack = client
-        .send_line_and_receive(listen.to_string())
-        .await
-        .unwrap();
+    let ack = listen(&client, json!(42), json!({"promptsListChanged": true})).await;
     assert_eq!(ack["params"]["_meta"][SUBSCRIPTION_KEY], 42);
     service.close_subscriptions();
     let last = client.next_message().await.unwrap();
@@ -597,18 +588,8 @@ async fn listen_is_unknown_in_the_handshake_era() {
 #[tokio::test]
 async fn a_tool_added_while_listening_is_announced_on_the_listen_and_then_listed() {
     let service = server().dynamic_tools().build().unwrap();
-    let client = Client::builder()
-        .stateless()
-        .timeout(Duration::from_millis(300))
-        .connect_service(&service)
-        .await
-        .unwrap();
-    let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
-        "params": {"_meta": envelope(), "notifications": {"toolsListChanged": true}}});
-    let ack = client
-        .send_line_and_receive(listen.to_string())
-        .await
-        .unwrap();
+    let client = quiet().connect_service(&service).await.unwrap();
+    let ack = listen(&client, json!("l"), json!({"toolsListChanged": true})).await;
     assert_eq!(
         ack["params"]["notifications"],
         json!({"toolsListChanged": true})

@@ -6,7 +6,7 @@
 //! (`resultType`); a 2025-11-25 client's `task.ttl` is honoured; the last progress message
 //! stays; a task-only tool called without `task` says what to do.
 
-use std::net::SocketAddr;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,9 +16,10 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::tasks::{MemoryTaskStore, TaskStore};
 use mcp_runtime::testing::{Client, ClientError};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout};
 
-use mcp_tests::http::{WAIT, initialize, post, start, stateless_post};
+use mcp_tests::http::{WAIT, initialize, post, response_from, response_of, start, stateless_post};
 
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -213,32 +214,7 @@ async fn stdio_tasks_are_reclaimed_after_their_ttl() {
     assert_eq!(store.result_bytes(), 0);
 }
 
-/// The JSON-RPC response to `request`, sent from `source` (a loopback address of its own).
-async fn response_from(source: &str, addr: &str, request: Request<String>) -> Value {
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket
-        .bind(SocketAddr::new(source.parse().unwrap(), 0))
-        .unwrap();
-    let stream = socket.connect(addr.parse().unwrap()).await.unwrap();
-    let mut sender = mcp_tests::http::handshake(stream).await;
-    let response = tokio::time::timeout(WAIT, sender.send_request(request))
-        .await
-        .unwrap()
-        .unwrap();
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    let text = String::from_utf8(bytes.to_vec()).unwrap();
-    serde_json::from_str(&text).unwrap_or_else(|_| {
-        text.lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-            .find(|m| m.get("result").is_some() || m.get("error").is_some())
-            .unwrap_or_else(|| panic!("no response in {text}"))
-    })
-}
-
+/// A 2026-07-28 stateless POST with this suite's capabilities (the tasks extension).
 fn stateless(addr: &str, method: &str, mut params: Value) -> Request<String> {
     params["_meta"] = json!({VERSION_KEY: "2026-07-28", CAPS_KEY: caps()});
     stateless_post(addr, 1, method, params)
@@ -252,8 +228,8 @@ async fn http_a_stateless_client_fills_its_share_by_address_and_another_address_
     let mut refusal = None;
     for n in 0..100 {
         let answer = response_from(
-            "127.0.0.2",
             &addr,
+            "127.0.0.2",
             stateless(&addr, "tools/call", instant(n)),
         )
         .await;
@@ -273,8 +249,8 @@ async fn http_a_stateless_client_fills_its_share_by_address_and_another_address_
             .contains("too many live tasks of yours")
     );
     let served = response_from(
-        "127.0.0.3",
         &addr,
+        "127.0.0.3",
         stateless(&addr, "tools/call", instant(1)),
     )
     .await;
@@ -282,15 +258,15 @@ async fn http_a_stateless_client_fills_its_share_by_address_and_another_address_
     let id = served["result"]["taskId"].as_str().unwrap();
     // A task belongs to the address that created it.
     let theirs = response_from(
-        "127.0.0.2",
         &addr,
+        "127.0.0.2",
         stateless(&addr, "tasks/get", json!({"taskId": id})),
     )
     .await;
     assert_eq!(theirs["error"]["code"], -32602);
     let mine = response_from(
-        "127.0.0.3",
         &addr,
+        "127.0.0.3",
         stateless(&addr, "tasks/get", json!({"taskId": id})),
     )
     .await;
@@ -312,8 +288,7 @@ async fn http_deleting_a_session_frees_its_tasks() {
     let attacker = initialize(&addr).await;
     let mut running = Vec::new();
     for n in 0..20 {
-        let created =
-            mcp_tests::http::response_of(&addr, post(&addr, Some(&attacker), call(n))).await;
+        let created = response_of(&addr, post(&addr, Some(&attacker), call(n))).await;
         running.push(
             created["result"]["task"]["taskId"]
                 .as_str()
@@ -322,7 +297,7 @@ async fn http_deleting_a_session_frees_its_tasks() {
         );
     }
     let victim = initialize(&addr).await;
-    let refused = mcp_tests::http::response_of(&addr, post(&addr, Some(&victim), call(0))).await;
+    let refused = response_of(&addr, post(&addr, Some(&victim), call(0))).await;
     assert!(
         refused["error"]["message"]
             .as_str()
@@ -335,7 +310,7 @@ async fn http_deleting_a_session_frees_its_tasks() {
     *delete.body_mut() = String::new();
     let response = mcp_tests::http::send(&addr, delete).await;
     assert_eq!(response.status(), hyper::StatusCode::OK);
-    let served = mcp_tests::http::response_of(&addr, post(&addr, Some(&victim), call(1))).await;
+    let served = response_of(&addr, post(&addr, Some(&victim), call(1))).await;
     assert_eq!(served["result"]["task"]["status"], "working", "{served}");
 }
 
@@ -435,6 +410,49 @@ async fn handshake_tasks_list_comes_in_pages_of_at_most_100() {
 
 // End of input with tasks running (issue 26 and 27).
 
+/// The `everything` example as a child process with its default log filter (no `RUST_LOG`),
+/// `stdio()` for its stdin and stdout and its stderr piped.
+fn everything(args: &[&str], stdio: fn() -> Stdio) -> Child {
+    tokio::process::Command::new(mcp_tests::example_binary("everything"))
+        .args(args)
+        .stdin(stdio())
+        .stdout(stdio())
+        .stderr(Stdio::piped())
+        .env_remove("RUST_LOG")
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+/// Everything `child` wrote to stderr (once it has exited).
+async fn logs(child: &mut Child) -> String {
+    let mut logs = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .await
+        .unwrap();
+    logs
+}
+
+/// The next line of a child's stdout, `what` it must be, within [`WAIT`].
+async fn next_line(stdout: &mut Lines<BufReader<ChildStdout>>, what: &str) -> String {
+    tokio::time::timeout(WAIT, stdout.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_or_else(|| panic!("{what}: the output ended"))
+}
+
+/// A 2025-11-25 `initialize` on stdio.
+fn initialize_message() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "eof", "version": "0"}}})
+}
+
 /// How a 3600 s `slow_compute` runs when stdin ends.
 #[derive(Clone, Copy, PartialEq)]
 enum Running {
@@ -450,14 +468,7 @@ enum Running {
 /// exits within its 5 s grace period, and says on stderr what it stopped.
 async fn eof_with_a_task_running(running: Running) {
     let handshake = running != Running::StatelessTask;
-    let mut child = tokio::process::Command::new(mcp_tests::example_binary("everything"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .env_remove("RUST_LOG")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = everything(&[], Stdio::piped);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut send = async |message: Value| {
@@ -468,12 +479,7 @@ async fn eof_with_a_task_running(running: Running) {
     };
     let arguments = json!({"seconds": 3600});
     if handshake {
-        send(
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "eof", "version": "0"}}}),
-        )
-        .await;
+        send(initialize_message()).await;
         send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
         let mut params = json!({"name": "slow_compute", "arguments": arguments});
         if running == Running::HandshakeTask {
@@ -493,22 +499,14 @@ async fn eof_with_a_task_running(running: Running) {
     }
     let id = if running == Running::Request {
         loop {
-            let line = tokio::time::timeout(WAIT, stdout.next_line())
-                .await
-                .unwrap()
-                .unwrap()
-                .expect("a message");
+            let line = next_line(&mut stdout, "a message").await;
             if line.contains("notifications/progress") || line.contains("\"id\":1") {
                 break "tools/call (id 1)".to_owned();
             }
         }
     } else {
         loop {
-            let line = tokio::time::timeout(WAIT, stdout.next_line())
-                .await
-                .unwrap()
-                .unwrap()
-                .expect("a reply");
+            let line = next_line(&mut stdout, "a reply").await;
             let reply: Value = serde_json::from_str(&line).unwrap();
             if reply["id"] == 1 {
                 let task = if handshake {
@@ -533,14 +531,7 @@ async fn eof_with_a_task_running(running: Running) {
         took >= Duration::from_secs(4),
         "the task had its grace period: {took:?}"
     );
-    let mut logs = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut logs)
-        .await
-        .unwrap();
+    let logs = logs(&mut child).await;
     let said = if running == Running::Request {
         "1 request(s) and 0 task(s) still running after the 5.0 s grace period were stopped"
     } else {
@@ -566,20 +557,11 @@ async fn stdio_end_of_input_stops_a_running_2026_07_28_task_within_the_grace() {
 /// without waiting out the grace period, and says nothing was stopped.
 #[tokio::test]
 async fn stdio_end_of_input_with_nothing_running_exits_at_once() {
-    let mut child = tokio::process::Command::new(mcp_tests::example_binary("everything"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .env_remove("RUST_LOG")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = everything(&[], Stdio::piped);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
     for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "eof", "version": "0"}}}),
+        initialize_message(),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "slow_compute", "arguments": {"seconds": 0.1}, "task": {}}}),
@@ -589,11 +571,7 @@ async fn stdio_end_of_input_with_nothing_running_exits_at_once() {
         if message["id"] == 2 {
             // `tasks/result` for the task id 1 created, once it is known.
             let id = loop {
-                let line = tokio::time::timeout(WAIT, stdout.next_line())
-                    .await
-                    .unwrap()
-                    .unwrap()
-                    .expect("a reply");
+                let line = next_line(&mut stdout, "a reply").await;
                 let reply: Value = serde_json::from_str(&line).unwrap();
                 if reply["id"] == 1 {
                     break reply["result"]["task"]["taskId"].clone();
@@ -607,11 +585,7 @@ async fn stdio_end_of_input_with_nothing_running_exits_at_once() {
             .unwrap();
     }
     loop {
-        let line = tokio::time::timeout(WAIT, stdout.next_line())
-            .await
-            .unwrap()
-            .unwrap()
-            .expect("the task's result");
+        let line = next_line(&mut stdout, "the task's result").await;
         if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
             break;
         }
@@ -628,14 +602,7 @@ async fn stdio_end_of_input_with_nothing_running_exits_at_once() {
         "nothing ran, so nothing was waited for: {:?}",
         closed.elapsed()
     );
-    let mut logs = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut logs)
-        .await
-        .unwrap();
+    let logs = logs(&mut child).await;
     assert!(!logs.contains("still running"), "{logs}");
 }
 
@@ -653,15 +620,7 @@ async fn sigterm_logs_that_shutdown_started_what_it_waits_for_and_when_it_is_don
         let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         probe.local_addr().unwrap().port()
     };
-    let mut child = tokio::process::Command::new(mcp_tests::example_binary("everything"))
-        .args(["--port", &port.to_string()])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .env_remove("RUST_LOG")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = everything(&["--port", &port.to_string()], Stdio::null);
     let addr = format!("127.0.0.1:{port}");
     let deadline = Instant::now() + WAIT;
     while tokio::net::TcpStream::connect(&addr).await.is_err() {
@@ -678,7 +637,7 @@ async fn sigterm_logs_that_shutdown_started_what_it_waits_for_and_when_it_is_don
     );
     let call = tokio::spawn({
         let addr = addr.clone();
-        async move { mcp_tests::http::response_of(&addr, slow).await }
+        async move { response_of(&addr, slow).await }
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     let pid = child.id().unwrap().to_string();
@@ -700,14 +659,7 @@ async fn sigterm_logs_that_shutdown_started_what_it_waits_for_and_when_it_is_don
         .expect("exits within the grace")
         .unwrap();
     assert!(status.success(), "{status}");
-    let mut logs = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut logs)
-        .await
-        .unwrap();
+    let logs = logs(&mut child).await;
     for said in [
         "SIGTERM received: shutting down",
         "HTTP shutdown: no new connections; waiting up to 5s for the",
@@ -759,7 +711,7 @@ async fn a_completed_task_inlines_a_2026_07_28_result_everywhere_it_is_replayed(
 
     // tasks/get over HTTP.
     let addr = start(server()).await;
-    let created = mcp_tests::http::response_of(
+    let created = response_of(
         &addr,
         stateless(
             &addr,
@@ -771,11 +723,7 @@ async fn a_completed_task_inlines_a_2026_07_28_result_everywhere_it_is_replayed(
     let id = created["result"]["taskId"].as_str().unwrap();
     let deadline = Instant::now() + WAIT;
     loop {
-        let got = mcp_tests::http::response_of(
-            &addr,
-            stateless(&addr, "tasks/get", json!({"taskId": id})),
-        )
-        .await;
+        let got = response_of(&addr, stateless(&addr, "tasks/get", json!({"taskId": id}))).await;
         if got["result"]["status"] == "completed" {
             assert_eq!(got["result"]["result"]["resultType"], "complete", "{got}");
             assert_eq!(got["result"]["result"]["content"][0]["text"], "slept 10 ms");
@@ -863,7 +811,7 @@ async fn a_task_only_tool_called_without_task_says_what_to_do() {
     );
     let addr = start(server()).await;
     let session = initialize(&addr).await;
-    let answer = mcp_tests::http::response_of(
+    let answer = response_of(
         &addr,
         post(
             &addr,

@@ -90,6 +90,22 @@ async fn call(client: &Client, name: &str, arguments: Value) -> Result<Value, Cl
         .await
 }
 
+/// `method` (`tasks/get`, `tasks/cancel`, ...) for the task `id`.
+async fn on_task(client: &Client, method: &str, id: &str) -> Result<Value, ClientError> {
+    client.request(method, json!({"taskId": id})).await
+}
+
+/// The key of a waiting task's (first) input request.
+fn input_key(task: &Value) -> String {
+    task["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone()
+}
+
 fn code(error: ClientError) -> i64 {
     error.rpc().expect("a JSON-RPC error").code
 }
@@ -115,10 +131,7 @@ where
 /// Polls `tasks/get` until the task's status is `want` or terminal.
 async fn settle(client: &Client, id: &str, want: &str) -> Value {
     settle_with(id, want, move || async move {
-        client
-            .request("tasks/get", json!({"taskId": id}))
-            .await
-            .unwrap()
+        on_task(client, "tasks/get", id).await.unwrap()
     })
     .await
 }
@@ -136,10 +149,7 @@ async fn stdio_a_task_answers_at_once_and_completes_later() {
     let id = created["taskId"].as_str().unwrap().to_owned();
     assert!(id.len() >= 22, "128 random bits, base64: {id}");
     assert!(created["ttlMs"].as_u64().unwrap() > 0);
-    let working = client
-        .request("tasks/get", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let working = on_task(&client, "tasks/get", &id).await.unwrap();
     assert_eq!(working["status"], "working");
     assert!(working.get("result").is_none());
     let done = settle(&client, &id, "completed").await;
@@ -183,10 +193,7 @@ async fn stdio_another_session_can_neither_see_nor_cancel_a_task() {
     let created = call(&owner, "nap", json!({"millis": 500})).await.unwrap();
     let id = created["taskId"].as_str().unwrap();
     for method in ["tasks/get", "tasks/cancel"] {
-        let refused = other
-            .request(method, json!({"taskId": id}))
-            .await
-            .unwrap_err();
+        let refused = on_task(&other, method, id).await.unwrap_err();
         assert_eq!(code(refused), -32602, "{method} from another session");
     }
     let refused = other
@@ -211,10 +218,7 @@ async fn stdio_cancelling_a_task_stops_its_handler() {
     let id = created["taskId"].as_str().unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(TICKS.load(Ordering::SeqCst) > 0, "the handler runs");
-    let ack = client
-        .request("tasks/cancel", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let ack = on_task(&client, "tasks/cancel", id).await.unwrap();
     assert_eq!(ack["resultType"], "complete");
     assert!(ack.get("status").is_none());
     let cancelled = settle(&client, id, "cancelled").await;
@@ -224,10 +228,7 @@ async fn stdio_cancelling_a_task_stops_its_handler() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(TICKS.load(Ordering::SeqCst), after, "the handler stopped");
     // Cancelling again is the same empty acknowledgement.
-    let again = client
-        .request("tasks/cancel", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let again = on_task(&client, "tasks/cancel", id).await.unwrap();
     assert_eq!(again["resultType"], "complete");
 }
 
@@ -281,6 +282,12 @@ async fn rpc(addr: &str, method: &str, params: Value) -> Value {
     response_of(addr, post(addr, method, params)).await
 }
 
+/// A `tools/call` of `name` over HTTP: the response's `result` (the task it created).
+async fn http_call(addr: &str, name: &str, arguments: Value) -> Value {
+    let params = json!({"name": name, "arguments": arguments});
+    rpc(addr, "tools/call", params).await["result"].clone()
+}
+
 async fn http_settle(addr: &str, id: &str, want: &str) -> Value {
     settle_with(id, want, move || async move {
         rpc(addr, "tasks/get", json!({"taskId": id})).await["result"].clone()
@@ -292,13 +299,7 @@ async fn http_settle(addr: &str, id: &str, want: &str) -> Value {
 async fn http_a_task_outlives_the_call_that_created_it() {
     let addr = start(server()).await;
     // The connection that created it is gone once the answer is read.
-    let created = rpc(
-        &addr,
-        "tools/call",
-        json!({"name": "nap", "arguments": {"millis": 300}}),
-    )
-    .await;
-    let created = &created["result"];
+    let created = http_call(&addr, "nap", json!({"millis": 300})).await;
     assert_eq!(created["resultType"], "task");
     let id = created["taskId"].as_str().unwrap();
     let done = http_settle(&addr, id, "completed").await;
@@ -308,13 +309,8 @@ async fn http_a_task_outlives_the_call_that_created_it() {
 #[tokio::test]
 async fn http_mcp_name_must_be_the_task_id() {
     let addr = start(server()).await;
-    let created = rpc(
-        &addr,
-        "tools/call",
-        json!({"name": "nap", "arguments": {"millis": 200}}),
-    )
-    .await;
-    let id = created["result"]["taskId"].as_str().unwrap();
+    let created = http_call(&addr, "nap", json!({"millis": 200})).await;
+    let id = created["taskId"].as_str().unwrap();
     let mut request = post(&addr, "tasks/get", json!({"taskId": id}));
     request
         .headers_mut()
@@ -328,13 +324,8 @@ async fn http_mcp_name_must_be_the_task_id() {
 #[tokio::test]
 async fn http_cancel_and_panic_and_questions() {
     let addr = start(server()).await;
-    let created = rpc(
-        &addr,
-        "tools/call",
-        json!({"name": "nap", "arguments": {"millis": 60000}}),
-    )
-    .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let created = http_call(&addr, "nap", json!({"millis": 60000})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
     let ack = rpc(&addr, "tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(ack["result"]["resultType"], "complete");
     assert_eq!(
@@ -342,31 +333,15 @@ async fn http_cancel_and_panic_and_questions() {
         "cancelled"
     );
 
-    let created = rpc(
-        &addr,
-        "tools/call",
-        json!({"name": "blow_up", "arguments": {}}),
-    )
-    .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let created = http_call(&addr, "blow_up", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
     let failed = http_settle(&addr, &id, "failed").await;
     assert_eq!(failed["error"]["code"], -32603);
 
-    let created = rpc(
-        &addr,
-        "tools/call",
-        json!({"name": "quiz", "arguments": {}}),
-    )
-    .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let created = http_call(&addr, "quiz", json!({})).await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
     let waiting = http_settle(&addr, &id, "input_required").await;
-    let key = waiting["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = input_key(&waiting);
     let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "six"}}}});
     let ack = rpc(&addr, "tasks/update", answers).await;
     assert_eq!(ack["result"]["resultType"], "complete");
@@ -422,15 +397,9 @@ async fn handshake_a_task_is_created_polled_and_its_result_read() {
     let id = created["task"]["taskId"].as_str().unwrap().to_owned();
     assert_eq!(created["task"]["status"], "working");
     assert!(created["task"]["ttl"].as_u64().unwrap() > 0);
-    let task = client
-        .request("tasks/get", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let task = on_task(&client, "tasks/get", &id).await.unwrap();
     assert_eq!(task["taskId"], id.as_str());
-    let result = client
-        .request("tasks/result", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let result = on_task(&client, "tasks/result", &id).await.unwrap();
     assert_eq!(result["content"][0]["text"], "slept 200 ms");
     assert_eq!(result["_meta"][RELATED]["taskId"], id.as_str());
     let listed = client.request("tasks/list", json!({})).await.unwrap();
@@ -456,10 +425,7 @@ async fn handshake_a_question_reaches_the_client_through_tasks_result() {
     let client = handshake_client().connect(server()).await.unwrap();
     let created = task_call(&client, "quiz", json!({})).await;
     let id = created["task"]["taskId"].as_str().unwrap();
-    let result = client
-        .request("tasks/result", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let result = on_task(&client, "tasks/result", id).await.unwrap();
     assert_eq!(result["content"][0]["text"], "you said forty-two");
 }
 
@@ -472,24 +438,15 @@ async fn handshake_isolation_cancel_and_panic() {
     let created = task_call(&owner, "nap", json!({"millis": 60000})).await;
     let id = created["task"]["taskId"].as_str().unwrap().to_owned();
     for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
-        let refused = other
-            .request(method, json!({"taskId": id}))
-            .await
-            .unwrap_err();
+        let refused = on_task(&other, method, &id).await.unwrap_err();
         assert_eq!(code(refused), -32602, "{method} from another session");
     }
     let theirs = other.request("tasks/list", json!({})).await.unwrap();
     assert_eq!(theirs["tasks"], json!([]));
 
-    let cancelled = owner
-        .request("tasks/cancel", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let cancelled = on_task(&owner, "tasks/cancel", &id).await.unwrap();
     assert_eq!(cancelled["status"], "cancelled");
-    let again = owner
-        .request("tasks/cancel", json!({"taskId": id}))
-        .await
-        .unwrap_err();
+    let again = on_task(&owner, "tasks/cancel", &id).await.unwrap_err();
     assert_eq!(
         code(again),
         -32602,
@@ -498,15 +455,9 @@ async fn handshake_isolation_cancel_and_panic() {
 
     let created = task_call(&owner, "blow_up", json!({})).await;
     let id = created["task"]["taskId"].as_str().unwrap();
-    let failed = owner
-        .request("tasks/result", json!({"taskId": id}))
-        .await
-        .unwrap_err();
+    let failed = on_task(&owner, "tasks/result", id).await.unwrap_err();
     assert_eq!(code(failed), -32603);
-    let task = owner
-        .request("tasks/get", json!({"taskId": id}))
-        .await
-        .unwrap();
+    let task = on_task(&owner, "tasks/get", id).await.unwrap();
     assert_eq!(task["status"], "failed");
     let alive = task_call(&owner, "nap", json!({"millis": 1})).await;
     assert!(alive["task"]["taskId"].is_string(), "the server lives on");
@@ -533,10 +484,7 @@ async fn the_tasks_example_builds_asks_and_is_cancelled() {
     let deadline = Instant::now() + WAIT;
     let mut messages = Vec::new();
     let done = loop {
-        let task = client
-            .request("tasks/get", json!({"taskId": id}))
-            .await
-            .unwrap();
+        let task = on_task(client, "tasks/get", id).await.unwrap();
         if let Some(message) = task["statusMessage"].as_str() {
             messages.push(message.to_owned());
         }
@@ -565,13 +513,7 @@ async fn the_tasks_example_builds_asks_and_is_cancelled() {
         .unwrap();
     let id = created["taskId"].as_str().unwrap();
     let waiting = settle(client, id, "input_required").await;
-    let key = waiting["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = input_key(&waiting);
     client
         .request(
             "tasks/update",
@@ -587,10 +529,7 @@ async fn the_tasks_example_builds_asks_and_is_cancelled() {
         .await
         .unwrap();
     let id = created["taskId"].as_str().unwrap();
-    client
-        .request("tasks/cancel", json!({"taskId": id}))
-        .await
-        .unwrap();
+    on_task(client, "tasks/cancel", id).await.unwrap();
     assert_eq!(settle(client, id, "cancelled").await["status"], "cancelled");
 }
 
@@ -624,13 +563,7 @@ async fn stdio_a_listen_with_task_ids_gets_each_change_of_the_task() {
         );
         let status = task["status"].as_str().unwrap().to_owned();
         if status == "input_required" && !seen.contains(&status) {
-            let key = task["inputRequests"]
-                .as_object()
-                .unwrap()
-                .keys()
-                .next()
-                .unwrap()
-                .clone();
+            let key = input_key(task);
             let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "yes"}}}});
             client.request("tasks/update", answers).await.unwrap();
         }
@@ -650,52 +583,25 @@ async fn http_handshake_a_task_outlives_its_call_and_belongs_to_its_session() {
     let addr = start(server()).await;
     let session = initialize(&addr).await;
     let other = initialize(&addr).await;
-    let rpc = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    let created = response_of(
-        &addr,
-        post(
-            &addr,
-            Some(&session),
-            rpc(
-                1,
-                "tools/call",
-                json!({"name": "nap", "arguments": {"millis": 300}, "task": {}}),
-            ),
-        ),
-    )
-    .await;
+    // The response to `method` in `session`.
+    let in_session = async |session: &str, id: u32, method: &str, params: Value| {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        response_of(&addr, post(&addr, Some(session), request)).await
+    };
+    let nap = json!({"name": "nap", "arguments": {"millis": 300}, "task": {}});
+    let created = in_session(&session, 1, "tools/call", nap).await;
     let id = created["result"]["task"]["taskId"]
         .as_str()
         .unwrap()
         .to_owned();
     // The call's response is over; the task runs on.
-    let theirs = response_of(
-        &addr,
-        post(
-            &addr,
-            Some(&other),
-            rpc(2, "tasks/get", json!({"taskId": id})),
-        ),
-    )
-    .await;
+    let theirs = in_session(&other, 2, "tasks/get", json!({"taskId": id})).await;
     assert_eq!(
         theirs["error"]["code"], -32602,
         "another session cannot see it"
     );
-    let result = response_of(
-        &addr,
-        post(
-            &addr,
-            Some(&session),
-            rpc(3, "tasks/result", json!({"taskId": id})),
-        ),
-    )
-    .await;
+    let result = in_session(&session, 3, "tasks/result", json!({"taskId": id})).await;
     assert_eq!(result["result"]["content"][0]["text"], "slept 300 ms");
-    let listed = response_of(
-        &addr,
-        post(&addr, Some(&session), rpc(4, "tasks/list", json!({}))),
-    )
-    .await;
+    let listed = in_session(&session, 4, "tasks/list", json!({})).await;
     assert_eq!(listed["result"]["tasks"][0]["status"], "completed");
 }

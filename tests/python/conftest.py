@@ -7,13 +7,12 @@ Run through `scripts/interop.sh`, which sets `MCP_EVERYTHING_BIN` to the built e
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
+# `pytest_runtest_makereport` is the hook that keeps a test's report for `server_log`.
+from local_servers import free_port, listening, pytest_runtest_makereport  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,47 +48,9 @@ def server_log(request):
     os.unlink(log.name)
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    if report.when == "call":
-        item.rep_call = report
-    return report
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def http_url(everything_bin, server_log):
     """The everything example serving Streamable HTTP on a free port of 127.0.0.1."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [str(everything_bin), "--port", str(port)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=server_log,
-    )
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the server exited with {proc.returncode} before accepting connections")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"the server did not accept connections on 127.0.0.1:{port} within {STARTUP_TIMEOUT}s")
-                time.sleep(0.05)
+    port = free_port()
+    with listening([everything_bin, "--port", port], port, "the server", STARTUP_TIMEOUT, stderr=server_log):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)

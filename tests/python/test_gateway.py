@@ -16,10 +16,7 @@ Run through `scripts/interop.sh`, which builds the examples and installs the ups
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 import warnings
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -33,6 +30,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPDeprecationWarning
+
+from local_servers import free_port, listening, run_within
 
 REPO = Path(__file__).resolve().parents[2]
 MODULES = REPO / ".cache" / "client-upstreams" / "node_modules"
@@ -51,35 +50,6 @@ def _binary(variable: str, name: str) -> Path:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _await_port(proc: subprocess.Popen, port: int, what: str) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"{what} exited with {proc.returncode} before listening")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                pytest.fail(f"{what} did not listen on 127.0.0.1:{port} within {STARTUP_TIMEOUT}s")
-            time.sleep(0.05)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def gateway_args():
     """The HTTP upstreams (server-everything's Streamable HTTP mode, our everything), started
@@ -88,23 +58,12 @@ def gateway_args():
         if not path.is_file():
             pytest.exit(f"{path} not found; run scripts/client-upstreams.sh", 2)
     everything = _binary("MCP_EVERYTHING_BIN", "everything")
-    se_port, ev_port = _free_port(), _free_port()
-    se_http = subprocess.Popen(
-        [str(NODE), "--require", str(REPO / "tests" / "node" / "loopback.cjs"), str(SERVER_EVERYTHING), "streamableHttp"],
-        env={**os.environ, "PORT": str(se_port)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    ev_http = subprocess.Popen(
-        [str(everything), "--port", str(ev_port)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        _await_port(se_http, se_port, "server-everything (HTTP)")
-        _await_port(ev_http, ev_port, "everything (HTTP)")
+    se_port, ev_port = free_port(), free_port()
+    se_http = [NODE, "--require", REPO / "tests" / "node" / "loopback.cjs", SERVER_EVERYTHING, "streamableHttp"]
+    with (
+        listening(se_http, se_port, "server-everything (HTTP)", STARTUP_TIMEOUT, env={**os.environ, "PORT": str(se_port)}),
+        listening([everything, "--port", ev_port], ev_port, "everything (HTTP)", STARTUP_TIMEOUT),
+    ):
         yield [
             "--upstream",
             f"se=stdio:{NODE} {SERVER_EVERYTHING} stdio",
@@ -115,28 +74,15 @@ def gateway_args():
             "--upstream",
             f"ev=http:http://127.0.0.1:{ev_port}/mcp",
         ]
-    finally:
-        _stop(se_http)
-        _stop(ev_http)
 
 
 @pytest.fixture(scope="module")
 def gateway_url(gateway_args):
     """The gateway serving Streamable HTTP on a free port of 127.0.0.1, for the module."""
-    port = _free_port()
-    log = open(os.devnull, "w")
-    proc = subprocess.Popen(
-        [str(_binary("MCP_GATEWAY_BIN", "gateway")), "--port", str(port), *gateway_args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-    )
-    try:
-        _await_port(proc, port, "the gateway")
+    port = free_port()
+    gateway = [_binary("MCP_GATEWAY_BIN", "gateway"), "--port", port, *gateway_args]
+    with listening(gateway, port, "the gateway", STARTUP_TIMEOUT):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        _stop(proc)
-        log.close()
 
 
 @dataclass
@@ -171,24 +117,7 @@ def target(request, gateway_args) -> Target:
 
 
 def run(scenario, *args) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(TEST_TIMEOUT):
-            await scenario(*args)
-
-    try:
-        anyio.run(bounded)
-    except BaseExceptionGroup as group:
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
-        raise
-
-
-def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return out
+    run_within(TEST_TIMEOUT, scenario, *args)
 
 
 def text_of(result: types.CallToolResult) -> str:

@@ -24,6 +24,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
+from local_servers import run_within
+
 HANDSHAKE_VERSION = "2025-11-25"
 STATELESS_VERSION = "2026-07-28"
 
@@ -95,26 +97,7 @@ def target(request, everything_bin, server_log) -> Target:
 
 def run(scenario, *args) -> None:
     """Runs an async scenario with a hard deadline."""
-
-    async def bounded() -> None:
-        with anyio.fail_after(TEST_TIMEOUT):
-            await scenario(*args)
-
-    try:
-        anyio.run(bounded)
-    except BaseExceptionGroup as group:
-        # The client's task groups wrap a failure; report the one underneath when there is one.
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
-        raise
-
-
-def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return out
+    run_within(TEST_TIMEOUT, scenario, *args)
 
 
 def text_of(result: types.CallToolResult) -> str:

@@ -13,10 +13,9 @@ import io
 import os
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,25 +25,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT = 30.0
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_port(port: int, proc: subprocess.Popen, what: str) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"{what} exited with {proc.returncode} before accepting connections")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                pytest.fail(f"{what} did not accept connections on 127.0.0.1:{port} within {STARTUP_TIMEOUT}s")
-            time.sleep(0.05)
+# The child-process helpers of the interop tests (tests/python/local_servers.py), appended so
+# that nothing there shadows a module of this folder.
+sys.path.append(str(REPO / "tests" / "python"))
+# `pytest_runtest_makereport` is the hook that keeps a test's report for the logs printed on failure.
+from local_servers import await_port, free_port, pytest_runtest_makereport  # noqa: E402, F401
 
 
 def _require(tool: str) -> str:
@@ -70,7 +55,7 @@ class Redis:
              "--appendonly", "no", "--dir", str(self.workdir)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        _wait_port(self.port, self.proc, "redis-server")
+        await_port(self.proc, self.port, "redis-server", STARTUP_TIMEOUT)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -120,14 +105,14 @@ class Cluster:
 
 
 def _replica(binary: Path, redis: Redis, workdir: Path, n: int) -> Replica:
-    port = _free_port()
+    port = free_port()
     log = workdir / f"replica-{n}.log"
     proc = subprocess.Popen(
         [str(binary), "--redis", redis.url, "--port", str(port), "--trusted-proxy", "127.0.0.1"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(log, "w"),
         env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
     )
-    _wait_port(port, proc, f"replica {n}")
+    await_port(proc, port, f"replica {n}", STARTUP_TIMEOUT)
     return Replica(port=port, log=log, proc=proc)
 
 
@@ -164,17 +149,17 @@ def cluster(request):
         pytest.exit(f"example binary {binary} not found; run scripts/replicas.sh", 2)
     haproxy = _require("haproxy")
     workdir = Path(tempfile.mkdtemp(prefix="mcp-replicas-"))
-    redis = Redis(port=_free_port(), workdir=workdir)
+    redis = Redis(port=free_port(), workdir=workdir)
     redis.start()
     replicas = [_replica(binary, redis, workdir, n) for n in range(3)]
-    port, stats = _free_port(), _free_port()
+    port, stats = free_port(), free_port()
     servers = "\n".join(f"    server r{n} 127.0.0.1:{r.port} check inter 500ms fall 1 rise 1"
                         for n, r in enumerate(replicas))
     config = workdir / "haproxy.cfg"
     config.write_text(HAPROXY_CONFIG.format(port=port, stats=stats, servers=servers))
     balancer = subprocess.Popen([haproxy, "-db", "-f", str(config)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=open(workdir / "haproxy.log", "w"))
-    _wait_port(port, balancer, "haproxy")
+    await_port(balancer, port, "haproxy", STARTUP_TIMEOUT)
     c = Cluster(redis=redis, replicas=replicas, balancer_port=port, stats_port=stats, workdir=workdir,
                 procs=[balancer])
     try:
@@ -197,11 +182,3 @@ def cluster(request):
                 if text.strip():
                     print(f"\n--- {log.name}\n{text[-6000:]}")
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    if report.when == "call":
-        item.rep_call = report
-    return report

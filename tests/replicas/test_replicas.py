@@ -17,7 +17,8 @@ from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from conftest import _free_port, _wait_port
+from conftest import STARTUP_TIMEOUT
+from local_servers import await_port, free_port, run_within
 
 REQUEST_TIMEOUT = 15.0
 TEST_TIMEOUT = 60.0
@@ -27,25 +28,7 @@ VERSION = "2025-11-25"
 
 
 def run(scenario, *args) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(TEST_TIMEOUT):
-            await scenario(*args)
-
-    try:
-        anyio.run(bounded)
-    except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
-        if len(leaves) == 1:
-            raise leaves[0] from None
-        raise
-
-
-def _leaves(group):
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
-        else:
-            yield exc
+    run_within(TEST_TIMEOUT, scenario, *args)
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -369,13 +352,13 @@ def test_a_key_prefix_set_before_the_redis_url_is_used(cluster) -> None:
     keys are under that prefix, none under the default `mcp`."""
     binary = cluster.replicas[0].proc.args[0]
     before = _redis_keys(cluster, "mcp:*")
-    port = _free_port()
+    port = free_port()
     log = cluster.workdir / "prefixed.log"
     proc = subprocess.Popen([binary, "--redis-prefix", "tenant-a", "--redis", cluster.redis.url,
                              "--port", str(port)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=open(log, "w"))
     try:
-        _wait_port(port, proc, "the prefixed replica")
+        await_port(proc, port, "the prefixed replica", STARTUP_TIMEOUT)
         raw = Raw(port)
         status, reply = raw.request(port, "tools/call", {"name": "test_simple_text", "arguments": {}})
         assert status == 200 and "result" in reply, reply

@@ -124,7 +124,16 @@ pub fn stateless_post(addr: &str, id: u32, method: &str, params: Value) -> Reque
 /// The JSON-RPC response to `request` (on a new connection), whether it came as JSON or on an
 /// SSE stream; on a stream, the first message that is a response, not a request of the server's.
 pub async fn response_of(addr: &str, request: Request<String>) -> Value {
-    let response = send(addr, request).await;
+    rpc_response(send(addr, request).await).await
+}
+
+/// [`response_of`] on a new connection from the loopback address `from`.
+pub async fn response_from(addr: &str, from: &str, request: Request<String>) -> Value {
+    rpc_response(send_from(addr, from, request).await).await
+}
+
+/// The JSON-RPC response `response` carries, as [`response_of`] reads it.
+pub async fn rpc_response(response: Response<Incoming>) -> Value {
     let bytes = tokio::time::timeout(WAIT, response.into_body().collect())
         .await
         .unwrap()

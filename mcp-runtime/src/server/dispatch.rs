@@ -115,24 +115,17 @@ pub(crate) async fn handle_request(
     // The handler runs in the request's span, and its `tracing` events can reach its client.
     let peer = || Arc::clone(link).peer(sink.clone());
     let registry = core.registry();
-    let (span, observation) = match &core.telemetry {
-        Some(observer) => {
-            let arrival = Arrival {
-                request: &request,
-                version: link.negotiated().map(|(version, _)| version),
-                session: link.trace_name(),
-                transport: link.transport(),
-                peer: sink.peer(),
-                registry: &registry,
-            };
-            let (span, observation) = observer.start(&arrival);
-            (span, Some(observation))
-        }
-        None => (
-            crate::trace::request_span(&request, link.trace_name()),
-            None,
-        ),
-    };
+    let (span, observation) = observe(
+        core,
+        &Arrival {
+            request: &request,
+            version: link.negotiated().map(|(version, _)| version),
+            session: link.trace_name(),
+            transport: link.transport(),
+            peer: sink.peer(),
+            registry: &registry,
+        },
+    );
     let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
@@ -159,6 +152,20 @@ pub(crate) async fn handle_request(
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
     crate::trace::in_span(guard.run(core, &cancel, routed, observation), span).await
+}
+
+/// The span a request runs in, and its observation when the server has telemetry.
+fn observe(core: &Core, arrival: &Arrival<'_>) -> (tracing::Span, Option<Observation>) {
+    match &core.telemetry {
+        Some(observer) => {
+            let (span, observation) = observer.start(arrival);
+            (span, Some(observation))
+        }
+        None => (
+            crate::trace::request_span(arrival.request, arrival.session),
+            None,
+        ),
+    }
 }
 
 /// A request's way to its answer, boxed: the future a guard runs.
@@ -222,24 +229,17 @@ pub(crate) async fn handle_stateless(
     };
     let registry = core.registry();
     let transport = link.map_or(Transport::StreamableHttp, |link| link.transport());
-    let (span, observation) = match &core.telemetry {
-        Some(observer) => {
-            let arrival = Arrival {
-                request: &request,
-                version: envelope.version().ok(),
-                session: link.and_then(|l| l.trace_name()),
-                transport,
-                peer: sink.peer(),
-                registry: &registry,
-            };
-            let (span, observation) = observer.start(&arrival);
-            (span, Some(observation))
-        }
-        None => {
-            let session = link.and_then(|l| l.trace_name());
-            (crate::trace::request_span(&request, session), None)
-        }
-    };
+    let (span, observation) = observe(
+        core,
+        &Arrival {
+            request: &request,
+            version: envelope.version().ok(),
+            session: link.and_then(|l| l.trace_name()),
+            transport,
+            peer: sink.peer(),
+            registry: &registry,
+        },
+    );
     let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
