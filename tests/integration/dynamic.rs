@@ -690,3 +690,37 @@ async fn a_dropped_get_stream_is_resumed_with_last_event_id() {
     assert_eq!(message, &list_changed("tools"));
     assert_ne!(id, &seen, "only what came after the last event seen");
 }
+
+#[tokio::test]
+async fn a_change_made_outside_the_runtime_is_a_sessions_first_notification() {
+    // A session's notification queue is made on its first notification: here that comes from
+    // a thread of the application's own, where there is no runtime to start its task on.
+    let service = Server::builder().dynamic_tools().build().unwrap();
+    let handle = service.handle();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        service
+            .serve_http_on(listener, std::future::pending())
+            .await
+    });
+    let session = initialize(&addr).await;
+    let get = Request::get("/mcp")
+        .header("host", &addr)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .body(String::new())
+        .unwrap();
+    let stream = send(&addr, get).await;
+    assert_eq!(stream.status(), StatusCode::OK);
+
+    std::thread::spawn(move || handle.add_tool(ToolDef::of(add).unwrap()))
+        .join()
+        .expect("the change is made without a runtime")
+        .unwrap();
+    let heard = events(stream, |v| {
+        v["method"] == "notifications/tools/list_changed"
+    })
+    .await;
+    assert_eq!(heard.last().unwrap().1, list_changed("tools"));
+}

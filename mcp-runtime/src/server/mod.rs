@@ -83,7 +83,9 @@ pub(crate) use self::mount::{SEPARATOR, is_valid_namespace, namespaced};
 pub(crate) use self::outbox::Weigh;
 #[cfg(feature = "http")]
 pub(crate) use self::outbox::channel_within;
-pub(crate) use self::outbox::{Outbox, Overflow, Queue, Sink, channel};
+pub(crate) use self::outbox::{Notifier, Outbox, Overflow, Sink, channel};
+#[cfg(feature = "http")]
+pub(crate) use self::outbox::{Opener, Queue};
 use self::registry::{Catalogue, Registry, Served, Settings};
 pub(crate) use self::session::Session;
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]

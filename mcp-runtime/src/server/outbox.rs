@@ -13,8 +13,8 @@
 //! The limit is checked before a message is queued, and one message is always accepted into an
 //! empty queue, however large: a reply larger than the limit is not lost.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
 
@@ -125,6 +125,73 @@ impl<T> std::ops::Deref for Sink<T> {
 
     fn deref(&self) -> &Queue<T> {
         &self.queue
+    }
+}
+
+/// What makes a [`Notifier`]'s queue, and starts what drains it, on its first message.
+pub(crate) type Opener = Box<dyn Fn() -> Queue + Send + Sync>;
+
+/// A session's queue for the messages that answer no request, made when the first one is
+/// sent: most sessions never get one, and over HTTP the queue and the task that drains it
+/// into the session's standalone stream are some 2.6 KB.
+///
+/// A queue made late is the queue the session would have had from the start, empty until
+/// then: the same limit, overflow and account, so the same messages are queued, dropped or
+/// refused, in the same order.
+pub(crate) struct Notifier {
+    queue: OnceLock<Queue>,
+    /// How the transport makes the queue, once it has somewhere to drain it (HTTP: set when
+    /// the session opens).
+    opener: OnceLock<Opener>,
+}
+
+impl From<Queue> for Notifier {
+    /// A notifier whose queue is made already (stdio, the legacy transport, one stateless
+    /// request: their queue is the one their replies use).
+    fn from(queue: Queue) -> Self {
+        Self {
+            queue: OnceLock::from(queue),
+            opener: OnceLock::new(),
+        }
+    }
+}
+
+impl Notifier {
+    /// A notifier whose queue is made by `open`, when a message is first sent.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn later() -> Self {
+        Self {
+            queue: OnceLock::new(),
+            opener: OnceLock::new(),
+        }
+    }
+
+    /// Sets how the queue is made on the first message (once; a second opener is ignored).
+    /// Until then there is nowhere to send: a message is not queued ([`NotSent::Closed`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn open_with(&self, opener: Opener) {
+        let _ = self.opener.set(opener);
+    }
+
+    /// Queues `message` as [`Queue::send`] does, making the queue first if it is not made.
+    /// Racing first senders make one queue: the others wait for it, then send on it.
+    pub(crate) fn send(&self, message: Outgoing) -> Result<(), NotSent> {
+        let queue = match self.queue.get() {
+            Some(queue) => queue,
+            None => {
+                let Some(open) = self.opener.get() else {
+                    return Err(NotSent::Closed);
+                };
+                self.queue.get_or_init(open)
+            }
+        };
+        queue.send(message)
+    }
+
+    /// Whether the queue is made (a message was sent, or it was given).
+    #[cfg(test)]
+    pub(crate) fn is_open(&self) -> bool {
+        self.queue.get().is_some()
     }
 }
 
@@ -445,6 +512,45 @@ mod tests {
         while outbox.try_recv().is_some() {}
         sink.drained().await;
         assert_eq!(sink.send(note(len)), Ok(()));
+    }
+
+    #[test]
+    fn a_notifier_makes_its_queue_on_the_first_message_once_and_keeps_order() {
+        let opened = Arc::new(AtomicUsize::new(0));
+        let outbox = Arc::new(std::sync::Mutex::new(None));
+        let notifier = Notifier::later();
+        // Before the transport says where messages go, there is nowhere to send.
+        assert_eq!(notifier.send(note(1)), Err(NotSent::Closed));
+        notifier.open_with({
+            let (opened, outbox) = (Arc::clone(&opened), Arc::clone(&outbox));
+            Box::new(move || {
+                opened.fetch_add(1, Ordering::SeqCst);
+                let (sink, rx) = channel(1000, Overflow::Backpressure);
+                *outbox.lock().unwrap() = Some(rx);
+                sink.into_queue()
+            })
+        });
+        assert!(!notifier.is_open(), "no queue until a message is sent");
+        assert_eq!(opened.load(Ordering::SeqCst), 0);
+        // Racing first senders make one queue between them.
+        std::thread::scope(|scope| {
+            for i in 0..4 {
+                let notifier = &notifier;
+                scope.spawn(move || notifier.send(note(i)));
+            }
+        });
+        assert_eq!(opened.load(Ordering::SeqCst), 1);
+        for len in 4..8 {
+            assert_eq!(notifier.send(note(len)), Ok(()));
+        }
+        let mut rx = outbox.lock().unwrap().take().unwrap();
+        let mut lengths = Vec::new();
+        while let Some(message) = rx.try_recv() {
+            lengths.push(message.into_bytes().unwrap().len());
+        }
+        // All of them, and those sent one after another in the order sent.
+        assert_eq!(lengths.len(), 8);
+        assert_eq!(lengths[4..], [4, 5, 6, 7]);
     }
 
     #[tokio::test]

@@ -15,10 +15,12 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
+#[cfg(feature = "http")]
+use super::Opener;
 use super::dispatch::Link;
 use super::middleware::Transport;
 use super::{Client, Core, ENTRY_OVERHEAD};
-use super::{Queue, Sink};
+use super::{Notifier, Sink};
 use crate::context::BoxFuture;
 use crate::context::{CancelFlag, ClientInfo, ClientRequestError, Peer, Root};
 use crate::protocol::{
@@ -138,8 +140,9 @@ pub(crate) struct Session {
     pub(crate) negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
     in_flight: Mutex<InFlight>,
-    /// Where messages that answer no request go: list changes, resource updates.
-    notifier: Queue,
+    /// Where messages that answer no request go: list changes, resource updates. Over HTTP
+    /// its queue is made on the first one (see [`Notifier`]).
+    notifier: Notifier,
     /// The URIs this session subscribed to with `resources/subscribe`.
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// The least severe log level the client wants (`logging/setLevel`); `info` until it says.
@@ -166,7 +169,7 @@ impl Session {
     pub(crate) fn new(
         core: Arc<Core>,
         transport: Transport,
-        notifier: Sink,
+        notifier: Notifier,
         client: Option<Arc<Client>>,
     ) -> Arc<Self> {
         let session = Arc::new(Self {
@@ -174,7 +177,7 @@ impl Session {
             negotiated: OnceLock::new(),
             initialized: AtomicBool::new(false),
             in_flight: Mutex::new(InFlight::default()),
-            notifier: notifier.into_queue(),
+            notifier,
             subscriptions: Mutex::new(HashSet::new()),
             log_level: AtomicU8::new(LoggingLevel::Info.index()),
             pending: Mutex::new(HashMap::new()),
@@ -345,6 +348,13 @@ impl Session {
         }
     }
 
+    /// Sets how the transport makes the session's notification queue, on the first
+    /// notification (HTTP, once the session is open and has a standalone stream).
+    #[cfg(feature = "http")]
+    pub(crate) fn notify_through(&self, opener: Opener) {
+        self.notifier.open_with(opener);
+    }
+
     /// The negotiated revision, once `initialize` has been answered.
     pub(crate) fn version(&self) -> Option<ProtocolVersion> {
         self.negotiated.get().map(|n| n.version)
@@ -359,6 +369,7 @@ impl Session {
         version: ProtocolVersion,
         client: Option<Arc<Client>>,
     ) -> Arc<Self> {
+        let notifier = Notifier::from(notifier.into_queue());
         let session = Self::new(core, Transport::StreamableHttp, notifier, client);
         let client = Arc::new(ClientInfo {
             implementation: crate::protocol::Implementation::new("stateless-client", "0"),
@@ -788,7 +799,7 @@ impl Session {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn restore(
         core: Arc<Core>,
-        notifier: Sink,
+        notifier: Notifier,
         id: &str,
         record: &super::shared::SessionRecord,
         client: Option<Arc<Client>>,

@@ -108,7 +108,12 @@ where
         max_depth: core.options.max_nesting_depth,
         requests: Arc::clone(&core.request_bytes),
     };
-    let session = Session::new(core, Transport::Stdio, sink.clone(), None);
+    let session = Session::new(
+        core,
+        Transport::Stdio,
+        sink.clone().into_queue().into(),
+        None,
+    );
     let opened = std::time::Instant::now();
     let reader: Pin<Box<dyn AsyncRead + Send>> =
         if TypeId::of::<R>() == TypeId::of::<tokio::io::Stdin>() {

@@ -147,7 +147,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
         let session = Session::new(
             Arc::clone(&state.core),
             crate::server::Transport::LegacySse,
-            sink.clone(),
+            sink.clone().into_queue().into(),
             client,
         );
         let _ = session.trace_name.set(id.clone());

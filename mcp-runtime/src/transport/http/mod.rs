@@ -81,8 +81,8 @@ use crate::protocol::{
 };
 use crate::server::{
     Budget, Charge, Client, Clients, Core, FastMap, HostPolicy, HttpOptions, Kind, McpService,
-    Outbox, Overflow, Queue, Session, Sink, Transport, Window, channel_within, is_stateless,
-    share_of,
+    Notifier, Opener, Outbox, Overflow, Session, Sink, Transport, Window, channel_within,
+    is_stateless, share_of,
 };
 
 /// The MCP headers, as names parsed once (a lookup by `&str` parses the name every time).
@@ -104,6 +104,18 @@ fn before(text: &str, separator: u8) -> &str {
 /// answered over SSE opens a stream); streams still running are always kept.
 const FINISHED_STREAMS_KEPT: usize = 64;
 
+/// Where a session's notification queue drains to.
+enum Drain {
+    /// Its standalone (GET) stream.
+    Standalone(Arc<EventStream>),
+    /// Its standalone event log in the shared store.
+    Store {
+        store: Arc<dyn crate::server::shared::SharedStore>,
+        session: String,
+        keep: usize,
+    },
+}
+
 /// One HTTP session: the protocol session and its SSE streams.
 struct HttpSession {
     /// Its `Mcp-Session-Id`.
@@ -119,7 +131,9 @@ struct HttpSession {
     written: Mutex<Option<Instant>>,
     /// With a shared store: where its POST streams are copied (store, events kept, expiry).
     mirror: Option<(Arc<dyn crate::server::shared::SharedStore>, usize, Duration)>,
-    notifier: Option<Queue>,
+    /// With a shared store: where what its POSTs sent outside their replies goes, on its way
+    /// to the store's event log.
+    notifier: Option<Notifier>,
     /// Its POST streams by id, oldest first: empty, and so unallocated, until a response is
     /// a stream.
     streams: Mutex<BTreeMap<u64, Arc<EventStream>>>,
@@ -268,15 +282,38 @@ impl HttpState {
         )
     }
 
-    /// A session's notifications on their way to its standalone stream: past its buffer or the
-    /// server's total (or its client's share) they are dropped (logged once per burst), and
-    /// the session goes on.
-    fn notifier_channel(&self, client: Option<&Arc<Client>>) -> (Sink, Outbox) {
-        channel_within(
-            self.core.options.stream_buffer,
-            Overflow::Backpressure,
-            Some(self.unread.account(client)),
-        )
+    /// How a session's notifications are queued on their way to `drain`, made on the first
+    /// one: past the queue's buffer or the server's total (or its client's share) they are
+    /// dropped (logged once per burst), and the session goes on. Most sessions never get a
+    /// notification, and never pay for the queue and its task.
+    fn notifier(&self, client: Option<&Arc<Client>>, drain: Drain) -> Opener {
+        let limit = self.core.options.stream_buffer;
+        let account = self.unread.account(client);
+        // The first notification may be sent from outside the runtime (a `ServerHandle` used
+        // on a thread of its own): the task that drains the queue starts on this one.
+        let runtime = tokio::runtime::Handle::current();
+        Box::new(move || {
+            let (sink, outbox) =
+                channel_within(limit, Overflow::Backpressure, Some(account.clone()));
+            match &drain {
+                Drain::Standalone(stream) => {
+                    runtime.spawn(pump(None, outbox, Arc::clone(stream), HashSet::new()));
+                }
+                Drain::Store {
+                    store,
+                    session,
+                    keep,
+                } => {
+                    runtime.spawn(shared::pump_to_store(
+                        outbox,
+                        Arc::clone(store),
+                        session.clone(),
+                        *keep,
+                    ));
+                }
+            }
+            sink.into_queue()
+        })
     }
 
     /// Counts a new session in its client's share of sessions; 503 past it, answering the
@@ -411,18 +448,16 @@ impl HttpState {
                     Ok(None) => return Err(unknown()),
                     Err(error) => return Err(shared::store_failed(request, &error)),
                 };
-                let (notifier, notifications) = self.notifier_channel(client);
                 let Some(session) = Session::restore(
                     Arc::clone(&self.core),
-                    notifier.clone(),
+                    Notifier::later(),
                     id,
                     &record,
                     client.cloned(),
                 ) else {
                     return Err(unknown());
                 };
-                let http_session =
-                    self.open_session(id.to_owned(), session, notifications, None, owner);
+                let http_session = self.open_session(id.to_owned(), session, None, owner);
                 let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
                 Arc::clone(sessions.entry(id.to_owned()).or_insert(http_session))
             }
@@ -443,13 +478,12 @@ impl HttpState {
         }
     }
 
-    /// A new HTTP session around `session`, its notifications flowing from `notifications` to
-    /// its standalone stream (or, shared, to the store's event log).
+    /// A new HTTP session around `session`, its notifications flowing to its standalone stream
+    /// (or, shared, to the store's event log) once it has one.
     fn open_session(
         &self,
         id: String,
         session: Arc<Session>,
-        notifications: Outbox,
         counted: Option<Charge>,
         owner: Option<String>,
     ) -> Arc<HttpSession> {
@@ -457,12 +491,25 @@ impl HttpState {
         let bounds = self.stream_bounds(client.as_ref());
         let standalone = Arc::new(EventStream::new(0, bounds.clone()));
         let store = self.core.shared().cloned();
-        let notifier = store.as_ref().map(|_| {
-            let (notifier, outbox) = self.notifier_channel(client.as_ref());
-            (notifier, outbox)
+        let to_log = |store: &Arc<dyn crate::server::shared::SharedStore>| Drain::Store {
+            store: Arc::clone(store),
+            session: id.clone(),
+            keep: self.options.event_buffer,
+        };
+        session.notify_through(self.notifier(
+            client.as_ref(),
+            match &store {
+                Some(store) => to_log(store),
+                None => Drain::Standalone(Arc::clone(&standalone)),
+            },
+        ));
+        let notifier = store.as_ref().map(|store| {
+            let notifier = Notifier::later();
+            notifier.open_with(self.notifier(client.as_ref(), to_log(store)));
+            notifier
         });
-        let http_session = Arc::new(HttpSession {
-            id: id.clone(),
+        Arc::new(HttpSession {
+            id,
             session,
             saved: Mutex::new(None),
             applied: AtomicU64::new(0),
@@ -474,9 +521,9 @@ impl HttpState {
                     self.options.session_idle,
                 )
             }),
-            notifier: notifier.as_ref().map(|(sink, _)| Queue::clone(sink)),
+            notifier,
             streams: Mutex::new(BTreeMap::new()),
-            standalone: Arc::clone(&standalone),
+            standalone,
             next_stream: AtomicU64::new(match &store {
                 // Replicas number a session's streams apart, so a stream id names one stream.
                 Some(_) => shared::first_stream_id(),
@@ -488,23 +535,7 @@ impl HttpState {
             bounds,
             _counted: counted,
             owner,
-        });
-        match (store, notifier) {
-            (Some(store), Some((_, outbox))) => {
-                let keep = self.options.event_buffer;
-                tokio::spawn(shared::pump_to_store(
-                    notifications,
-                    Arc::clone(&store),
-                    id.clone(),
-                    keep,
-                ));
-                tokio::spawn(shared::pump_to_store(outbox, store, id, keep));
-            }
-            _ => {
-                tokio::spawn(pump(None, notifications, standalone, HashSet::new()));
-            }
-        }
-        http_session
+        })
     }
 
     /// Ends sessions idle for longer than the configured time, and sessions that never sent
@@ -1228,11 +1259,11 @@ async fn initialize_session(
     let options = state.options();
     let (sink, mut replies) = state.channel(client.as_ref());
     let sink = sink.with_principal(principal.clone()).with_peer(peer);
-    let (notifier, notifications) = state.notifier_channel(client.as_ref());
+    // Its notifications flow once it is open (none is sent before `notifications/initialized`).
     let session = Session::new(
         Arc::clone(&state.core),
         Transport::StreamableHttp,
-        notifier,
+        Notifier::later(),
         client.clone(),
     );
     session.receive(incoming, &sink, None);
@@ -1277,7 +1308,6 @@ async fn initialize_session(
         let http_session = state.open_session(
             id.clone(),
             session,
-            notifications,
             counted,
             principal.as_deref().map(Principal::binding_key),
         );
