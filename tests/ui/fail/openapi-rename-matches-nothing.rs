@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/base.yaml", rename = [("listPet", "pets")]);
+
+fn main() {}
