@@ -1,0 +1,7 @@
+use mcp_runtime::prelude::*;
+
+/// A greeting.
+#[prompt]
+const GREETING: &str = "hello";
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[resource("notes://{id}")]
+enum Note {
+    Draft,
+}
+
+fn main() {}
