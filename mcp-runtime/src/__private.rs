@@ -119,50 +119,10 @@ pub fn schema_json<T: Serialize + ?Sized>(value: &T) -> Option<Value> {
         .ok()
 }
 
-/// The call of a tool, prompt or resource, as the context parameters of its handler see it.
-trait ItemCall {
-    fn context(&self) -> &crate::context::Context;
-    fn record(&mut self, error: String);
-}
-
-macro_rules! item_call {
-    ($($call:ty),*) => {$(
-        impl ItemCall for $call {
-            fn context(&self) -> &crate::context::Context {
-                <$call>::context(self)
-            }
-            fn record(&mut self, error: String) {
-                <$call>::record(self, error);
-            }
-        }
-    )*};
-}
-
-item_call!(ToolCall, PromptCall, ResourceCall);
-
-/// A context parameter taken from the request's context, or `None` with the reason it is
-/// unavailable recorded on the call; the one body behind the tool, prompt and resource
-/// `ViaContext` impls and [`resource_context`].
-fn context_parameter<P>(
-    call: &mut impl ItemCall,
-    name: &str,
-    value: Result<P, crate::context::ContextError>,
-) -> Option<P> {
-    match value {
-        Ok(value) => Some(value),
-        Err(error) => {
-            call.record(format!(
-                "context parameter `{name}` is unavailable: {error}"
-            ));
-            None
-        }
-    }
-}
-
-/// [`context_parameter`] of the type `P` names, taken from the call's context.
-fn from_context<P: crate::context::FromContext>(call: &mut impl ItemCall, name: &str) -> Option<P> {
-    let value = P::from_context(call.context());
-    context_parameter(call, name, value)
+/// Why a handler's context parameter `name` is unavailable, as its call records it: the one
+/// message behind the tool, prompt and resource `ViaContext` impls and [`resource_context`].
+fn unavailable(name: &str, error: &crate::context::ContextError) -> String {
+    format!("context parameter `{name}` is unavailable: {error}")
 }
 
 /// A zero-sized stand-in for a type, to dispatch on it.
@@ -235,7 +195,9 @@ pub mod param {
             accepted()
         }
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {
-            from_context(call, meta.name)
+            P::from_context(call.context())
+                .map_err(|error| call.record(unavailable(meta.name, &error)))
+                .ok()
         }
     }
 
@@ -388,7 +350,9 @@ pub fn resource_context<T>(
     meta: &ParamMeta<T>,
     value: Result<T, crate::context::ContextError>,
 ) -> Option<T> {
-    context_parameter(call, meta.name, value)
+    value
+        .map_err(|error| call.record(unavailable(meta.name, &error)))
+        .ok()
 }
 
 /// Icons from anything that lists them.
@@ -451,7 +415,9 @@ pub mod prompt_param {
             accepted()
         }
         fn extract(self, call: &mut PromptCall, meta: &ParamMeta<P>) -> Option<P> {
-            from_context(call, meta.name)
+            P::from_context(call.context())
+                .map_err(|error| call.record(unavailable(meta.name, &error)))
+                .ok()
         }
     }
 
@@ -587,7 +553,9 @@ pub mod resource_param {
             accepted()
         }
         fn extract(self, call: &mut ResourceCall, meta: &ParamMeta<P>) -> Option<P> {
-            from_context(call, meta.name)
+            P::from_context(call.context())
+                .map_err(|error| call.record(unavailable(meta.name, &error)))
+                .ok()
         }
     }
 
