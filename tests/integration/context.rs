@@ -409,3 +409,38 @@ async fn roots_are_listed_once_until_they_change() {
     client.call_tool("workspace", json!({})).await.unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
+
+/// Who is calling, by their OAuth principal.
+#[mcp_runtime::tool]
+async fn caller(who: mcp_runtime::Principal) -> String {
+    who.subject().unwrap_or("nobody").to_owned()
+}
+
+/// A greeting for the OAuth principal.
+#[mcp_runtime::prompt]
+fn greet_caller(who: mcp_runtime::Principal) -> String {
+    format!("Hello, {}", who.subject().unwrap_or("nobody"))
+}
+
+#[tokio::test]
+async fn a_context_parameter_the_request_cannot_give_is_named_in_the_answer() {
+    // No OAuth, so no principal: the handler does not run, and the client hears which
+    // parameter and why.
+    let client = Client::connect(Server::builder().tool(caller).prompt(greet_caller))
+        .await
+        .unwrap();
+    let why = "context parameter `who` is unavailable: this request carries no principal";
+    let called = client
+        .request_raw("tools/call", json!({"name": "caller", "arguments": {}}))
+        .await
+        .unwrap();
+    assert!(called.to_string().contains(why), "{called}");
+    let prompted = client
+        .request_raw(
+            "prompts/get",
+            json!({"name": "greet_caller", "arguments": {}}),
+        )
+        .await
+        .unwrap();
+    assert!(prompted.to_string().contains(why), "{prompted}");
+}
