@@ -598,8 +598,8 @@ async fn a_subscription_outlives_the_resource_being_replaced() {
     );
 }
 
-#[tokio::test]
-async fn over_http_the_change_arrives_on_the_get_stream() {
+/// A server with dynamic tools served over HTTP on a free port: its handle and address.
+async fn serve_dynamic_http() -> (mcp_runtime::ServerHandle, String) {
     let service = Server::builder().dynamic_tools().build().unwrap();
     let handle = service.handle();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -609,14 +609,26 @@ async fn over_http_the_change_arrives_on_the_get_stream() {
             .serve_http_on(listener, std::future::pending())
             .await
     });
-    let session = initialize(&addr).await;
-    let get = Request::get("/mcp")
-        .header("host", &addr)
+    (handle, addr)
+}
+
+/// The GET that opens `session`'s standalone stream, resuming after `last_event_id`.
+fn get_stream(addr: &str, session: &str, last_event_id: Option<&str>) -> Request<String> {
+    let mut request = Request::get("/mcp")
+        .header("host", addr)
         .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .body(String::new())
-        .unwrap();
-    let stream = send(&addr, get).await;
+        .header("mcp-session-id", session);
+    if let Some(id) = last_event_id {
+        request = request.header("last-event-id", id);
+    }
+    request.body(String::new()).unwrap()
+}
+
+#[tokio::test]
+async fn over_http_the_change_arrives_on_the_get_stream() {
+    let (handle, addr) = serve_dynamic_http().await;
+    let session = initialize(&addr).await;
+    let stream = send(&addr, get_stream(&addr, &session, None)).await;
     assert_eq!(stream.status(), StatusCode::OK);
 
     handle.add_tool(ToolDef::of(add).unwrap()).unwrap();
@@ -645,27 +657,9 @@ async fn over_http_the_change_arrives_on_the_get_stream() {
 
 #[tokio::test]
 async fn a_dropped_get_stream_is_resumed_with_last_event_id() {
-    let service = Server::builder().dynamic_tools().build().unwrap();
-    let handle = service.handle();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
+    let (handle, addr) = serve_dynamic_http().await;
     let session = initialize(&addr).await;
-    let get = |last_event_id: Option<&str>| {
-        let mut request = Request::get("/mcp")
-            .header("host", &addr)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &session);
-        if let Some(id) = last_event_id {
-            request = request.header("last-event-id", id);
-        }
-        request.body(String::new()).unwrap()
-    };
-    let stream = send(&addr, get(None)).await;
+    let stream = send(&addr, get_stream(&addr, &session, None)).await;
     assert_eq!(stream.status(), StatusCode::OK);
     handle.add_tool(ToolDef::of(add).unwrap()).unwrap();
     let heard = events(stream, |v| {
@@ -680,7 +674,7 @@ async fn a_dropped_get_stream_is_resumed_with_last_event_id() {
 
     // Said while no GET carries the stream: kept in its log for the client's return.
     assert!(handle.remove_tool("add"));
-    let resumed = send(&addr, get(Some(&seen))).await;
+    let resumed = send(&addr, get_stream(&addr, &session, Some(&seen))).await;
     assert_eq!(resumed.status(), StatusCode::OK);
     let replayed = events(resumed, |v| {
         v["method"] == "notifications/tools/list_changed"
@@ -695,23 +689,9 @@ async fn a_dropped_get_stream_is_resumed_with_last_event_id() {
 async fn a_change_made_outside_the_runtime_is_a_sessions_first_notification() {
     // A session's notification queue is made on its first notification: here that comes from
     // a thread of the application's own, where there is no runtime to start its task on.
-    let service = Server::builder().dynamic_tools().build().unwrap();
-    let handle = service.handle();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(async move {
-        service
-            .serve_http_on(listener, std::future::pending())
-            .await
-    });
+    let (handle, addr) = serve_dynamic_http().await;
     let session = initialize(&addr).await;
-    let get = Request::get("/mcp")
-        .header("host", &addr)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .body(String::new())
-        .unwrap();
-    let stream = send(&addr, get).await;
+    let stream = send(&addr, get_stream(&addr, &session, None)).await;
     assert_eq!(stream.status(), StatusCode::OK);
 
     std::thread::spawn(move || handle.add_tool(ToolDef::of(add).unwrap()))
