@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use mcp_runtime::testing::Client;
 use mcp_runtime::{CacheHint, Cacheable, Server};
+use mcp_tests::first_input_key;
 use serde_json::{Value, json};
 
 use crate::fixtures::*;
@@ -99,17 +100,6 @@ async fn retry_interview(
     let params = json!({"name": "interview", "arguments": {},
                         "inputResponses": input_responses, "requestState": state});
     call_raw(client, params).await
-}
-
-/// The key of a result's first input request.
-fn first_input_key(result: &Value) -> String {
-    result["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone()
 }
 
 fn envelope() -> Value {

@@ -10,6 +10,7 @@ use hyper::Request;
 use mcp_runtime::Server;
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::{Client, ClientError};
+use mcp_tests::first_input_key;
 use serde_json::{Value, json};
 
 use mcp_tests::http::{WAIT, response_of, send, start, stateless_post};
@@ -93,17 +94,6 @@ async fn call(client: &Client, name: &str, arguments: Value) -> Result<Value, Cl
 /// `method` (`tasks/get`, `tasks/cancel`, ...) for the task `id`.
 async fn on_task(client: &Client, method: &str, id: &str) -> Result<Value, ClientError> {
     client.request(method, json!({"taskId": id})).await
-}
-
-/// The key of a waiting task's (first) input request.
-fn input_key(task: &Value) -> String {
-    task["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone()
 }
 
 fn code(error: ClientError) -> i64 {
@@ -341,7 +331,7 @@ async fn http_cancel_and_panic_and_questions() {
     let created = http_call(&addr, "quiz", json!({})).await;
     let id = created["taskId"].as_str().unwrap().to_owned();
     let waiting = http_settle(&addr, &id, "input_required").await;
-    let key = input_key(&waiting);
+    let key = first_input_key(&waiting);
     let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "six"}}}});
     let ack = rpc(&addr, "tasks/update", answers).await;
     assert_eq!(ack["result"]["resultType"], "complete");
@@ -513,7 +503,7 @@ async fn the_tasks_example_builds_asks_and_is_cancelled() {
         .unwrap();
     let id = created["taskId"].as_str().unwrap();
     let waiting = settle(client, id, "input_required").await;
-    let key = input_key(&waiting);
+    let key = first_input_key(&waiting);
     client
         .request(
             "tasks/update",
@@ -563,7 +553,7 @@ async fn stdio_a_listen_with_task_ids_gets_each_change_of_the_task() {
         );
         let status = task["status"].as_str().unwrap().to_owned();
         if status == "input_required" && !seen.contains(&status) {
-            let key = input_key(task);
+            let key = first_input_key(task);
             let answers = json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"text": "yes"}}}});
             client.request("tasks/update", answers).await.unwrap();
         }

@@ -13,6 +13,16 @@ use mcp_runtime::testing::{Client, ClientBuilder, ClientError};
 use serde_json::Value;
 use tokio::process::{Child, Command};
 
+/// The key of the first input request in `result["inputRequests"]` (a stateless result, or a
+/// task waiting for input), which must have one.
+pub fn first_input_key(result: &Value) -> String {
+    result["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.keys().next())
+        .unwrap_or_else(|| panic!("no input request in {result}"))
+        .clone()
+}
+
 /// Compares `actual` with the golden file `tests/snapshots/{name}.json` as JSON values. With
 /// `UPDATE_SNAPSHOTS=1` the file is rewritten instead; review the diff before committing it.
 pub fn assert_snapshot(name: &str, actual: &Value) {
