@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -23,14 +23,14 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+# The child-process helpers of the interop tests (tests/python/local_servers.py), appended so
+# that nothing there shadows a module of this folder.
+sys.path.append(str(Path(__file__).resolve().parents[1] / "python"))
+from local_servers import await_port, free_port, stop  # noqa: E402
+
 CALLS = 5
+STARTUP_TIMEOUT = 30.0  # how long a server gets to listen
 WAIT = 40.0  # how long Prometheus gets to scrape what the calls left
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def binary(variable: str) -> str:
@@ -38,29 +38,6 @@ def binary(variable: str) -> str:
     if not path or not Path(path).is_file():
         pytest.fail(f"{variable} is not set to a binary: run scripts/prometheus.sh")
     return path
-
-
-def await_port(port: int, process: subprocess.Popen, what: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"{what} exited with {process.returncode} before listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                pytest.fail(f"{what} did not listen on 127.0.0.1:{port} within 30 s")
-            time.sleep(0.05)
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
 
 
 @contextmanager
@@ -90,7 +67,7 @@ def prometheus(metrics_port: int):
             stderr=log,
         )
         try:
-            await_port(port, process, "prometheus")
+            await_port(process, port, "prometheus", STARTUP_TIMEOUT)
             yield f"http://127.0.0.1:{port}"
         finally:
             stop(process)
@@ -165,8 +142,8 @@ def test_prometheus_scrapes_an_http_server_in_both_eras() -> None:
         stderr=log,
     )
     try:
-        await_port(port, server, "everything")
-        await_port(metrics_port, server, "everything's metrics")
+        await_port(server, port, "everything", STARTUP_TIMEOUT)
+        await_port(server, metrics_port, "everything's metrics", STARTUP_TIMEOUT)
         with prometheus(metrics_port) as base:
             url = f"http://127.0.0.1:{port}/mcp"
             anyio.run(call_tools, url, "legacy")
