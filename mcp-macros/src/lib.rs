@@ -296,7 +296,7 @@ pub fn skills(input: TokenStream) -> TokenStream {
 /// `pub static API: mcp_runtime::openapi::Api` and, per operation, `pub async fn
 /// <operation_id in snake case>(ctx: &Context, <arguments>) -> Result<openapi::Response,
 /// ToolError>` plus its tool's registration. Call it once per module. The crate docs of
-/// `mcp_runtime::openapi` and the README's *Existing APIs* say what each part of a
+/// `mcp_runtime::openapi` and the guide's *`openapi!`* chapter (`guide/src/openapi.md`) say what each part of a
 /// description becomes.
 ///
 /// # Keys of `openapi!("file", ..)`
@@ -318,6 +318,23 @@ pub fn skills(input: TokenStream) -> TokenStream {
 /// that cannot be an argument (1-64 of `A-Z a-z 0-9 _ . -`); a filter entry that matches no
 /// operation. Every file read is tracked with `include_bytes!`, so editing it rebuilds the
 /// crate.
+///
+/// # `$ref`s
+///
+/// Every `$ref` in the description, and in every file its `$ref`s reach, must point at
+/// something, whether a selected operation reads it or not: a `$ref` to nothing in an excluded
+/// operation, an XML media type or a component nothing uses is a mistake in the description
+/// all the same, and the tools that read a whole description (validators, generators) refuse
+/// it too.
+/// The error names where the `$ref` is written, as `file:line:column` and the JSON pointer
+/// (`api.yaml:14:21 at /paths/~1pets/get/parameters/0`), and names at most 20 broken `$ref`s
+/// in one build. What is a reference follows OpenAPI: the values of `example`, `examples` (a
+/// schema's list), `default`, `const`, `enum`, an Example's `value` and `x-` extensions are
+/// data, not searched; under maps keyed by names (`properties`, `responses`, `content`,
+/// `components/schemas`, ..) a key is a name, so a response called `default` is searched. A
+/// `$ref` is read relative to the file it is written in (a schema's `$id` does not change
+/// that). No URL is fetched: a `$ref` to a URL (any URI with a scheme), or to an anchor
+/// (`#name`), is an error where a selected operation needs it and left alone elsewhere.
 #[cfg(feature = "openapi")]
 #[proc_macro]
 pub fn openapi(input: TokenStream) -> TokenStream {

@@ -95,6 +95,39 @@ pub fn type_id_of<F: 'static>(_: &F) -> TypeId {
     TypeId::of::<F>()
 }
 
+/// A parameter whose default may be written as a string literal: `#[arg(default = "x")]`.
+#[diagnostic::on_unimplemented(
+    message = "a string literal default needs a string parameter (`String`, `Box<str>`, `Arc<str>`, `Cow<'static, str>`), not `{Self}`",
+    label = "write the default as a value of the parameter's type"
+)]
+pub trait FromStrLiteral {
+    fn from_str_literal(text: &'static str) -> Self;
+}
+
+impl FromStrLiteral for ::std::string::String {
+    fn from_str_literal(text: &'static str) -> Self {
+        text.to_owned()
+    }
+}
+
+impl FromStrLiteral for ::std::boxed::Box<str> {
+    fn from_str_literal(text: &'static str) -> Self {
+        text.into()
+    }
+}
+
+impl FromStrLiteral for ::std::sync::Arc<str> {
+    fn from_str_literal(text: &'static str) -> Self {
+        text.into()
+    }
+}
+
+impl FromStrLiteral for ::std::borrow::Cow<'static, str> {
+    fn from_str_literal(text: &'static str) -> Self {
+        ::std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// A default value as JSON, for the schema. Requires `Serialize` only where a default is given.
 /// A default that does not serialize is a problem of the definition, reported when the server is
 /// built, not a `null` in the schema.
@@ -294,11 +327,12 @@ pub mod ret {
     }
 
     impl<T: IntoCallToolResult> ViaContent<T> for &&Probe<T> {
-        fn declare_output(self, _: &mut ToolBuilder) -> Probe<Accepted> {
+        fn declare_output(self, builder: &mut ToolBuilder) -> Probe<Accepted> {
+            T::declare_output(builder);
             accepted()
         }
-        fn into_result(self, value: T, _: &ToolCall) -> CallToolResult {
-            value.into_call_tool_result()
+        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult {
+            value.into_result_of(call)
         }
     }
 

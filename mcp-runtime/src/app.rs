@@ -20,6 +20,11 @@
 //! let server = Server::builder().tool(weather).resource_def(page.build());
 //! assert!(server.build().is_ok());
 //! ```
+//!
+//! # Where it sits
+//!
+//! It may import the items (`resource`, `tool`, `completion`), `context`, `protocol`, `schema`,
+//! `metadata` and `error`; the server imports it.
 
 use std::borrow::Cow;
 

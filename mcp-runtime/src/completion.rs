@@ -5,6 +5,10 @@
 //! is an enum (its JSON Schema lists the values) completes from those values with no code. The
 //! runtime sends at most 100 values, with `total` and `hasMore` when there were more, and
 //! advertises the `completions` capability only when something completes.
+//!
+//! # Where it sits
+//!
+//! Below the items, which import it: it may import `context` and `protocol` only.
 
 use std::collections::HashMap;
 use std::sync::Arc;

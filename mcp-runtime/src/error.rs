@@ -1,4 +1,6 @@
 //! The errors a server reports to its own program (not to clients: those get JSON-RPC errors).
+//!
+//! It imports no other module of the crate; any may import it.
 
 use std::fmt;
 

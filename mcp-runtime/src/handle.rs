@@ -10,9 +10,16 @@
 //!
 //! [`ServerHandle`] documents how changes to what a server serves meet requests in flight,
 //! capabilities, cursors and subscriptions.
+//!
+//! # Where it sits
+//!
+//! Beside `context`: it may import `protocol` and `error`; the server implements its `Broadcast`,
+//! and never the other way.
 
 use std::fmt;
 use std::sync::Arc;
+
+use crate::protocol::LoggingLevel;
 
 use std::any::Any;
 
@@ -51,6 +58,8 @@ pub(crate) trait Broadcast: Any + Send + Sync {
     fn resource_updated(&self, uri: &str);
     /// Sends `notifications/<kind>/list_changed` to every session that can receive it.
     fn list_changed(&self, kind: ListKind);
+    /// Sends `notifications/message` to every session whose level admits `level`.
+    fn log(&self, level: LoggingLevel, logger: Option<&str>, data: &serde_json::Value);
 }
 
 /// Announces changes to the clients of a running server, and changes what it serves. Cheap to
@@ -158,6 +167,31 @@ impl ServerHandle {
     /// Sends `notifications/prompts/list_changed` to every initialized session.
     pub fn prompts_list_changed(&self) {
         self.inner.list_changed(ListKind::Prompts);
+    }
+
+    /// Sends `notifications/message` at `level` (from `logger`, when given) to every
+    /// initialized session of this process whose level admits it (`logging/setLevel`; `info`
+    /// until the client sets one): news that belongs to no request, such as a reload that
+    /// failed. A 2026-07-28 client has no session and hears logs only within its own requests
+    /// (the spec allows no other), so it gets none of these; neither do the sessions of other
+    /// replicas.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::LoggingLevel;
+    ///
+    /// # fn main() -> mcp_runtime::Result<()> {
+    /// let service = Server::builder().build()?;
+    /// service.handle().log(
+    ///     LoggingLevel::Error,
+    ///     Some("reload"),
+    ///     serde_json::json!("the new configuration does not parse; the old one stays"),
+    /// );
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: serde_json::Value) {
+        self.inner.log(level, logger, &data);
     }
 }
 

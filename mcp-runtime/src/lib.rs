@@ -2,8 +2,11 @@
 //! plain functions. The signature is the schema, the doc comments are the descriptions, and the
 //! compiler checks what other SDKs check at run time.
 //!
-//! This page is the guide, from a first tool to a deployed HTTP server. Each section's example
-//! compiles and, apart from the ones that serve forever, runs as a test.
+//! This page is the API reference's overview, from a first tool to a deployed HTTP server: each
+//! section's example compiles and, apart from the ones that serve forever, runs as a test. The
+//! user guide, with a chapter for each of these and for deployment, testing, troubleshooting and
+//! coming from rmcp or FastMCP, is the `guide/` folder of the repository: read its Markdown in
+//! `guide/src/`, or run `mdbook serve guide` for the book.
 //!
 //! - [A first tool](#a-first-tool)
 //! - [Arguments and schemas](#arguments-and-schemas)
@@ -175,6 +178,9 @@
 //!   when `None`, is `anyOf` the type and `null`, never a `type` array; schemars' number
 //!   formats (`uint8`, `double`, ..) are dropped, their integer bounds kept as
 //!   `minimum`/`maximum`.
+//! - [`Structured<T>`](Structured) keeps `T`'s `outputSchema` and `structuredContent` and
+//!   chooses the text block: compact JSON, JSON indented by two spaces, or a text of your own
+//!   (a file's text as itself, with `{"content": text}` for programs).
 //! - `String` and `&'static str` are one text block; content blocks ([`Content`], [`Image`],
 //!   [`Audio`], [`ResourceLink`], [`EmbeddedResource`], `Vec<Content>`, [`CallToolResult`]) are
 //!   sent as they are.
@@ -720,7 +726,7 @@
 //!   `McpService::connect_redis` first. While Redis is down, requests that need it get 503 and
 //!   -32603, and the process stays up; once it is back, a session it lost gets 404 on its next
 //!   request to any replica (a read that finds its connection dropped is sent again on a fresh
-//!   one). The README's *Deployment* section has a one-machine recipe.
+//!   one). The guide's *Deployment and limits* chapter has a one-machine recipe.
 //! - [`Server::cache_hint`] sets the `ttlMs`/`cacheScope` of stateless results (0 and
 //!   `private` by default).
 //! - TCP_NODELAY is set on accepted sockets.
@@ -744,8 +750,16 @@
 //!   cacheable for an hour with an `ETag`. Off by default; `Server::build` refuses a card that
 //!   breaks the schema (a server description of 1 to 100 characters is required).
 //! - `serve_http` logs `listening on http://ADDR/PATH` at `info` once it is bound.
+//! - **Probes**: `GET /healthz` is 200 while the process answers; `GET /readyz` is 200, or 503
+//!   from the moment a graceful shutdown starts and while the shared store does not answer a
+//!   `PING` (checked at most once a second). No token, any `Host`, no client share
+//!   ([`Server::health_paths`], [`Server::drain_delay`]).
+//! - [`Server::json_response`] answers every POST with `application/json`, never SSE; the
+//!   handler's notifications and requests to the client go on the session's GET stream.
 //!
-//! To serve next to other routes, mount [`McpService::into_router`] in an axum app:
+//! To serve your own routes from the same server, keeping its connection limits, timeouts and
+//! shutdown, add them with [`Server::http_route`]. Or mount [`McpService::into_router`] in an
+//! axum app of yours (which then owns the connections):
 //!
 //! ```no_run
 //! use mcp_runtime::prelude::*;
@@ -785,7 +799,7 @@
 //!
 //! | limit | default | one client's share | past it |
 //! |---|---|---|---|
-//! | [`Server::max_connections`] | 512 open connections | 128 (an address's; a trusted proxy's count only in all) | a new connection gets 503 with `Retry-After` and is closed; one warning per burst |
+//! | [`Server::max_connections`] | 512 open connections | 128 (an address's; a trusted proxy's count only in all) | a new connection gets 503 with `Retry-After` and is closed (its write side first, then, for up to 64 such connections at once, what it sent read for at most 1 s and 64 KiB, so the close is not a reset that could destroy the 503); one warning per burst |
 //! | [`Server::header_read_timeout`] | 10 s | | a connection whose request headers are not all in (or an idle keep-alive connection) is closed, within a tenth of the timeout (at most 1 s) past it |
 //! | [`Server::body_read_timeout`] | 30 s | | 408, and the connection is closed |
 //! | connection read buffer | 64 KiB | | request headers past it get 431 |
@@ -802,6 +816,7 @@
 //! | [`Server::initialize_timeout`] | 10 s | | a session that never sent `notifications/initialized` ends |
 //! | [`Server::session_idle_timeout`] | 30 min | | an idle session ends |
 //! | [`Server::shutdown_grace`] | 5 s | | on shutdown, connections still open are dropped and `serve_http` returns |
+//! | [`Server::stream_resume_grace`] | 10 s | | the requests of a POST's event stream whose client left and did not come back with `Last-Event-ID` are cancelled (their handlers stop, their places come back; at once for a stream nothing can resume, a stateless server's; never with replicas, where another may resume it) |
 //! | [`Server::max_live_tasks`] / [`Server::task_ttl`] | 10,000 tasks alive; each kept 1 hour (a 2025-11-25 client may ask for less) | | a task-capable call gets -32603 ("too many live tasks"); a task is reclaimed at its TTL, or when the session that owns it ends |
 //! | [`Server::max_live_tasks_per_owner`] | 1,000 tasks alive of one owner (a tenth of the above): the principal, else the session, else a stateless client's address | | that owner's call gets -32603 ("too many live tasks of yours"); other owners are served |
 //! | [`Server::max_task_result`] | 1 MiB a task's result, as JSON | | the task ends `failed` (-32603 naming the bound) |
@@ -811,11 +826,13 @@
 //! | DPoP proofs seen (`OAuth::accept_dpop`), for the replay check | 100,000 (a SHA-256 each), each until its `iat` is 5 minutes old | | the oldest are forgotten first |
 //! | `Server::redis_session_cache` (with `Server::redis`) | 10,000 session records and 16 MiB of their text, on each replica | | any records are dropped, and read from Redis again on their sessions' next requests |
 //! | a proxied upstream's notifications waiting to be relayed (`Upstream::notification_queue`) | 1,024 and 16 MiB an upstream | | the newest are dropped and counted |
+//! | a proxied upstream's forwarded requests in flight (`Upstream::max_in_flight`) | 256 an upstream | a quarter ([`Server::client_share`]): the client's principal, else its address | that client's next request waits for one of its own to end; other clients' go through |
 //! | a proxied upstream's items (`Upstream::max_items`) | 10,000 of each kind an upstream, read from at most 1,000 pages | | the pages past them are not read; the rest are not served, with a warning |
 //! | upstream resource subscriptions relayed | 256 URIs an upstream | | the downstream subscription holds; the upstream is not asked, with a warning |
-//! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each) | keys follow sessions, principals and addresses ([`RateKey`](middleware::RateKey)), whose shares bound how many one client makes | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
-//! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys and answers) a cache, each for 60 s | | the oldest are dropped first (a caller past them is served, uncached); an answer over an eighth of the bytes is not kept |
-//! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names | | new label sets are counted under one `_OTHER` series |
+//! | rate limiter keys ([`middleware::RateLimitLayer::max_keys`], feature `rate-limit`) | 100,000 keys a limiter (a key hash and a GCRA time each), and as many client keys for a key finer than the client | keys follow clients, sessions, principals and addresses ([`RateKey`](middleware::RateKey)), whose shares bound how many one client makes | keys back at full rate are dropped (at most once a second); if none is, new callers share one overflow key |
+//! | response cache ([`middleware::CacheLayer`]) | 1,000 answers and 16 MiB (keys, a SHA-256 each, and answers) a cache, each for 60 s | | the oldest are dropped first (a caller past them is served, uncached); an answer over an eighth of the bytes is not kept |
+//! | metrics ([`Server::telemetry`]) | 2,000 label sets a histogram (two histograms); labels only from the server's own names; the `/metrics` text rendered at most once a second, one render at a time, shared by every scrape (a full render is under 12 MiB) | on the MCP port, an answer being sent counts in its client's unread bytes ([`Server::stream_buffer_total`]'s share) | new label sets are counted under one `_OTHER` series; a scrape past its client's share gets 503 with `Retry-After` |
+//! | trace context (feature `otel`) | read from `params._meta` within the W3C sizes: `traceparent` 55 bytes, `tracestate` 512 bytes and 32 members, `baggage` 8,192 bytes and 64 members; what the spans of requests in flight keep of them, 4 MiB in all | | a longer field is ignored whole, before it is parsed or copied; past the 4 MiB a request's span starts a trace of its own |
 //! | `openapi` calls: `Upstream::timeout` | 30 s a request to the API, body included (10 s to connect) | | a tool error |
 //! | `openapi` calls: `Upstream::max_response_bytes` / `max_error_bytes` | 8 MiB of a response read; 4 KiB of an error body in the tool error | | a tool error (nothing more is read); the error body cut at a character boundary |
 //! | error messages | 4 KiB; a client's text (a name, a URI, a value) repeated in one at most 128 bytes, with its length | | cut |
@@ -854,8 +871,12 @@
 //! | **measured, all filled at once (without OAuth)** | **723 MiB** |
 //!
 //! Middleware and telemetry are off by default and outside that total; each adds, when it is
-//! on: a rate limiter 100,000 keys × about 48 bytes with its map (under 5 MiB); a response cache
-//! its 16 MiB; telemetry's metrics 2 × 2,000 series × under 400 bytes (under 2 MiB).
+//! on: a rate limiter 100,000 keys × about 48 bytes with its map, and as many client keys for a
+//! key finer than the client (under 10 MiB); a response cache its 16 MiB; telemetry's metrics
+//! 2 × 2,000 series × under 400 bytes (under 2 MiB), and their text for `/metrics`, one render
+//! kept and a second while it replaces the first (under 24 MiB; the answers being sent count
+//! in the unread bytes above); with `otel`, the trace context the spans of requests in flight
+//! keep, 4 MiB: 56 MiB in all.
 //!
 //! Not counted, because they are yours: what your handlers allocate (an `openapi` tool holds at
 //! most `Upstream::max_response_bytes` of an answer, and its text once more in the result), and
@@ -879,9 +900,11 @@
 //! [`McpResponse`](middleware::McpResponse); it may answer on its own, and what it puts in the
 //! request's extensions a handler takes as an [`Extension<T>`](middleware::Extension)
 //! parameter. [`middleware::from_fn`] makes a layer of an `async fn`. Built in:
-//! [`RateLimitLayer`](middleware::RateLimitLayer) (feature `rate-limit`: GCRA, per principal,
-//! session, address or tool; -32005 with `retryAfter`, HTTP 429 with `Retry-After`),
-//! [`CacheLayer`](middleware::CacheLayer) (`read_only` + `idempotent` tools) and
+//! [`RateLimitLayer`](middleware::RateLimitLayer) (feature `rate-limit`: GCRA, per client by
+//! default, or per principal, session, address or tool, a key finer than the client still
+//! counting against it; -32023 with `retryAfterMs`, HTTP 429 with `Retry-After`),
+//! [`CacheLayer`](middleware::CacheLayer) (`read_only` + `idempotent` tools, keyed by who
+//! asks unless a tool declares what its answer depends on) and
 //! [`ErrorMaskingLayer`](middleware::ErrorMaskingLayer). See [`middleware`].
 //!
 //! ```
@@ -971,7 +994,7 @@
 //! [`Upstream`](openapi::Upstream) configured at run time (`API.configure(..)`), with a static
 //! header, a bearer token from the environment, the caller's forwarded OAuth token
 //! (audience-checked, with `OAuth::expose_access_token`) or a hook of your own, within a
-//! timeout and response bounds. See [`mod@openapi`] and the README's *Existing APIs*.
+//! timeout and response bounds. See [`mod@openapi`] and the guide's *`openapi!`* chapter.
 //!
 //! ```ignore
 //! mod github {
@@ -1129,6 +1152,7 @@ mod error;
 pub mod gateway;
 mod handle;
 mod metadata;
+pub mod middleware;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod prompt;
@@ -1137,8 +1161,10 @@ mod registration;
 pub mod resource;
 pub mod schema;
 mod server;
+mod shared;
 #[cfg(feature = "skills")]
 pub mod skill;
+pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tool;
@@ -1150,7 +1176,8 @@ pub use crate::server::options::HttpOptions;
 pub use crate::server::options::Limits;
 #[cfg(feature = "tasks")]
 pub use crate::server::options::TaskOptions;
-pub use crate::server::{middleware, telemetry};
+#[cfg(all(feature = "http", unix))]
+pub use crate::transport::http::UnixSocket;
 
 pub use crate::context::{Context, Elicit, Principal};
 pub use crate::error::{DefinitionError, Error, Result};
@@ -1171,17 +1198,15 @@ pub use crate::server::{OAuth, TokenValidation};
 #[cfg(feature = "skills")]
 pub use crate::skill::{Skill, Skills};
 
-/// Tasks (`#[tool(task = "optional" | "required")]`): where they are kept, and how to keep them
-/// elsewhere. See "Tasks" in the crate documentation.
+#[cfg(feature = "tasks")]
+pub mod tasks;
+/// Tasks (`#[tool(task = "optional" | "required")]`): this build has no `tasks` feature, so a
+/// tool can only say it does not run as one. See "Tasks" in the crate documentation.
+#[cfg(not(feature = "tasks"))]
 pub mod tasks {
-    #[cfg(feature = "tasks")]
-    pub use crate::server::tasks::{
-        MAX_STATUS_MESSAGE, MemoryTaskStore, StoreError, StoreFuture, TaskLimits, TaskOutcome,
-        TaskRecord, TaskStatus, TaskStore,
-    };
     pub use crate::tool::TaskSupport;
 }
-pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, ToolError};
+pub use crate::tool::{Args, CallToolResult, IntoCallToolResult, Structured, ToolError};
 
 #[cfg(all(feature = "macros", feature = "openapi"))]
 pub use mcp_macros::openapi;
@@ -1219,7 +1244,7 @@ pub mod prelude {
         ResourceLink,
     };
     pub use crate::resource::{Blob, ResourceError, ResourceInfo};
-    pub use crate::tool::{Args, CallToolResult, ToolError};
+    pub use crate::tool::{Args, CallToolResult, Structured, ToolError};
     pub use crate::{McpServer, McpService, Server, ServerHandle};
     #[cfg(feature = "macros")]
     pub use mcp_macros::{Elicit, prompt, resource, server, tool};

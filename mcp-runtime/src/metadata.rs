@@ -8,6 +8,10 @@
 //! make callers import it to reach `title()`/`meta()`, and these methods are what `#[tool]`,
 //! `#[prompt]` and `#[resource]` expand to and what hand-written builders call. The macro
 //! takes the path to the definition's [`Metadata`].
+//!
+//! # Where it sits
+//!
+//! Below the items, which import it: it may import `protocol` only.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -3,6 +3,11 @@
 //! Prompt arguments are strings on the wire. A `#[prompt]` parameter of any `FromStr` type is
 //! parsed from its string, and a parse failure is an invalid-params error naming the argument;
 //! `Option<T>` parameters are optional arguments. Unknown arguments are ignored.
+//!
+//! # Where it sits
+//!
+//! An item: it may import `tool` (the shared handler types), `completion`, `context`, `protocol`,
+//! `schema`, `metadata` and `error`; the server and everything above import it.
 
 use std::borrow::Cow;
 use std::fmt;

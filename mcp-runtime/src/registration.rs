@@ -2,6 +2,8 @@
 //! one [`Entry`] to `inventory`, and the server builder collects them. The types live here, not in
 //! `__private`, so the runtime's own modules name them by their place; `__private` re-exports them
 //! under the paths the macros emit.
+//!
+//! It may import the items (`tool`, `prompt`, `resource`); the server imports it.
 
 use std::any::TypeId;
 

@@ -25,6 +25,10 @@
 //!   `["number", "null"]`, which several clients read wrongly and the Inspector's `--strict`
 //!   flags. No portable schema has a `type` array. (An optional input property has no `null`
 //!   at all: absent is how a client leaves it out.)
+//!
+//! # Where it sits
+//!
+//! The ground floor beside `protocol`: it imports no other module of the crate.
 
 use std::collections::BTreeSet;
 

@@ -4,6 +4,11 @@
 //! that takes the call's arguments apart parameter by parameter. Everything that can be computed
 //! from the types (the input and output schemas, which shape the output takes) is computed once,
 //! when the server is built; a call costs the argument conversion, the function and the result.
+//!
+//! # Where it sits
+//!
+//! An item: it may import `completion`, `context`, `protocol`, `schema`, `metadata` and `error`.
+//! The other items, the server and everything above import it; it never imports them.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -222,10 +227,149 @@ pub struct Args<T>(pub T);
 /// A type a tool can return as it is: content blocks, a whole [`CallToolResult`], text.
 ///
 /// Returning a `T: Serialize + JsonSchema` instead gives the tool an `outputSchema` and
-/// `structuredContent`; implement this trait for a type of your own to control its content.
+/// `structuredContent`; implement this trait for a type of your own to control its content
+/// ([`Structured`] keeps the `outputSchema` and lets you choose the text block).
 pub trait IntoCallToolResult {
     /// Converts the value into the call's result.
     fn into_call_tool_result(self) -> CallToolResult;
+
+    /// What a `#[tool]` returning this type declares beyond its content: by default nothing
+    /// (no `outputSchema`). Not public API.
+    #[doc(hidden)]
+    fn declare_output(_builder: &mut ToolBuilder)
+    where
+        Self: Sized,
+    {
+    }
+
+    /// The result of a `#[tool]` call returning this value, shaped as the tool's definition
+    /// says. Not public API.
+    #[doc(hidden)]
+    fn into_result_of(self, _call: &ToolCall) -> CallToolResult
+    where
+        Self: Sized,
+    {
+        self.into_call_tool_result()
+    }
+}
+
+/// A structured result with the text block of your choice: the tool's `outputSchema` is `T`'s
+/// and `structuredContent` is the value, as when a tool returns `T` itself, while the text
+/// block, which clients that ignore `structuredContent` show the model, is compact JSON
+/// ([`Structured::new`], what returning `T` sends), JSON indented by two spaces
+/// ([`Structured::indented`]), or a text of your own ([`Structured::with_text`]).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// A file's text.
+/// #[derive(Serialize, JsonSchema)]
+/// struct FileText {
+///     /// The whole text.
+///     content: String,
+/// }
+///
+/// /// Read a note.
+/// #[tool]
+/// async fn read_note() -> Structured<FileText> {
+///     let content = "line 1\nline 2".to_owned();
+///     // The model reads the text itself; a program reads `{"content": ...}`.
+///     Structured::with_text(FileText { content: content.clone() }, content)
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # use mcp_runtime::testing::Client;
+/// # use serde_json::json;
+/// # let client = Client::connect(Server::builder().tool(read_note)).await?;
+/// # let tools = client.list_tools().await?;
+/// # assert_eq!(tools[0]["outputSchema"]["required"], json!(["content"]));
+/// # let result = client.call_tool("read_note", json!({})).await?;
+/// # assert_eq!(result.text(), "line 1\nline 2");
+/// # assert_eq!(result.structured_content, Some(json!({"content": "line 1\nline 2"})));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structured<T> {
+    value: T,
+    text: StructuredText,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum StructuredText {
+    Compact,
+    Indented,
+    Given(String),
+}
+
+impl<T> Structured<T> {
+    /// The value, with its compact JSON as the text block (what returning `T` sends).
+    pub fn new(value: T) -> Self {
+        Self {
+            value,
+            text: StructuredText::Compact,
+        }
+    }
+
+    /// The value, with its JSON indented by two spaces as the text block.
+    pub fn indented(value: T) -> Self {
+        Self {
+            value,
+            text: StructuredText::Indented,
+        }
+    }
+
+    /// The value, with `text` as the text block.
+    pub fn with_text(value: T, text: impl Into<String>) -> Self {
+        Self {
+            value,
+            text: StructuredText::Given(text.into()),
+        }
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+}
+
+impl<T: Serialize + JsonSchema> Structured<T> {
+    fn into_result(self, tool: &str, output: OutputShape) -> CallToolResult {
+        let text = self.text;
+        let serialized = serde_json::to_value(self.value).and_then(|json| {
+            let text = match text {
+                StructuredText::Compact => serde_json::to_string(&json)?,
+                StructuredText::Indented => serde_json::to_string_pretty(&json)?,
+                StructuredText::Given(text) => text,
+            };
+            Ok((json, text))
+        });
+        match serialized {
+            Ok((json, text)) => shaped_result(json, text, output),
+            Err(error) => unserializable(tool, &error),
+        }
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoCallToolResult for Structured<T> {
+    /// Outside a `#[tool]`, the shape comes from `T`'s schema: an object is `structuredContent`
+    /// as it is, anything else is wrapped as `{"result": ...}`.
+    fn into_call_tool_result(self) -> CallToolResult {
+        let output = if schema::is_object(&schema::root_schema::<T>()) {
+            OutputShape::Object
+        } else {
+            OutputShape::Wrapped
+        };
+        self.into_result("", output)
+    }
+
+    fn declare_output(builder: &mut ToolBuilder) {
+        builder.structured_output::<T>();
+    }
+
+    fn into_result_of(self, call: &ToolCall) -> CallToolResult {
+        self.into_result(&call.tool, call.output)
+    }
 }
 
 impl IntoCallToolResult for CallToolResult {
@@ -1100,17 +1244,16 @@ pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> Call
     // The text by `to_string`: what `Display` writes, without the formatter in between.
     let serialized = serde_json::to_value(value)
         .and_then(|json| serde_json::to_string(&json).map(|text| (json, text)));
-    let (json, text) = match serialized {
-        Ok(serialized) => serialized,
-        Err(error) => {
-            tracing::error!(tool = %call.tool, %error, "a tool's return value could not be serialized");
-            return CallToolResult::error(format!(
-                "tool `{}` produced a result that could not be serialized",
-                call.tool
-            ));
-        }
-    };
-    let structured = match call.output {
+    match serialized {
+        Ok((json, text)) => shaped_result(json, text, call.output),
+        Err(error) => unserializable(&call.tool, &error),
+    }
+}
+
+/// A structured result: `text` as its one text block, `json` as `structuredContent` in `output`'s
+/// shape.
+fn shaped_result(json: Value, text: String, output: OutputShape) -> CallToolResult {
+    let structured = match output {
         OutputShape::Wrapped => serde_json::json!({ "result": json }),
         OutputShape::Object | OutputShape::Content => json,
     };
@@ -1119,6 +1262,19 @@ pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> Call
         structured_content: Some(structured),
         is_error: false,
         meta: None,
+    }
+}
+
+/// The tool error of a return value serde refused (a map with non-string keys, a failing
+/// `Serialize`): logged whole, named to the client without the details.
+fn unserializable(tool: &str, error: &serde_json::Error) -> CallToolResult {
+    tracing::error!(%tool, %error, "a tool's return value could not be serialized");
+    if tool.is_empty() {
+        CallToolResult::error("the tool produced a result that could not be serialized")
+    } else {
+        CallToolResult::error(format!(
+            "tool `{tool}` produced a result that could not be serialized"
+        ))
     }
 }
 

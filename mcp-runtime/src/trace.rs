@@ -15,6 +15,10 @@
 //! | `uri` | the URI, on `resources/read` |
 //! | `session` | the `Mcp-Session-Id` over Streamable HTTP; `stdio-N` for the Nth connection served over stdio or a byte stream |
 //!
+//! What the client wrote (the method, a string id, a name, a URI) is cut as error messages cut
+//! it: past 128 bytes, its head and its length (`"aaa…" (1048576 bytes)`), with telemetry on or
+//! off, so a megabyte of id costs a log line a few dozen bytes, not a megabyte each.
+//!
 //! With [`Server::telemetry`](crate::Server::telemetry), the span carries the OpenTelemetry
 //! conventions' fields instead (`mcp.method.name` for `method`, `jsonrpc.request.id` for `id`,
 //! `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`, `mcp.session.id`, and more: see
@@ -76,6 +80,10 @@
 //! A global filter in front of the layer (such as an `EnvFilter` added with `.with(..)`) drops
 //! events before the client can see them; to filter only your own output, give that layer its
 //! own filter (`fmt::layer().with_filter(EnvFilter::from_default_env())`).
+//!
+//! # Where it sits
+//!
+//! It may import `context` and `protocol`; the server, `telemetry` and the transports import it.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -85,7 +93,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 
 use crate::context::Peer;
-use crate::protocol::{Method, Request};
+use crate::protocol::{Method, Request, echo};
 
 tokio::task_local! {
     /// The way back to the client of the request this task serves.
@@ -97,10 +105,12 @@ static CLIENT_LOG_WANTED: AtomicBool = AtomicBool::new(false);
 
 /// The span a request runs in; see the [module docs](self).
 pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing::Span {
+    // Every field the client wrote is cut as messages cut it (`echo`): a megabyte of method,
+    // id, name or URI costs a log line a few dozen bytes.
     let span = tracing::info_span!(
         target: "mcp_runtime::request",
         "mcp.request",
-        method = %request.method,
+        method = %echo(&request.method),
         id = %request.id,
         tool = tracing::field::Empty,
         prompt = tracing::field::Empty,
@@ -121,7 +131,7 @@ pub(crate) fn request_span(request: &Request, session: Option<&str>) -> tracing:
     if let Some((field, param)) = field
         && let Some(value) = request.params.get(param).and_then(Value::as_str)
     {
-        span.record(field, tracing::field::display(value));
+        span.record(field, tracing::field::display(echo(value)));
     }
     if let Some(session) = session {
         span.record("session", tracing::field::display(session));

@@ -43,10 +43,24 @@ pub(crate) fn param_meta(index: usize, param: &Param<'_>) -> TokenStream {
         None => quote!(__mcp::Option::None),
     };
     let (default, default_json) = match &param.attrs.default {
-        Some(expr) => (
-            quote_spanned! {expr.span()=> __mcp::Option::Some(|| { let __default: #ty = #expr; __default }) },
-            quote_spanned! {expr.span()=> __mcp::Option::Some(|| __mcp::default_json::<#ty>(|| { let __default: #ty = #expr; __default })) },
-        ),
+        Some(expr) => {
+            // A string literal is the text of a string-like parameter (`default = "x"` for a
+            // `String`), converted by a trait whose message names the types it fits; any other
+            // expression must be of the parameter's type.
+            let value = match expr {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(_),
+                    ..
+                }) => {
+                    quote_spanned! {expr.span()=> <#ty as __mcp::FromStrLiteral>::from_str_literal(#expr) }
+                }
+                _ => quote!(#expr),
+            };
+            (
+                quote_spanned! {expr.span()=> __mcp::Option::Some(|| { let __default: #ty = #value; __default }) },
+                quote_spanned! {expr.span()=> __mcp::Option::Some(|| __mcp::default_json::<#ty>(|| { let __default: #ty = #value; __default })) },
+            )
+        }
         None => (quote!(__mcp::Option::None), quote!(__mcp::Option::None)),
     };
     let examples = if param.attrs.examples.is_empty() {

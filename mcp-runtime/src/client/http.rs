@@ -29,6 +29,8 @@ pub(crate) struct HttpTarget {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) bearer: Option<String>,
     pub(crate) connect_timeout: Duration,
+    /// The Unix domain socket every connection goes through, instead of TCP.
+    pub(crate) unix_socket: Option<std::path::PathBuf>,
 }
 
 struct Shared {
@@ -64,8 +66,12 @@ impl HttpTransport {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(target.connect_timeout)
+        let mut http = reqwest::Client::builder().connect_timeout(target.connect_timeout);
+        #[cfg(unix)]
+        if let Some(path) = &target.unix_socket {
+            http = http.unix_socket(path.as_path());
+        }
+        let http = http
             .build()
             .map_err(|e| ClientError::Transport(format!("the HTTP client: {e}")))?;
         Ok(Arc::new(Self {

@@ -134,6 +134,11 @@
 //! So a client's own buffers hold at most the notification queue (16 MiB), one message being
 //! read per stream (16 MiB each) and the answers of its requests in flight, which are the
 //! caller's.
+//!
+//! # Where it sits
+//!
+//! Beside the server: it may import the items' result types, `context` and `protocol`, and never
+//! the server; the gateway imports it, the server and the transports do not.
 
 mod connection;
 mod error;
@@ -189,6 +194,7 @@ pub struct ClientBuilder {
     headers: Vec<(String, String)>,
     bearer: Option<String>,
     connect_timeout: Duration,
+    unix_socket: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -218,6 +224,7 @@ impl Default for ClientBuilder {
             headers: Vec::new(),
             bearer: None,
             connect_timeout: Duration::from_secs(10),
+            unix_socket: None,
         }
     }
 }
@@ -331,6 +338,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends every HTTP request through the Unix domain socket at `path` instead of TCP: the
+    /// URL given to [`http`](Self::http) names only the endpoint's path (and the `Host` sent),
+    /// as in `http://localhost/mcp`. For a server started with
+    /// [`McpService::serve_unix`](crate::McpService::serve_unix).
+    #[cfg(unix)]
+    pub fn unix_socket(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.unix_socket = Some(path.into());
+        self
+    }
+
     /// Starts `command` and connects to it over its stdio.
     pub async fn stdio(self, command: StdioCommand) -> Result<Client, ClientError> {
         let core = Core::new(Arc::clone(&self.handler), self.limits.clone());
@@ -346,6 +363,7 @@ impl ClientBuilder {
             headers: self.headers.clone(),
             bearer: self.bearer.clone(),
             connect_timeout: self.connect_timeout,
+            unix_socket: self.unix_socket.clone(),
         };
         let transport: Arc<dyn Transport> = HttpTransport::new(&core, &target)?;
         self.open(core, transport).await

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, Command};
@@ -121,6 +121,9 @@ impl StdioCommand {
     }
 }
 
+/// The last lines of a child's stderr, each with when it was read.
+type StderrTail = Arc<Mutex<VecDeque<(Instant, String)>>>;
+
 /// How much of a child's stderr is kept.
 const STDERR_TAIL: usize = 64 * 1024;
 /// How many messages may wait to be written to the server (each sender waits past it).
@@ -132,7 +135,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 pub(crate) struct LineTransport {
     writer: mpsc::Sender<Vec<u8>>,
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
-    stderr: Option<Arc<Mutex<VecDeque<String>>>>,
+    stderr: Option<StderrTail>,
     /// The task writing to the server's input: aborting it closes that input.
     write_task: AbortHandle,
     tasks: Vec<AbortHandle>,
@@ -182,7 +185,7 @@ impl LineTransport {
         reader: R,
         writer: W,
         child: Option<Arc<tokio::sync::Mutex<Option<Child>>>>,
-        stderr: Option<Arc<Mutex<VecDeque<String>>>>,
+        stderr: Option<StderrTail>,
         mut tasks: Vec<AbortHandle>,
     ) -> Arc<Self>
     where
@@ -259,7 +262,7 @@ impl Transport for LineTransport {
         Some(
             lines
                 .iter()
-                .map(String::as_str)
+                .map(|(_, line)| line.as_str())
                 .collect::<Vec<_>>()
                 .join("\n"),
         )
@@ -290,7 +293,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
     core: Weak<Core>,
     reader: R,
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
-    stderr: Option<Arc<Mutex<VecDeque<String>>>>,
+    stderr: Option<StderrTail>,
 ) {
     let max = match core.upgrade() {
         Some(core) => core.limits.max_message_size,
@@ -318,17 +321,24 @@ async fn read_lines<R: AsyncRead + Unpin>(
             Err(_) => {}
         }
     }
+    // The line and how long before the end it was written: a line from long before (a
+    // complaint at start-up, say) is not why the server ended.
     if let Some(tail) = &stderr
-        && let Some(last) = lock(tail).back()
+        && let Some((written, last)) = lock(tail).back()
     {
-        reason = format!("{reason}; its last stderr line: {last}");
+        let before = written.elapsed().as_secs_f64();
+        reason = if before < 1.0 {
+            format!("{reason}; its last stderr line: {last}")
+        } else {
+            format!("{reason}; its last stderr line, written {before:.0} s before it ended: {last}")
+        };
     }
     if let Some(core) = core.upgrade() {
         core.close(reason);
     }
 }
 
-async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, tail: Arc<Mutex<VecDeque<String>>>) {
+async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, tail: StderrTail) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     let mut kept = 0usize;
@@ -342,10 +352,10 @@ async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, tail: Arc<Mutex<VecDeque<S
         tracing::debug!(target: "mcp_runtime::client::stderr", "{text}");
         let mut lines = lock(&tail);
         kept += text.len();
-        lines.push_back(text);
+        lines.push_back((Instant::now(), text));
         while kept > STDERR_TAIL {
             match lines.pop_front() {
-                Some(old) => kept -= old.len(),
+                Some((_, old)) => kept -= old.len(),
                 None => break,
             }
         }

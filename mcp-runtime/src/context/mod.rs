@@ -30,6 +30,12 @@
 //! them. Each question has a key there, numbered by the runtime unless the handler names it with
 //! [`Context::input`]. Work a handler does before it asks therefore runs once per round: keep it idempotent, or
 //! ask first.
+//!
+//! # Where it sits
+//!
+//! Below the items and above `protocol`: it may import `protocol`, `handle` and `error`. The items,
+//! the server and everything above import it; it never imports them, and reaches its session only
+//! through the `Peer` the dispatch gives it.
 
 pub mod elicit;
 mod extensions;
@@ -165,6 +171,9 @@ pub(crate) struct RequestInfo {
     pub(crate) cancelled: Arc<CancelFlag>,
     /// The validated access token's caller, over HTTP with OAuth.
     pub(crate) principal: Option<Arc<Principal>>,
+    /// The client's address (HTTP), as the fair shares read it: behind a trusted proxy, the
+    /// client its forwarding header names.
+    pub(crate) address: Option<std::net::SocketAddr>,
     /// The last progress value sent, as `f64` bits (progress must increase).
     pub(crate) last_progress: AtomicU64,
     /// What middleware put in the request's extensions.
@@ -691,6 +700,12 @@ impl Context {
     /// [`Server::oauth`](crate::Server), else `None`.
     pub fn principal(&self) -> Option<&Principal> {
         self.inner.principal.as_deref()
+    }
+
+    /// The client's address, over HTTP (see `McpRequest::peer_addr`).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn address(&self) -> Option<std::net::SocketAddr> {
+        self.inner.address
     }
 
     /// The server, to announce changes: a resource updated, a list changed.

@@ -2,16 +2,17 @@
 //! handlers forward to it, and the reconciliation that keeps the registry in step with every
 //! upstream's last listing through the runtime's run-time changes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::link::{Gateway, Link, lock};
+use super::link::{Entry, Gateway, Kind, Link, Registered, failure, lock};
 use super::names::served_names;
 use super::relay::CallRelay;
+use super::task::downstream_capabilities;
 use crate::client::{
     Client, ClientError, CompletionRef, Prompt, RequestOptions, ResourceTemplate, Tool,
 };
@@ -27,55 +28,12 @@ use crate::resource::{ResourceBuilder, ResourceCall, ResourceDef, ResourceError,
 use crate::server::Changes;
 use crate::tool::{CallToolResult, TaskSupport, ToolBuilder, ToolCall, ToolDef};
 
-/// The kinds the registry keeps apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Kind {
-    Tool,
-    Prompt,
-    /// A static resource (by URI) or a template (by URI template): one name space.
-    Resource,
-}
-
-/// One item the gateway serves for an upstream: whose, and what it listed (to tell a change).
-#[derive(Clone, PartialEq)]
-struct Entry {
-    link: usize,
-    fingerprint: String,
-}
-
-/// What the gateway put in the registry, by kind and served name (URI, template), and the
-/// clashes it warned of (once each).
-#[derive(Default)]
-pub(crate) struct Registered {
-    served: HashMap<(Kind, String), Entry>,
-    warned: HashSet<String>,
-}
-
 /// An item some upstream lists, ready to be made a definition.
 enum Listed {
     Tool(String, Tool),
     Prompt(String, Prompt),
     Resource(ResourceInfo),
     Template(ResourceTemplate),
-}
-
-/// What the warnings remembered may hold; past it they are forgotten and may come again.
-const MAX_WARNED: usize = 4096;
-
-impl Registered {
-    /// How many items the upstream `link` has served here.
-    pub(crate) fn served_from(&self, link: usize) -> usize {
-        self.served.values().filter(|e| e.link == link).count()
-    }
-
-    fn warn_once(&mut self, key: String, warn: impl FnOnce()) {
-        if self.warned.len() >= MAX_WARNED {
-            self.warned.clear();
-        }
-        if self.warned.insert(key) {
-            warn();
-        }
-    }
 }
 
 impl Gateway {
@@ -577,22 +535,6 @@ fn forward_options(
     options
 }
 
-/// What a 2026-07-28 upstream is told the client can do, request by request: what the
-/// downstream client declared of what the gateway relays (sampling, elicitation, roots), so
-/// the upstream asks only what will be answered; and the tasks extension for a call the
-/// gateway runs as an upstream task.
-pub(super) fn downstream_capabilities(ctx: &Context, tasks: bool) -> Map<String, Value> {
-    let declared = &ctx.client().capabilities.0;
-    let mut caps: Map<String, Value> = ["sampling", "elicitation", "roots"]
-        .into_iter()
-        .filter_map(|key| Some((key.to_owned(), declared.get(key)?.clone())))
-        .collect();
-    if tasks {
-        caps.insert("extensions".into(), json!({ super::task::EXTENSION: {} }));
-    }
-    caps
-}
-
 /// The prefix of the protocol's own `_meta` keys, which are not forwarded either way.
 const PROTOCOL_PREFIX: &str = "io.modelcontextprotocol/";
 
@@ -620,20 +562,6 @@ pub(super) fn decode<T: DeserializeOwned>(
     })
 }
 
-/// What a forwarded request's failure (not the upstream's error) says, in words for the
-/// downstream client; a transport failure has the supervisor check the upstream.
-pub(super) fn failure(link: &Link, error: &ClientError) -> String {
-    if error.is_disconnect() || matches!(error, ClientError::Transport(_)) {
-        link.nudge();
-        format!(
-            "{} failed during the request ({error}); it is being reconnected",
-            link.label
-        )
-    } else {
-        format!("{} failed during the request: {error}", link.label)
-    }
-}
-
 async fn call_tool(
     link: Arc<Link>,
     gateway: Weak<Gateway>,
@@ -648,6 +576,8 @@ async fn call_tool(
         Ok(client) => client,
         Err(why) => return Ok(CallToolResult::error(why)),
     };
+    // A place in the caller's share of the upstream's (waiting for one of its own past it).
+    let _slot = link.slot(&ctx).await;
     let (_open, ended) = link.open_call(ctx.clone());
     let stateless = client.is_stateless();
     // The upstream runs it as a task when it must, or when this server runs the call as one
@@ -699,6 +629,7 @@ async fn get_prompt(
     let ctx = call.context().clone();
     let arguments = std::mem::take(&mut call.arguments);
     let client = link.client().map_err(ErrorObject::internal)?;
+    let _slot = link.slot(&ctx).await;
     let (_open, ended) = link.open_call(ctx.clone());
     let options = forward_options(&link, &gateway, &client, &ctx, ended, false);
     let mut params = json!({"name": &*upstream_name});
@@ -725,6 +656,7 @@ async fn read_resource(
 ) -> Result<Vec<ResourceContents>, ResourceError> {
     let ctx = call.context().clone();
     let client = link.client().map_err(ResourceError::Internal)?;
+    let _slot = link.slot(&ctx).await;
     let (_open, ended) = link.open_call(ctx.clone());
     let options = forward_options(&link, &gateway, &client, &ctx, ended, false);
     let params = json!({"uri": call.uri()});

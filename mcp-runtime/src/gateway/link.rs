@@ -1,6 +1,7 @@
-//! One upstream, kept connected: its state, the calls in flight through it, what it lists,
-//! and the task that connects it, lists it again on its `list_changed`, watches for its end
-//! and reconnects with backoff.
+//! One upstream and the gateway over all of them: each upstream's state, the calls in flight
+//! through it and what it lists; what the gateway put in the registry. The task that keeps an
+//! upstream connected is in `supervise.rs`, which writes this state; the items (`items.rs`),
+//! the relay of the upstream's requests (`relay.rs`) and its tasks (`task.rs`) read it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -9,21 +10,18 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
 
-use super::relay::UpstreamHandler;
 use super::{Target, Upstream};
-use crate::client::{
-    BoundedList, Client, ClientError, Prompt, ResourceTemplate, StdioCommand, Tool,
-};
+use crate::client::{Client, ClientError, Prompt, ResourceTemplate, Tool};
 use crate::context::Context;
-use crate::protocol::{Implementation, LoggingLevel, ProtocolVersion};
+use crate::protocol::{Implementation, ProtocolVersion};
 use crate::resource::ResourceInfo;
-use crate::server::{Attached, Core};
+use crate::server::{Attached, ClientKey, Core};
 
 /// A connection that stayed up this long resets the backoff.
-const STABLE: Duration = Duration::from_secs(60);
+pub(super) const STABLE: Duration = Duration::from_secs(60);
 /// The most pages of one list read from an upstream: 10,000 items in pages of 10, and an
 /// upstream that pages without end costs a bounded number of requests a refresh.
-const MAX_LIST_PAGES: usize = 1000;
+pub(super) const MAX_LIST_PAGES: usize = 1000;
 /// The most URIs one upstream is subscribed to on behalf of downstream clients.
 pub(crate) const MAX_UPSTREAM_SUBSCRIPTIONS: usize = 256;
 
@@ -74,7 +72,7 @@ pub enum UpstreamState {
     },
 }
 
-enum State {
+pub(super) enum State {
     Connecting,
     Up(Client),
     Down { reason: String, retry_at: Instant },
@@ -88,22 +86,86 @@ pub(crate) struct Listing {
     pub(crate) resources: Vec<ResourceInfo>,
     pub(crate) templates: Vec<ResourceTemplate>,
     /// How many items of each kind (in that order) did not decode.
-    unreadable: [usize; 4],
+    pub(super) unreadable: [usize; 4],
 }
 
 /// The kinds an upstream said changed, not listed again yet.
 #[derive(Default)]
-struct Changed {
-    tools: AtomicBool,
-    prompts: AtomicBool,
-    resources: AtomicBool,
-    notify: Notify,
+pub(super) struct Changed {
+    pub(super) tools: AtomicBool,
+    pub(super) prompts: AtomicBool,
+    pub(super) resources: AtomicBool,
+    pub(super) notify: Notify,
 }
 
 /// A downstream call in flight through an upstream, for the messages that name no call.
 struct OpenCall {
     ctx: Context,
     ended: watch::Receiver<bool>,
+}
+
+/// An upstream's places for forwarded requests, shared fairly: each downstream client (its
+/// principal, else its address) holds at most `per_client` of them at once, and waits for one
+/// of its own to end past that, so one client's calls (however many, however long) leave the
+/// others room. The upstream connection's own limit (`Upstream::max_in_flight`) bounds them
+/// all together.
+pub(crate) struct FairSlots {
+    per_client: usize,
+    clients: Mutex<HashMap<ClientKey, Arc<tokio::sync::Semaphore>>>,
+}
+
+/// A forwarded request's place in its client's share; given back when dropped.
+pub(crate) struct Slot {
+    slots: Arc<FairSlots>,
+    key: ClientKey,
+    places: Arc<tokio::sync::Semaphore>,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl FairSlots {
+    pub(super) fn new(per_client: usize) -> Arc<Self> {
+        Arc::new(Self {
+            per_client: per_client.max(1),
+            clients: Mutex::default(),
+        })
+    }
+
+    /// Waits for a place of `client`'s (none is needed by a caller with no identity: stdio's
+    /// one client).
+    pub(crate) async fn acquire(self: &Arc<Self>, client: Option<ClientKey>) -> Option<Slot> {
+        let key = client?;
+        let places = Arc::clone(
+            lock(&self.clients)
+                .entry(key.clone())
+                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(self.per_client))),
+        );
+        let permit = Arc::clone(&places).acquire_owned().await.ok();
+        Some(Slot {
+            slots: Arc::clone(self),
+            key,
+            places,
+            permit,
+        })
+    }
+
+    /// How many clients hold or wait for places.
+    #[cfg(test)]
+    fn clients(&self) -> usize {
+        lock(&self.clients).len()
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        drop(self.permit.take());
+        let mut clients = lock(&self.slots.clients);
+        // The map's and this one's: nobody else holds or waits for a place of this client's.
+        if Arc::strong_count(&self.places) == 2
+            && self.places.available_permits() == self.slots.per_client
+        {
+            clients.remove(&self.key);
+        }
+    }
 }
 
 /// One upstream.
@@ -115,17 +177,22 @@ pub(crate) struct Link {
     pub(crate) upstream: Upstream,
     /// What its items' errors say they came from.
     pub(crate) origin: Arc<str>,
-    state: Mutex<State>,
+    pub(super) state: Mutex<State>,
     calls: Mutex<(u64, HashMap<u64, OpenCall>)>,
     pub(crate) listing: Mutex<Listing>,
-    changed: Changed,
+    pub(super) changed: Changed,
     /// A request met a transport error: check whether the upstream is still there (HTTP).
-    nudge: Notify,
+    pub(super) nudge: Notify,
     /// The URIs downstream clients subscribed to, which the upstream is asked for.
     pub(crate) subscribed: Mutex<HashSet<String>>,
-    reconnects: AtomicU64,
+    pub(super) reconnects: AtomicU64,
     /// Its items' layers ([`Upstream::layer`]), shared by every definition made for it.
     layer: Option<crate::metadata::ItemLayer>,
+    /// The places for forwarded requests, shared fairly between downstream clients.
+    pub(crate) slots: Arc<FairSlots>,
+    /// Whether this gateway refused a `roots/list` of no call on the current connection (the
+    /// upstream may say so on its stderr, which its exit quotes).
+    pub(crate) roots_refused: AtomicBool,
 }
 
 /// Keeps a call registered while it runs; dropping it ends the call (its relayed requests
@@ -149,11 +216,21 @@ pub(crate) async fn call_ended(mut ended: watch::Receiver<bool>) {
 }
 
 impl Link {
-    fn new(index: usize, namespace: String, upstream: Upstream) -> Self {
+    pub(super) fn new(
+        index: usize,
+        namespace: String,
+        upstream: Upstream,
+        client_share: u8,
+    ) -> Self {
+        let slots = FairSlots::new(crate::server::share_of(
+            upstream.max_in_flight,
+            client_share,
+            1,
+        ));
         let layer = upstream
             .layers
             .as_ref()
-            .map(|stack| crate::server::middleware::enclose_item(None, stack));
+            .map(|stack| crate::server::exchange::enclose_item(None, stack));
         let label = if namespace.is_empty() {
             format!("the upstream `{}`", upstream.describe())
         } else {
@@ -178,7 +255,20 @@ impl Link {
             subscribed: Mutex::default(),
             reconnects: AtomicU64::new(0),
             layer,
+            slots,
+            roots_refused: AtomicBool::new(false),
         }
+    }
+
+    /// Waits for a place for a forwarded request of `ctx`'s client (see [`FairSlots`]).
+    pub(crate) async fn slot(&self, ctx: &Context) -> Option<Slot> {
+        let client = match ctx.principal() {
+            Some(principal) => Some(ClientKey::Principal(principal.binding_key().into())),
+            None => ctx
+                .address()
+                .map(|address| ClientKey::address(address.ip())),
+        };
+        self.slots.acquire(client).await
     }
 
     /// The connection, or why there is none, in words for the downstream client.
@@ -260,7 +350,7 @@ impl Link {
         self.nudge.notify_one();
     }
 
-    fn is_http(&self) -> bool {
+    pub(super) fn is_http(&self) -> bool {
         matches!(self.upstream.target, Target::Http { .. })
     }
 
@@ -299,46 +389,15 @@ pub(crate) struct Gateway {
     pub(crate) me: Weak<Gateway>,
     pub(crate) core: Weak<Core>,
     pub(crate) links: Vec<Arc<Link>>,
-    client_info: Implementation,
+    pub(super) client_info: Implementation,
     /// What the gateway put in the registry, and the warnings given (see `items.rs`).
-    pub(crate) registered: Mutex<super::items::Registered>,
+    pub(crate) registered: Mutex<Registered>,
     /// Upstreams whose first attempt has not settled yet.
-    pending: AtomicUsize,
-    ready: watch::Sender<bool>,
+    pub(super) pending: AtomicUsize,
+    pub(super) ready: watch::Sender<bool>,
 }
 
 impl Gateway {
-    /// Starts a supervisor for each upstream.
-    pub(crate) fn start(
-        upstreams: Vec<(String, Upstream)>,
-        core: &Arc<Core>,
-    ) -> (Arc<dyn Attached>, watch::Receiver<bool>) {
-        let links: Vec<Arc<Link>> = upstreams
-            .into_iter()
-            .enumerate()
-            .map(|(i, (namespace, upstream))| Arc::new(Link::new(i, namespace, upstream)))
-            .collect();
-        let (ready, ready_rx) = watch::channel(links.is_empty());
-        let gateway = Arc::new_cyclic(|me| Self {
-            me: me.clone(),
-            core: Arc::downgrade(core),
-            client_info: core.info.clone(),
-            registered: Mutex::default(),
-            pending: AtomicUsize::new(links.len()),
-            ready,
-            links,
-        });
-        for link in &gateway.links {
-            let closing = core.watch_closing();
-            tokio::spawn(supervise(
-                Arc::clone(link),
-                Arc::downgrade(&gateway),
-                closing,
-            ));
-        }
-        (gateway, ready_rx)
-    }
-
     pub(crate) fn statuses(&self) -> Vec<UpstreamStatus> {
         let registered = lock(&self.registered);
         self.links
@@ -354,15 +413,55 @@ impl Gateway {
             .collect()
     }
 
-    /// One upstream's first attempt settled, one way or the other.
-    fn settled(&self) {
-        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.ready.send_replace(true);
+    /// One upstream's first attempt settled, one way or the other. Once all have, what the
+    /// server serves is logged again, the upstreams' items with the rest.
+    pub(super) fn settled(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
         }
+        if let Some(core) = self.core.upgrade() {
+            let registry = core.registry();
+            let served = crate::server::serving_line(
+                &mut registry.tools.enabled_names(),
+                &mut registry.resources.enabled_uris(),
+                &mut registry.prompts.enabled_names(),
+            );
+            let upstreams: Vec<String> = self
+                .links
+                .iter()
+                .map(|link| match &*lock(&link.state) {
+                    State::Up(_) => format!("{} connected", link.label),
+                    State::Connecting => format!("{} connecting", link.label),
+                    State::Down { reason, .. } => {
+                        format!("{} unavailable ({reason})", link.label)
+                    }
+                })
+                .collect();
+            tracing::info!("serving {served}; {}", upstreams.join("; "));
+        }
+        self.ready.send_replace(true);
     }
 }
 
 impl Attached for Gateway {
+    fn waiting_for(&self) -> Option<String> {
+        let waiting: Vec<&Arc<Link>> = self
+            .links
+            .iter()
+            .filter(|link| matches!(&*lock(&link.state), State::Connecting))
+            .collect();
+        let longest = waiting
+            .iter()
+            .map(|link| link.upstream.connect_timeout)
+            .max()?;
+        let names: Vec<&str> = waiting.iter().map(|link| link.label.as_str()).collect();
+        Some(format!(
+            "the first connection of {} (at most {} s)",
+            names.join(", "),
+            longest.as_secs_f64().ceil()
+        ))
+    }
+
     fn subscription_changed(&self, uri: &str, subscribed: bool) {
         let Some(link) = self.owner_of(uri) else {
             return;
@@ -415,303 +514,94 @@ impl Attached for Gateway {
     }
 }
 
-/// Why a connection ended.
-enum Ended {
-    /// It failed: the reason.
-    Failed(String),
-    /// The server is gone: stop.
-    Shutdown,
+/// The kinds the registry keeps apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Kind {
+    Tool,
+    Prompt,
+    /// A static resource (by URI) or a template (by URI template): one name space.
+    Resource,
 }
 
-/// Completes when the server is gone (its `Core` dropped).
-async fn server_gone(mut closing: watch::Receiver<bool>) {
-    while closing.changed().await.is_ok() {}
+/// One item the gateway serves for an upstream: whose, and what it listed (to tell a change).
+#[derive(Clone, PartialEq)]
+pub(super) struct Entry {
+    pub(super) link: usize,
+    pub(super) fingerprint: String,
 }
 
-/// Keeps one upstream connected for as long as the server lives.
-async fn supervise(link: Arc<Link>, gateway: Weak<Gateway>, closing: watch::Receiver<bool>) {
-    let (initial, max) = link.upstream.backoff;
-    let mut delay = initial;
-    let mut first = true;
-    loop {
-        *lock(&link.state) = State::Connecting;
-        let attempt = tokio::select! {
-            attempt = tokio::time::timeout(link.upstream.connect_timeout, connect(&link, &gateway)) => attempt,
-            () = server_gone(closing.clone()) => return,
-        };
-        let reason = match attempt {
-            Ok(Ok(client)) => {
-                if !first {
-                    link.reconnects.fetch_add(1, Ordering::Relaxed);
-                }
-                let since = Instant::now();
-                tracing::info!(upstream = %link.label, version = %client.protocol_version(), "upstream connected");
-                let ended = run(&link, &gateway, &client, &mut first, closing.clone()).await;
-                // Requests in flight fail, a child is killed; not waited for here.
-                tokio::spawn(async move {
-                    let _ = tokio::time::timeout(Duration::from_secs(3), client.close()).await;
-                });
-                if since.elapsed() >= STABLE {
-                    delay = initial;
-                }
-                match ended {
-                    Ended::Shutdown => return,
-                    Ended::Failed(reason) => reason,
-                }
-            }
-            Ok(Err(error)) => error.to_string(),
-            Err(_) => format!("no connection within {:?}", link.upstream.connect_timeout),
-        };
-        let wait = jitter(delay);
-        tracing::warn!(upstream = %link.label, %reason, retry_in = ?wait, "upstream unavailable");
-        *lock(&link.state) = State::Down {
-            reason,
-            retry_at: Instant::now() + wait,
-        };
-        if std::mem::take(&mut first)
-            && let Some(gateway) = gateway.upgrade()
-        {
-            gateway.settled();
-        }
-        tokio::select! {
-            () = tokio::time::sleep(wait) => {}
-            () = server_gone(closing.clone()) => return,
-        }
-        delay = (delay * 2).min(max);
-    }
+/// What the gateway put in the registry, by kind and served name (URI, template), and the
+/// clashes it warned of (once each).
+#[derive(Default)]
+pub(crate) struct Registered {
+    pub(super) served: HashMap<(Kind, String), Entry>,
+    warned: HashSet<String>,
 }
 
-/// `delay` give or take a tenth, so gateways restarted together do not reconnect together.
-fn jitter(delay: Duration) -> Duration {
-    let mut byte = [0u8; 1];
-    let _ = getrandom::fill(&mut byte);
-    // 0.9 to 1.1.
-    let factor = 0.9 + f64::from(byte[0]) / 255.0 * 0.2;
-    delay.mul_f64(factor)
-}
+/// What the warnings remembered may hold; past it they are forgotten and may come again.
+const MAX_WARNED: usize = 4096;
 
-/// One connection attempt: the handshake (or discover), then the first listing.
-async fn connect(link: &Arc<Link>, gateway: &Weak<Gateway>) -> Result<Client, ClientError> {
-    let upstream = &link.upstream;
-    let info = gateway
-        .upgrade()
-        .map(|g| g.client_info.clone())
-        .unwrap_or_else(|| Implementation::new("mcp-runtime-gateway", env!("CARGO_PKG_VERSION")));
-    let handler = UpstreamHandler {
-        link: Arc::downgrade(link),
-        gateway: gateway.clone(),
-    };
-    let (notifications, bytes) = upstream.notification_queue;
-    let builder = Client::builder()
-        .era(upstream.era)
-        .client_info(info)
-        .handler(handler)
-        .timeout(upstream.timeout)
-        .notification_queue(notifications, bytes)
-        .max_subscriptions(MAX_UPSTREAM_SUBSCRIPTIONS)
-        .max_list_pages(MAX_LIST_PAGES);
-    let client = match &upstream.target {
-        Target::Stdio(command) => builder.stdio(StdioCommand::clone(command)).await?,
-        Target::Http {
-            url,
-            headers,
-            bearer,
-        } => {
-            let mut builder = builder;
-            for (name, value) in headers {
-                builder = builder.header(name, value);
-            }
-            if let Some(token) = bearer {
-                builder = builder.bearer_token(token);
-            }
-            builder.http(url).await?
-        }
-    };
-    if !client.is_stateless() && client.server_info().capabilities.logging.is_some() {
-        // Everything, filtered per downstream client (whose levels differ).
-        if let Err(error) = client.set_level(LoggingLevel::Debug).await {
-            tracing::debug!(upstream = %link.label, %error, "the upstream refused `logging/setLevel`");
-        }
+impl Registered {
+    /// How many items the upstream `link` has served here.
+    pub(crate) fn served_from(&self, link: usize) -> usize {
+        self.served.values().filter(|e| e.link == link).count()
     }
-    Ok(client)
-}
 
-/// Serves one connection until it ends: lists, relists on `list_changed`, re-subscribes,
-/// watches for the end.
-async fn run(
-    link: &Arc<Link>,
-    gateway: &Weak<Gateway>,
-    client: &Client,
-    first: &mut bool,
-    closing: watch::Receiver<bool>,
-) -> Ended {
-    // Listed before it is served: its items answer once they are there.
-    let listed = list(link, client, [true; 3]).await;
-    *lock(&link.state) = State::Up(client.clone());
-    if let Some(gateway) = gateway.upgrade() {
-        gateway.reconcile();
-        if std::mem::take(first) {
-            gateway.settled();
+    pub(super) fn warn_once(&mut self, key: String, warn: impl FnOnce()) {
+        if self.warned.len() >= MAX_WARNED {
+            self.warned.clear();
         }
-    }
-    if let Err(error) = listed {
-        return Ended::Failed(error.to_string());
-    }
-    let subscribed: Vec<String> = lock(&link.subscribed).iter().cloned().collect();
-    for uri in subscribed {
-        if let Err(error) = client.subscribe(&uri).await {
-            tracing::warn!(upstream = %link.label, %uri, %error, "the upstream refused a resource subscription");
-            if error.is_disconnect() {
-                return Ended::Failed(error.to_string());
-            }
-        }
-    }
-    let http = link.is_http();
-    let mut health = tokio::time::interval(link.upstream.health_interval);
-    health.tick().await;
-    loop {
-        tokio::select! {
-            () = client.closed() => {
-                let reason = client
-                    .closed_reason()
-                    .unwrap_or_else(|| "the connection closed".to_owned());
-                return Ended::Failed(reason);
-            }
-            () = link.changed.notify.notified() => {
-                let kinds = [
-                    link.changed.tools.swap(false, Ordering::AcqRel),
-                    link.changed.prompts.swap(false, Ordering::AcqRel),
-                    link.changed.resources.swap(false, Ordering::AcqRel),
-                ];
-                let listed = list(link, client, kinds).await;
-                if let Some(gateway) = gateway.upgrade() {
-                    gateway.reconcile();
-                }
-                if let Err(error) = listed {
-                    return Ended::Failed(error.to_string());
-                }
-            }
-            () = link.nudge.notified(), if http => {
-                if let Err(reason) = probe(link, client).await {
-                    return Ended::Failed(reason);
-                }
-            }
-            _ = health.tick(), if http => {
-                if let Err(reason) = probe(link, client).await {
-                    return Ended::Failed(reason);
-                }
-            }
-            () = server_gone(closing.clone()) => return Ended::Shutdown,
+        if self.warned.insert(key) {
+            warn();
         }
     }
 }
 
-/// Whether an HTTP upstream still answers: `ping`, or in 2026-07-28 `server/discover`.
-async fn probe(link: &Link, client: &Client) -> Result<(), String> {
-    let outcome = if client.is_stateless() {
-        client
-            .request("server/discover", serde_json::json!({}))
-            .await
-            .map(drop)
+/// What a forwarded request's failure (not the upstream's error) says, in words for the
+/// downstream client; a transport failure has the supervisor check the upstream.
+pub(super) fn failure(link: &Link, error: &ClientError) -> String {
+    if error.is_disconnect() || matches!(error, ClientError::Transport(_)) {
+        link.nudge();
+        format!(
+            "{} failed during the request ({error}); it is being reconnected",
+            link.label
+        )
     } else {
-        client.ping().await
-    };
-    match outcome {
-        Ok(()) | Err(ClientError::Rpc(_)) => Ok(()),
-        Err(error) => {
-            tracing::debug!(upstream = %link.label, %error, "the upstream failed its health check");
-            Err(error.to_string())
-        }
+        format!("{} failed during the request: {error}", link.label)
     }
 }
 
-/// Lists the kinds asked for (tools; prompts; resources and templates) that the upstream
-/// advertises, at most [`Upstream::max_items`] of each (the pages past them are not asked
-/// for), leaving out, with a warning, items that do not decode. A list that fails with the
-/// connection's end is an error; any other failure keeps what was listed before (with a
-/// warning).
-async fn list(
-    link: &Link,
-    client: &Client,
-    [tools, prompts, resources]: [bool; 3],
-) -> Result<(), ClientError> {
-    let caps = &client.server_info().capabilities;
-    let max = link.upstream.max_items;
-    fn kept<T>(
-        link: &Link,
-        what: &str,
-        max: usize,
-        outcome: Result<BoundedList<T>, ClientError>,
-    ) -> Result<Option<(Vec<T>, usize)>, ClientError> {
-        match outcome {
-            Ok(listed) => {
-                if listed.left_out > 0 {
-                    let reasons = listed.malformed.join("; ");
-                    tracing::warn!(upstream = %link.label, what, left_out = listed.left_out, %reasons, "the upstream lists items this gateway cannot read: they are left out");
-                }
-                if listed.more {
-                    tracing::warn!(upstream = %link.label, what, served = listed.items.len(), max, "the upstream lists more items than the gateway serves from one upstream: the rest are left out");
-                }
-                Ok(Some((listed.items, listed.left_out)))
-            }
-            Err(error) if error.is_disconnect() || matches!(error, ClientError::Transport(_)) => {
-                Err(error)
-            }
-            Err(error) => {
-                tracing::warn!(upstream = %link.label, what, %error, "listing the upstream failed; keeping what it listed before");
-                Ok(None)
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn one_client_holds_at_most_its_share_and_another_gets_a_place_at_once() {
+        let slots = FairSlots::new(2);
+        let greedy = ClientKey::address("127.0.0.2".parse().unwrap());
+        let other = ClientKey::address("127.0.0.3".parse().unwrap());
+        let a = slots.acquire(Some(greedy.clone())).await.unwrap();
+        let b = slots.acquire(Some(greedy.clone())).await.unwrap();
+        // A third of the greedy client's waits for one of its own...
+        let third = tokio::spawn({
+            let slots = Arc::clone(&slots);
+            let greedy = greedy.clone();
+            async move { slots.acquire(Some(greedy)).await.map(drop) }
+        });
+        tokio::task::yield_now().await;
+        assert!(!third.is_finished());
+        // ... while another client is served at once.
+        let c = tokio::time::timeout(Duration::from_secs(1), slots.acquire(Some(other)))
+            .await
+            .expect("another client's place at once");
+        drop(a);
+        tokio::time::timeout(Duration::from_secs(1), third)
+            .await
+            .expect("the greedy client's third once one of its own ended")
+            .unwrap();
+        drop((b, c));
+        assert_eq!(slots.clients(), 0, "no entry once nothing is held");
+        // A caller with no identity needs no place.
+        assert!(slots.acquire(None).await.is_none());
     }
-    if tools
-        && caps.tools.is_some()
-        && let Some((items, unreadable)) =
-            kept(link, "tools", max, client.list_tools_up_to(max).await)?
-    {
-        let mut listing = lock(&link.listing);
-        listing.tools = items;
-        listing.unreadable[0] = unreadable;
-    }
-    if prompts
-        && caps.prompts.is_some()
-        && let Some((items, unreadable)) = kept(
-            link,
-            "prompts",
-            max,
-            client
-                .list_pages("prompts/list", "prompts", max, true)
-                .await,
-        )?
-    {
-        let mut listing = lock(&link.listing);
-        listing.prompts = items;
-        listing.unreadable[1] = unreadable;
-    }
-    if resources && caps.resources.is_some() {
-        if let Some((items, unreadable)) = kept(
-            link,
-            "resources",
-            max,
-            client
-                .list_pages("resources/list", "resources", max, true)
-                .await,
-        )? {
-            let mut listing = lock(&link.listing);
-            listing.resources = items;
-            listing.unreadable[2] = unreadable;
-        }
-        if let Some((items, unreadable)) = kept(
-            link,
-            "resource templates",
-            max,
-            client
-                .list_pages("resources/templates/list", "resourceTemplates", max, true)
-                .await,
-        )? {
-            let mut listing = lock(&link.listing);
-            listing.templates = items;
-            listing.unreadable[3] = unreadable;
-        }
-    }
-    Ok(())
 }

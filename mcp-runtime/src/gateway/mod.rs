@@ -80,8 +80,9 @@
 //!   or above its level (`logger` prefixed with the namespace). A handshake-era upstream is
 //!   asked for everything (`logging/setLevel debug`) and the gateway filters per client; a
 //!   2026-07-28 upstream gets each downstream request's own `logLevel`.
-//! - Cancellation: a downstream cancellation (or a closed HTTP stream, or the gateway's
-//!   handler timeout) cancels the upstream request.
+//! - Cancellation: a downstream cancellation (or the gateway's handler timeout, or an HTTP
+//!   event stream its client left and did not resume within `Server::stream_resume_grace`)
+//!   cancels the upstream request (`notifications/cancelled`) and frees its place.
 //! - Sampling, elicitation, roots: the upstream's request is asked of the downstream client
 //!   whose call it belongs to, through the same machinery as `ctx.sample`, `ctx.elicit` and
 //!   `ctx.roots`, so each side speaks its own era: a 2026-07-28 client answers a 2025-11-25
@@ -106,7 +107,9 @@
 //! (-32603): roots are each client's, the upstream connection is shared by all, and a
 //! handshake-era server asks for them once it connects (server-everything does) rather than
 //! for a call. Within a call (its HTTP stream, or its 2026-07-28 input requests) roots are
-//! relayed like the rest.
+//! relayed like the rest. An upstream commonly complains of the refusal on its stderr; should
+//! it end later, the reason quoting its last stderr line says how long before the end that
+//! line was written and that this gateway refused its `roots/list`, and why.
 //!
 //! **Not relayed:** a `roots/list_changed` of a downstream client (the upstream connection is
 //! shared), the upstream's `ping`, its skills extension (`skills/list`, `skills/get`,
@@ -126,7 +129,18 @@
 //! gone when a request to it fails to connect or its session is gone (404), and is checked
 //! every 30 s; a stdio upstream when its stdout ends. The gateway itself never ends because
 //! of an upstream, and its first connections do not hold it up longer than each upstream's
-//! connect timeout ([`McpService::ready`](crate::McpService::ready)).
+//! connect timeout ([`McpService::ready`](crate::McpService::ready)): the log says what it
+//! waits for before it listens, and lists what is served once more when every upstream's
+//! first attempt settled.
+//!
+//! # Fair shares of an upstream
+//!
+//! An upstream takes at most [`Upstream::max_in_flight`] forwarded requests at once (256); one
+//! downstream client (its OAuth principal, else its address, as `Server::client_share` counts
+//! clients) at most its share of them (a quarter), its next request waiting for one of its own
+//! to end while other clients' go through at once. A client whose calls hang (a tool that never
+//! answers, connections closed after the response's head) holds its share, not the upstream,
+//! and its calls are cancelled upstream once their streams are given up.
 //! [`McpService::upstreams`](crate::McpService::upstreams) tells how each one is doing.
 //!
 //! # Limits
@@ -136,6 +150,7 @@
 //! | notifications from one upstream waiting to be relayed | 1,024 and 16 MiB ([`Upstream::notification_queue`]) | the newest are dropped and counted |
 //! | items of one kind from one upstream | 10,000 ([`Upstream::max_items`]), read from at most 1,000 pages | the rest are not read, with a warning |
 //! | upstream resource subscriptions | 256 URIs an upstream | the downstream subscription holds here; the upstream is not asked, with a warning |
+//! | forwarded requests in flight to one upstream | 256 ([`Upstream::max_in_flight`]), a quarter of them one client's | that client's next one waits for one of its own |
 //! | an upstream's captured stderr | the last 64 KiB | older lines are dropped |
 //! | list requests and health checks | 60 s ([`Upstream::timeout`]) | the upstream is taken for gone (HTTP) or the list kept as it was |
 //! | connecting | 30 s ([`Upstream::connect_timeout`]) | the attempt fails, and the next comes after the backoff |
@@ -144,11 +159,20 @@
 //! `list_changed` notifications are coalesced: however many arrive, each kind is listed again
 //! once at a time. What a relayed call carries (progress, log messages, the upstream's
 //! requests) goes through the downstream session's own bounded buffers.
+//!
+//! # Where it sits
+//!
+//! Above the server and the client: it may import both, `middleware` (an upstream's layers), the
+//! items, `context` and `protocol`, and the server knows it only through the narrow traits of
+//! `server/attach.rs`. Nothing imports it. Inside, `link.rs` (each upstream's state and the
+//! gateway's) is under `items.rs`, `relay.rs` and `task.rs`, and `supervise.rs`, which connects the
+//! upstreams, is on top.
 
 mod items;
 mod link;
 mod names;
 mod relay;
+mod supervise;
 mod task;
 
 use std::ffi::OsString;
@@ -184,9 +208,10 @@ pub struct Upstream {
     pub(crate) backoff: (Duration, Duration),
     pub(crate) health_interval: Duration,
     pub(crate) max_items: usize,
+    pub(crate) max_in_flight: usize,
     pub(crate) notification_queue: (usize, usize),
     pub(crate) scopes: Vec<String>,
-    pub(crate) layers: Option<crate::server::middleware::Next>,
+    pub(crate) layers: Option<crate::middleware::Next>,
 }
 
 /// Where an upstream is.
@@ -210,6 +235,7 @@ impl Upstream {
             backoff: (Duration::from_secs(1), Duration::from_secs(30)),
             health_interval: Duration::from_secs(30),
             max_items: 10_000,
+            max_in_flight: 256,
             notification_queue: (1024, 16 * 1024 * 1024),
             scopes: Vec::new(),
             layers: None,
@@ -217,16 +243,24 @@ impl Upstream {
     }
 
     /// A server run as a child process: `program` (looked up in `PATH` when it has no slash)
-    /// with `args`, speaking stdio. Its stderr is captured (the last 64 KiB; each line logged
-    /// at `debug`, and the last one quoted when it exits); [`Upstream::command`] takes a
-    /// [`StdioCommand`] for control over the environment, the working directory and stderr.
-    pub fn stdio<I, S>(program: impl Into<OsString>, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
+    /// with `args` ([`StdioArgs`]: an array of `&str`, `[]` for none, a `Vec` or a slice of
+    /// strings), speaking stdio. Its stderr is captured (the last 64 KiB; each line logged at
+    /// `debug`, and the last one quoted when it exits); [`Upstream::command`] takes a
+    /// [`StdioCommand`] for control over the environment, the working directory, stderr, and
+    /// arguments from any iterator.
+    ///
+    /// ```
+    /// use mcp_runtime::gateway::Upstream;
+    ///
+    /// let time = Upstream::stdio("uvx", ["mcp-server-time"]);
+    /// let local = Upstream::stdio("./my-server", []);
+    /// let args: Vec<String> = vec!["--root".into(), "/srv".into()];
+    /// let files = Upstream::stdio("mcp-files", args);
+    /// # let _ = (time, local, files);
+    /// ```
+    pub fn stdio(program: impl Into<OsString>, args: impl StdioArgs) -> Self {
         let command = StdioCommand::new(program)
-            .args(args)
+            .args(args.into_args())
             .stderr(crate::client::Stderr::Capture);
         Self::new(Target::Stdio(command))
     }
@@ -303,6 +337,15 @@ impl Upstream {
         self
     }
 
+    /// How many forwarded requests may be in flight to this upstream at once (256): each
+    /// downstream client (its OAuth principal, else its address) at most its share of them
+    /// (`Server::client_share`, a quarter by default); past it that client's next request waits
+    /// for one of its own to end, while other clients are served.
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
     /// How many notifications of the upstream, and how many bytes of them, may wait to be
     /// relayed (1,024 and 16 MiB): past either, the newest are dropped.
     pub fn notification_queue(mut self, notifications: usize, bytes: usize) -> Self {
@@ -330,8 +373,8 @@ impl Upstream {
     /// let slow = Upstream::http("https://slow.example.com/mcp").layer(ConcurrencyLimitLayer::new(4));
     /// # let _ = slow;
     /// ```
-    pub fn layer(mut self, layer: impl crate::server::middleware::McpLayer) -> Self {
-        self.layers = Some(crate::server::middleware::wrap(self.layers.take(), layer));
+    pub fn layer(mut self, layer: impl crate::middleware::McpLayer) -> Self {
+        self.layers = Some(crate::server::exchange::wrap(self.layers.take(), layer));
         self
     }
 
@@ -348,6 +391,39 @@ impl Upstream {
             }
             Target::Http { url, .. } => url.clone(),
         }
+    }
+}
+
+/// The arguments of [`Upstream::stdio`]: an array of `&str` (`[]` for none, which an array of
+/// any element type would leave the compiler unable to type), a `Vec` of strings, or a slice of
+/// them. Arguments from an iterator go through [`StdioCommand::args`] and
+/// [`Upstream::command`], or are collected into a `Vec` first.
+pub trait StdioArgs {
+    /// The arguments, in order.
+    fn into_args(self) -> Vec<OsString>;
+}
+
+impl<const N: usize> StdioArgs for [&str; N] {
+    fn into_args(self) -> Vec<OsString> {
+        self.into_iter().map(OsString::from).collect()
+    }
+}
+
+impl<S: Into<OsString>> StdioArgs for Vec<S> {
+    fn into_args(self) -> Vec<OsString> {
+        self.into_iter().map(Into::into).collect()
+    }
+}
+
+impl<S: AsRef<std::ffi::OsStr>> StdioArgs for &[S] {
+    fn into_args(self) -> Vec<OsString> {
+        self.iter().map(|arg| arg.as_ref().to_owned()).collect()
+    }
+}
+
+impl<S: AsRef<std::ffi::OsStr>> StdioArgs for &Vec<S> {
+    fn into_args(self) -> Vec<OsString> {
+        self.as_slice().into_args()
     }
 }
 
@@ -468,6 +544,22 @@ impl Attachment for Proxies {
                 }
             }
         }
+    }
+
+    fn to_come(&self) -> String {
+        let names: Vec<String> = self
+            .upstreams
+            .iter()
+            .map(|(namespace, upstream)| match namespace.as_str() {
+                "" => format!("`{}`", upstream.describe()),
+                namespace => format!("`{namespace}`"),
+            })
+            .collect();
+        format!(
+            "what its {} proxied upstream(s) ({}) serve is added as each connects",
+            names.len(),
+            names.join(", ")
+        )
     }
 
     fn start(

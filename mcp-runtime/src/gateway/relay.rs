@@ -113,6 +113,9 @@ impl ClientHandler for UpstreamHandler {
         // and caches) cannot be given one client's roots.
         let _ = params;
         if let Some(link) = self.link.upgrade() {
+            // Said again if the upstream ends: its stderr may quote the refusal.
+            link.roots_refused
+                .store(true, std::sync::atomic::Ordering::Release);
             tracing::debug!(upstream = %link.label, "an upstream `roots/list` of no call refused");
         }
         Box::pin(async {

@@ -16,8 +16,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::items::failure;
-use super::link::Link;
+use super::link::{Link, failure};
 use crate::client::{Client, ClientError, RequestOptions};
 use crate::context::{ClientRequestError, Context};
 use crate::protocol::{CLIENT_CAPABILITIES_KEY, ErrorObject};
@@ -107,7 +106,7 @@ pub(super) async fn drive(
             .unwrap_or(500)
             .clamp(50, 5_000),
     );
-    let caps = super::items::downstream_capabilities(ctx, true);
+    let caps = downstream_capabilities(ctx, true);
     let mut meta = Map::new();
     meta.insert(CLIENT_CAPABILITIES_KEY.into(), Value::Object(caps));
     let tasks = RequestOptions::new()
@@ -253,4 +252,20 @@ async fn relay_all(
         .into_iter()
         .filter_map(|(key, _, output)| Some((key, output?)))
         .collect()
+}
+
+/// What a 2026-07-28 upstream is told the client can do, request by request: what the
+/// downstream client declared of what the gateway relays (sampling, elicitation, roots), so
+/// the upstream asks only what will be answered; and the tasks extension for a call the
+/// gateway runs as an upstream task.
+pub(super) fn downstream_capabilities(ctx: &Context, tasks: bool) -> Map<String, Value> {
+    let declared = &ctx.client().capabilities.0;
+    let mut caps: Map<String, Value> = ["sampling", "elicitation", "roots"]
+        .into_iter()
+        .filter_map(|key| Some((key.to_owned(), declared.get(key)?.clone())))
+        .collect();
+    if tasks {
+        caps.insert("extensions".into(), json!({ EXTENSION: {} }));
+    }
+    caps
 }

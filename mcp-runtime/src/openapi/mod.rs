@@ -24,6 +24,11 @@
 //!
 //! Nothing an upstream API sends is kept past the call, and nothing it sends can make the
 //! server allocate more than the response bound.
+//!
+//! # Where it sits
+//!
+//! Beside the items: it makes [`ToolDef`]s, so it may import `tool`,
+//! `context` and `protocol`; nothing in the runtime imports it.
 
 mod call;
 mod upstream;

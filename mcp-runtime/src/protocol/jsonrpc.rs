@@ -43,11 +43,26 @@ pub mod error_codes {
     pub const SERVER_ERROR: i64 = -32000;
     /// `resources/read` of an unknown URI in the handshake era.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
-    /// The request is over a rate limit (`middleware::RateLimitLayer`); `data.retryAfter` says
-    /// in how many seconds to try again. A code of this implementation, outside the band
-    /// -32020..-32099 that 2026-07-28 reserves, in the shape SEP-3304 proposes (its -32023 is
-    /// not accepted yet): the number EIP-1474 gives "limit exceeded".
-    pub const RATE_LIMITED: i64 = -32005;
+    /// `RateLimited`: the request is over a rate limit the server applies to its caller
+    /// (`middleware::RateLimitLayer`). `data.retryAfterMs` (integer milliseconds) says when to
+    /// try again; over HTTP the status is 429 with `Retry-After` = ceil(ms / 1000) seconds.
+    ///
+    /// The code and shape of SEP-3304 ("Standardizing Rate-Limiting Errors"), a draft not yet
+    /// in a released revision, which the transports working group's error-condition-registry
+    /// draft adopts unchanged. It lies in the band -32020..-32099 that 2026-07-28 reserves for
+    /// the specification: this server uses it ahead of the revision that will define it, as
+    /// the drafts' authors and the other SDKs do, rather than a code of its own that would
+    /// later change. A rate limit an upstream API applies inside a tool is not this error but
+    /// a tool error (`isError: true`).
+    pub const RATE_LIMITED: i64 = -32023;
+    /// `Unavailable`: the server cannot take the request now, for a reason that passes (its
+    /// load: a shed request, a full budget). `data: {"reason": "overloaded", "retryAfterMs":
+    /// ms}`; over HTTP the status is 503 with `Retry-After`.
+    ///
+    /// From the transports working group's error-condition-registry draft, which marks the
+    /// number illustrative until the draft is accepted (it may change), in the band that
+    /// 2026-07-28 reserves for the specification.
+    pub const UNAVAILABLE: i64 = -32024;
     /// 2025-11-25: the request needs a URL elicitation first.
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// 2026-07-28: an HTTP header disagrees with the body.
@@ -172,6 +187,13 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
+/// A wait in whole milliseconds, rounded up, as `retryAfterMs` carries it: at least 1, so that
+/// a client never reads "retry at once" from a wait it must still sit out.
+pub(crate) fn retry_millis(wait: std::time::Duration) -> u64 {
+    let millis = wait.as_millis() + u128::from(!wait.subsec_nanos().is_multiple_of(1_000_000));
+    u64::try_from(millis.max(1)).unwrap_or(u64::MAX)
+}
+
 impl ErrorObject {
     /// An error with a code and a message; a message longer than 4 KiB is cut (messages
     /// repeat client text, which must not make a reply as large as the request).
@@ -191,6 +213,19 @@ impl ErrorObject {
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
+    }
+
+    /// -32024 ([`UNAVAILABLE`](error_codes::UNAVAILABLE)): the server is too loaded to take
+    /// the request now; `data: {"reason": "overloaded", "retryAfterMs": ms}` with `retry_after`
+    /// in whole milliseconds, rounded up.
+    pub fn unavailable(
+        message: impl Into<Cow<'static, str>>,
+        retry_after: std::time::Duration,
+    ) -> Self {
+        Self::new(error_codes::UNAVAILABLE, message).with_data(serde_json::json!({
+            "reason": "overloaded",
+            "retryAfterMs": retry_millis(retry_after),
+        }))
     }
 
     /// -32700: the input is not valid JSON.
@@ -829,6 +864,21 @@ impl<'a> Scan<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn retry_after_is_whole_milliseconds_rounded_up_and_never_zero() {
+        use std::time::Duration;
+        assert_eq!(retry_millis(Duration::ZERO), 1);
+        assert_eq!(retry_millis(Duration::from_nanos(1)), 1);
+        assert_eq!(retry_millis(Duration::from_millis(2000)), 2000);
+        assert_eq!(retry_millis(Duration::from_micros(1_000_500)), 1001);
+        let unavailable = ErrorObject::unavailable("busy", Duration::from_secs(1));
+        assert_eq!(unavailable.code, -32024);
+        assert_eq!(
+            unavailable.data,
+            Some(json!({"reason": "overloaded", "retryAfterMs": 1000}))
+        );
+    }
 
     fn parse(value: Value) -> Result<Message, Box<InvalidMessage>> {
         Message::from_value(value)

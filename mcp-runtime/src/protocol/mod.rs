@@ -2,6 +2,11 @@
 //! server sends and receives.
 //!
 //! Nothing here knows about tools, sessions or transports; everything above builds on it.
+//!
+//! # Where it sits
+//!
+//! The ground floor: it imports no other module of the crate, and every other module may import
+//! it.
 
 mod content;
 mod framing;
@@ -30,6 +35,7 @@ pub(crate) use self::jsonrpc::parse;
 // Task status messages and openapi's error bodies are cut as error messages are.
 #[cfg(any(feature = "tasks", feature = "openapi"))]
 pub(crate) use self::jsonrpc::cut;
+pub(crate) use self::jsonrpc::retry_millis;
 pub use self::jsonrpc::{ErrorObject, RequestId, error_codes};
 pub(crate) use self::jsonrpc::{
     Incoming, InvalidMessage, MESSAGE_MAX, Message, Request, bounded, canonical_notification, echo,

@@ -10,6 +10,11 @@
 //! with `allow_traversal`. Every variable is screened, not only `{+v}` and exploded ones: a
 //! percent-encoded `/` turns any value into a path. A `file:///{+path}` template keeps paths
 //! relative; `file://{+path}` binds absolute paths and so needs `allow_traversal`.
+//!
+//! # Where it sits
+//!
+//! An item: it may import `tool` (the shared handler types), `completion`, `context`, `protocol`,
+//! `schema`, `metadata` and `error`; `skill`, `app`, the server and everything above import it.
 
 mod uri_template;
 

@@ -23,6 +23,10 @@ pub(crate) trait Attachment: Any + Send + Sync {
     /// connections made or failed): the transports wait for it.
     fn start(self: Box<Self>, core: &Arc<Core>) -> (Arc<dyn Attached>, watch::Receiver<bool>);
 
+    /// What it will add to what the server serves, in words for the start-up line ("the
+    /// items of 2 proxied upstreams, ...").
+    fn to_come(&self) -> String;
+
     /// For [`Server::attachment_mut`]: the attachment as `Any`.
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
@@ -33,6 +37,10 @@ pub(crate) trait Attached: Any + Send + Sync {
     /// A session or listen subscribed to `uri` (`true`), or one of them gave it up (`false`;
     /// others may still hold it: see [`Core::is_subscribed`]).
     fn subscription_changed(&self, uri: &str, subscribed: bool);
+
+    /// What the server waits for before it serves, in words for the log ("the first
+    /// connections of 2 upstreams (`time`, `docs`), at most 30 s"); `None` when nothing.
+    fn waiting_for(&self) -> Option<String>;
 
     /// The attachment as `Any`, for the layer that made it.
     fn as_any(&self) -> &dyn Any;
@@ -133,5 +141,19 @@ impl super::McpService {
             // An error means the attachment is gone: nothing more to wait for.
             let _ = ready.wait_for(|ready| *ready).await;
         }
+    }
+
+    /// [`ready`](Self::ready), saying first in the log what it waits for before `then` (the
+    /// transport's next step: "listening on http://127.0.0.1:8000/mcp"), when it waits at all.
+    pub(crate) async fn ready_logged(&self, then: &str) {
+        let Some(ready) = self.core.ready.get() else {
+            return;
+        };
+        if !*ready.borrow()
+            && let Some(what) = self.core.attached.get().and_then(|a| a.waiting_for())
+        {
+            tracing::info!("waiting for {what} before {then}");
+        }
+        self.ready().await;
     }
 }

@@ -19,14 +19,14 @@ use serde_json::{Map, Value, json};
 
 use super::Core;
 use super::Sink;
-use super::middleware::{self, Answer, McpRequest, Origin, RequestParts, Transport};
+use super::catch::{catch_unwind, panic_message};
+use super::exchange::{self, Answer, McpRequest, Origin, RequestParts, Transport};
+use super::link::Link;
+use super::observe::{Arrival, Observation};
 use super::pagination;
 use super::registry::Registry;
 use super::stateless::request_state::Binding;
 use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPeer};
-#[cfg(feature = "tasks")]
-use super::tasks::{self, TaskPeer};
-use super::telemetry::{Arrival, Observation};
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Extensions, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
@@ -36,58 +36,33 @@ use crate::protocol::{
 };
 use crate::resource::ResourceError;
 #[cfg(feature = "tasks")]
+#[cfg(feature = "tasks")]
 use crate::tool::ToolDef;
 use crate::tool::{CallToolResult, TaskSupport};
-
-/// What dispatch needs of the connection a handshake-era request came on: what `initialize`
-/// settled, the handshake's own methods (answered by the connection, which owns that state),
-/// and the way back to the client. Dispatch never sees more of it than this.
-pub(crate) trait Link: Send + Sync {
-    /// The server the connection serves.
-    fn core(&self) -> &Arc<Core>;
-    /// The connection's name in request spans, once the transport gave it one.
-    fn trace_name(&self) -> Option<&str>;
-    /// The revision and client `initialize` settled; `None` before it is answered.
-    fn negotiated(&self) -> Option<(ProtocolVersion, Arc<ClientInfo>)>;
-    /// Whether the client said `notifications/initialized`.
-    fn initialized(&self) -> bool;
-    /// `initialize` and `ping`, answered in order.
-    fn answer_handshake(&self, request: &Request) -> Vec<u8>;
-    /// `logging/setLevel`.
-    fn set_log_level(&self, request: &Request) -> Result<Value, ErrorObject>;
-    /// `resources/subscribe` and `resources/unsubscribe`.
-    fn set_subscription(&self, request: &Request) -> Result<Value, ErrorObject>;
-    /// A handler's way back to its client: replies on `sink`, the rest through the connection.
-    fn peer(self: Arc<Self>, sink: Sink) -> Arc<dyn Peer>;
-    /// Turns `true` when the connection ends.
-    fn closing(&self) -> tokio::sync::watch::Receiver<bool>;
-    /// The transport the connection is on.
-    fn transport(&self) -> Transport;
-}
 
 /// Who a request is served for: the revision, the client, and for stateless requests their own
 /// log level and input bookkeeping.
 pub(crate) struct Scope {
-    version: ProtocolVersion,
-    client: Arc<ClientInfo>,
-    stateless: Option<StatelessScope>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Arc<ClientInfo>,
+    pub(crate) stateless: Option<StatelessScope>,
 }
 
-struct StatelessScope {
+pub(crate) struct StatelessScope {
     log_level: Option<LoggingLevel>,
-    inputs: Arc<Inputs>,
+    pub(crate) inputs: Arc<Inputs>,
 }
 
 /// Where a request came from and where its replies go.
-struct Call<'a> {
-    core: &'a Arc<Core>,
+pub(crate) struct Call<'a> {
+    pub(crate) core: &'a Arc<Core>,
     /// One snapshot of what is served, for the whole request: changes made meanwhile do not
     /// reach it.
     registry: Arc<Registry>,
     /// The connection, for handshake-era requests (and stateless ones on stdio).
-    link: Option<&'a Arc<dyn Link>>,
-    scope: Scope,
-    sink: &'a Sink,
+    pub(crate) link: Option<&'a Arc<dyn Link>>,
+    pub(crate) scope: Scope,
+    pub(crate) sink: &'a Sink,
     cancel: Arc<CancelFlag>,
     /// What middleware put in the request's extensions, for the handler's context.
     extensions: Extensions,
@@ -137,9 +112,10 @@ pub(crate) async fn handle_request(
             version: link.negotiated().map(|(version, _)| version),
             transport: link.transport(),
             item_stage: 0,
+            route: route_layered,
         };
         let request = McpRequest::new(request, origin);
-        Box::pin(middleware::serve(request))
+        Box::pin(exchange::serve(request))
     } else {
         Box::pin(route(
             link,
@@ -155,10 +131,10 @@ pub(crate) async fn handle_request(
 }
 
 /// The span a request runs in, and its observation when the server has telemetry.
-fn observe(core: &Core, arrival: &Arrival<'_>) -> (tracing::Span, Option<Observation>) {
+fn observe(core: &Core, arrival: &Arrival<'_>) -> (tracing::Span, Option<Box<dyn Observation>>) {
     match &core.telemetry {
         Some(observer) => {
-            let (span, observation) = observer.start(arrival);
+            let (span, observation) = Arc::clone(observer).start(arrival);
             (span, Some(observation))
         }
         None => (
@@ -171,8 +147,13 @@ fn observe(core: &Core, arrival: &Arrival<'_>) -> (tracing::Span, Option<Observa
 /// A request's way to its answer, boxed: the future a guard runs.
 type BoxedAnswer<'a> = std::pin::Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 
-/// A request that came through the middleware layers, to its method.
-pub(crate) async fn route_layered(request: McpRequest) -> Answer {
+/// A request that came through the middleware layers, to its method: the [`Route`](exchange::Route)
+/// each request carries.
+fn route_layered(request: McpRequest) -> crate::context::BoxFuture<Answer> {
+    Box::pin(route_unboxed(request))
+}
+
+async fn route_unboxed(request: McpRequest) -> Answer {
     let RequestParts {
         request,
         extensions,
@@ -251,9 +232,10 @@ pub(crate) async fn handle_stateless(
             envelope: Some(envelope),
             transport,
             item_stage: 0,
+            route: route_layered,
         };
         let request = McpRequest::new(request, origin);
-        Box::pin(middleware::serve(request))
+        Box::pin(exchange::serve(request))
     } else {
         Box::pin(route_stateless(
             core,
@@ -302,7 +284,7 @@ impl Guard {
         core: &Core,
         cancel: &CancelFlag,
         routed: std::pin::Pin<Box<dyn Future<Output = Answer> + Send + '_>>,
-        observation: Option<Observation>,
+        observation: Option<Box<dyn Observation>>,
     ) -> Option<Outgoing> {
         let id = self.id.clone();
         let answer = self.answer(core, cancel, routed).await;
@@ -404,7 +386,7 @@ async fn route_stateless(
         Method::SubscriptionsListen => listen(&call, &request).await,
         #[cfg(feature = "tasks")]
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-            task_method(&call, kind, &request).await
+            call.core.tasks.method(&call, kind, &request).await
         }
         _ => serve(&call, kind, request).await,
     };
@@ -448,7 +430,7 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
     #[cfg(feature = "tasks")]
     let (honored, task_ids) = {
         let mut honored = honored;
-        let task_ids = task_ids(call, request)?;
+        let task_ids = call.core.tasks.listened(call, request)?;
         if let (Some(ids), Value::Object(honored)) = (&task_ids, &mut honored) {
             honored.insert("taskIds".into(), json!(ids));
         }
@@ -462,7 +444,10 @@ async fn listen(call: &Call<'_>, request: &Request) -> Result<Reply, ErrorObject
     let _given_up = GiveUp(call.core, Arc::clone(&listener));
     // After the acknowledgement, which comes first.
     #[cfg(feature = "tasks")]
-    let _watching = watch_tasks(call, request, task_ids.unwrap_or_default());
+    let _watching = call
+        .core
+        .tasks
+        .watch(call, request, task_ids.unwrap_or_default());
     call.core.closed(call.link.map(|l| l.closing())).await;
     Ok(Reply::Value(listener.teardown()))
 }
@@ -476,64 +461,6 @@ impl Drop for GiveUp<'_> {
             self.0.subscription_changed(uri, false);
         }
     }
-}
-
-#[cfg(feature = "tasks")]
-/// Stops what a listen started when it ends, however it ends.
-struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
-
-#[cfg(feature = "tasks")]
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        for handle in &self.0 {
-            handle.abort();
-        }
-    }
-}
-
-#[cfg(feature = "tasks")]
-/// `notifications.taskIds` of a listen (tasks extension), honoured only for a request that
-/// declared the extension.
-fn task_ids(call: &Call<'_>, request: &Request) -> Result<Option<Vec<String>>, ErrorObject> {
-    let asked = request
-        .params
-        .get("notifications")
-        .and_then(|n| n.get("taskIds"));
-    let ids: Vec<String> = match asked {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Array(ids)) if ids.len() <= tasks::MAX_WATCHED => ids
-            .iter()
-            .map(|id| id.as_str().map(str::to_owned))
-            .collect::<Option<_>>()
-            .ok_or_else(|| ErrorObject::invalid_params("`taskIds` must be an array of strings"))?,
-        Some(_) => {
-            return Err(ErrorObject::invalid_params(format!(
-                "`taskIds` must be an array of at most {} strings",
-                tasks::MAX_WATCHED
-            )));
-        }
-    };
-    Ok(tasks::declared(&call.scope.client).then_some(ids))
-}
-
-#[cfg(feature = "tasks")]
-/// `notifications/tasks` for each task in `ids` the caller may see, until the listen ends.
-fn watch_tasks(call: &Call<'_>, request: &Request, ids: Vec<String>) -> AbortOnDrop {
-    let owner = task_owner(call);
-    let subscription = request.id.to_json();
-    let handles = ids
-        .iter()
-        .map(|id| {
-            tasks::watch(
-                Arc::clone(&call.core.tasks.store),
-                id.clone(),
-                owner.clone(),
-                call.sink.clone(),
-                subscription.clone(),
-            )
-        })
-        .collect();
-    AbortOnDrop(handles)
 }
 
 async fn route(
@@ -563,7 +490,7 @@ async fn route(
     };
     if !link.initialized() {
         // Lenient on purpose: on HTTP a request can overtake `notifications/initialized`.
-        tracing::trace!(method = %request.method, "request before notifications/initialized");
+        tracing::trace!(method = %echo(&request.method), "request before notifications/initialized");
     }
     let id = request.id.clone();
     let call = Call {
@@ -590,7 +517,7 @@ async fn route(
         Method::TasksGet | Method::TasksResult | Method::TasksList | Method::TasksCancel
             if version == ProtocolVersion::V2025_11_25 =>
         {
-            legacy_task_method(&call, method, &request).await
+            call.core.tasks.legacy_method(&call, method, &request).await
         }
         _ => serve(&call, method, request).await,
     };
@@ -728,7 +655,7 @@ fn skill_request(core: &Core, method: Method, request: &Request) -> Result<Reply
 
 /// A result: JSON to serialize, JSON text already serialized, or (stateless era only) the
 /// questions a handler needs answered before it can finish.
-enum Reply {
+pub(crate) enum Reply {
     Value(Value),
     Raw(Arc<str>),
     /// A tool's result, serialized straight into the response in the handshake era.
@@ -797,7 +724,7 @@ fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
     context_with(call, id, meta, peer_of(call), Arc::clone(&call.cancel))
 }
 
-fn context_with(
+pub(crate) fn context_with(
     call: &Call<'_>,
     id: RequestId,
     meta: Meta,
@@ -814,13 +741,14 @@ fn context_with(
         server: ServerHandle::new(Arc::clone(call.core) as Arc<dyn Broadcast>),
         cancelled,
         principal: call.sink.principal().cloned(),
+        address: call.sink.peer(),
         last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
         extensions: call.extensions.clone(),
     })
 }
 
 /// The request's way back to its client.
-fn peer_of(call: &Call<'_>) -> Arc<dyn Peer> {
+pub(crate) fn peer_of(call: &Call<'_>) -> Arc<dyn Peer> {
     let scope = &call.scope;
     match (&scope.stateless, call.link) {
         (Some(stateless), _) => Arc::new(StatelessPeer {
@@ -907,7 +835,7 @@ fn take_inputs(
 
 /// What a handler that was stopped for input becomes: the input-required result with a sealed
 /// state, or -32021.
-fn interrupted(
+pub(crate) fn interrupted(
     call: &Call<'_>,
     binding: &Binding,
     interrupt: Interrupt,
@@ -959,7 +887,7 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
         Ok(Ok(outcome)) => outcome,
         Ok(Err(interrupt)) => return interrupted(call, &binding, interrupt),
         Err(panic) => {
-            tracing::error!(%uri, panic = panic_message(&*panic), "a resource handler panicked");
+            tracing::error!(uri = %echo(&uri), panic = panic_message(&*panic), "a resource handler panicked");
             Err(ResourceError::Internal("internal error".to_owned()))
         }
     };
@@ -1168,7 +1096,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         let stateless = call.scope.stateless.is_some();
         let experimental = !stateless && version == ProtocolVersion::V2025_11_25;
         let as_task = if stateless {
-            tasks::declared(&call.scope.client)
+            call.core.tasks.declared(&call.scope.client)
         } else {
             experimental && wanted_task.is_some()
         };
@@ -1182,11 +1110,11 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
                 binding,
                 ttl: wanted_task.flatten(),
             };
-            return call_tool_task(call, tool, invocation).await;
+            return call.core.tasks.call_tool(call, tool, invocation).await;
         }
         if tool.task_support == TaskSupport::Required {
             if stateless {
-                return Err(tasks::required_error(&format!("the tool `{name}`")));
+                return Err(call.core.tasks.required(&format!("the tool `{name}`")));
             }
             if experimental {
                 // -32601, as 2025-11-25 says for this case; the message says what to do.
@@ -1221,212 +1149,66 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
 }
 
 #[cfg(feature = "tasks")]
-/// Who a task belongs to, and whose share of the task bounds it takes: the authenticated
-/// principal (OAuth) when there is one, else the session (or stdio connection) that created it,
-/// else (a stateless HTTP request) the client's address. Only the owner sees the task.
-fn task_owner(call: &Call<'_>) -> String {
-    // An authenticated caller owns its tasks whatever session or replica it comes through;
-    // otherwise the session (handshake era) or the connection.
-    if let Some(principal) = call.sink.principal() {
-        return format!("principal:{}", principal.binding_key());
-    }
-    if let Some(name) = call.link.and_then(|l| l.trace_name()) {
-        return tasks::session_owner(name);
-    }
-    match call.sink.client_address() {
-        Some(address) => format!("peer:{address}"),
-        None => "anonymous".to_owned(),
-    }
-}
-
-#[cfg(feature = "tasks")]
-/// `tasks/get`, `tasks/update`, `tasks/cancel` (2026-07-28): only for a request that declared
-/// the extension.
-async fn task_method(
-    call: &Call<'_>,
-    method: Method,
-    request: &Request,
-) -> Result<Reply, ErrorObject> {
-    if !tasks::declared(&call.scope.client) {
-        return Err(tasks::required_error(&format!("`{}`", request.method)));
-    }
-    let owner = task_owner(call);
-    let store = &call.core.tasks;
-    let params = &request.params;
-    let value = match method {
-        Method::TasksGet => return Ok(Reply::Raw(tasks::get(store, &owner, params).await?.into())),
-        Method::TasksUpdate => tasks::update(store, &owner, params).await?,
-        _ => tasks::cancel(store, &owner, params).await?,
-    };
-    Ok(Reply::Value(value))
-}
-
-#[cfg(feature = "tasks")]
-/// 2025-11-25's experimental `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`, for
-/// the session that created the task.
-async fn legacy_task_method(
-    call: &Call<'_>,
-    method: Method,
-    request: &Request,
-) -> Result<Reply, ErrorObject> {
-    let owner = task_owner(call);
-    let store = &call.core.tasks;
-    let params = &request.params;
-    let value = match method {
-        Method::TasksGet => tasks::legacy_get(store, &owner, params).await?,
-        Method::TasksList => tasks::legacy_list(store, &owner, params).await?,
-        Method::TasksCancel => tasks::legacy_cancel(store, &owner, params).await?,
-        _ => {
-            let peer = peer_of(call);
-            let ask = move |method: &'static str, params: Value| peer.request(None, method, params);
-            tasks::legacy_result(store, &owner, params, ask).await?
-        }
-    };
-    Ok(Reply::Value(value))
-}
-
-#[cfg(feature = "tasks")]
 /// A task-capable `tools/call` as it arrived.
-struct TaskInvocation {
-    id: RequestId,
-    meta: Meta,
-    tool_name: Arc<str>,
-    arguments: Map<String, Value>,
-    binding: Binding,
+pub(crate) struct TaskInvocation {
+    pub(crate) id: RequestId,
+    pub(crate) meta: Meta,
+    pub(crate) tool_name: Arc<str>,
+    pub(crate) arguments: Map<String, Value>,
+    pub(crate) binding: Binding,
     /// The TTL the client asked for (2025-11-25's `task.ttl`, in ms).
-    ttl: Option<u64>,
+    pub(crate) ttl: Option<u64>,
 }
 
 #[cfg(feature = "tasks")]
-/// How the handler's first run in the request ended.
-enum Inline {
-    Done(Result<CallToolResult, ErrorObject>),
-    Interrupt(Interrupt),
-    Panic(Box<dyn Any + Send>),
-    /// It waits for something, outside `before_task`: it becomes a task.
-    Escalate,
-}
-
-#[cfg(feature = "tasks")]
-/// A task-capable `tools/call` from a client that declared the extension: the task is stored,
-/// the handler runs in the request until it waits outside `before_task` (questions inside it
-/// are input-required rounds; a tool that is done by then and only `optional` answers plainly),
-/// then runs on as a task and the request answers `CreateTaskResult`, once `tasks/get` finds it.
-async fn call_tool_task(
-    call: &Call<'_>,
-    tool: &ToolDef,
-    invocation: TaskInvocation,
-) -> Result<Reply, ErrorObject> {
-    let TaskInvocation {
-        id,
-        meta,
-        tool_name,
-        arguments,
-        binding,
-        ttl,
-    } = invocation;
-    let store = Arc::clone(&call.core.tasks.store);
-    let owner: Arc<str> = Arc::from(task_owner(call));
-    let record = call.core.tasks.record(&owner, ttl);
-    let task_id: Arc<str> = Arc::from(&*record.id);
-    store.create(record).await.map_err(|error| {
-        if let tasks::StoreError::Backend(_) = error {
-            ErrorObject::internal("the task store is unavailable")
-        } else {
-            ErrorObject::internal(error.to_string())
-        }
-    })?;
-    let inputs = call.scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs));
-    let mut peer = TaskPeer::new(
-        peer_of(call),
-        Arc::clone(&store),
-        Arc::clone(&task_id),
-        Arc::clone(&owner),
-    );
-    let mut meta = meta;
-    if meta.progress_token().is_none() {
-        // So `ctx.progress` reaches the task's `statusMessage` (and only that).
-        let token = format!("task-{task_id}");
-        meta.0
-            .insert("progressToken".into(), Value::from(token.clone()));
-        peer.own_token = Some(token);
-    }
-    let peer = Arc::new(peer);
-    let cancel = Arc::new(CancelFlag::default());
-    let context = context_with(
-        call,
-        id,
-        meta,
-        Arc::clone(&peer) as Arc<dyn Peer>,
-        Arc::clone(&cancel),
-    );
-    let mut handler = tool.invoke(tool_name, arguments, context);
-    let inline = std::future::poll_fn(|cx| {
-        if let Some(inputs) = &inputs {
-            inputs.watch(cx.waker());
-        }
-        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut handler).poll(cx))) {
-            Ok(Poll::Ready(result)) => Poll::Ready(Inline::Done(result)),
-            Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
-                Some(interrupt) => Poll::Ready(Inline::Interrupt(interrupt)),
-                None if peer.in_before_task() => Poll::Pending,
-                None => Poll::Ready(Inline::Escalate),
-            },
-            Err(panic) => Poll::Ready(Inline::Panic(panic)),
-        }
-    });
-    // The lease is held from the start: questions inside `before_task` may take a while.
-    let leased = async {
-        loop {
-            store.lease(&task_id).await;
-            tokio::time::sleep(tasks::LEASE_REFRESH).await;
-        }
-    };
-    let inline = tokio::select! {
-        inline = inline => inline,
-        never = leased => never,
-    };
-    let version = call.scope.version;
-    match inline {
-        Inline::Interrupt(interrupt) => {
-            store.remove(&task_id).await;
-            return interrupted(call, &binding, interrupt);
-        }
-        Inline::Done(result)
-            if tool.task_support == TaskSupport::Optional && call.scope.stateless.is_some() =>
-        {
-            store.remove(&task_id).await;
-            return Ok(Reply::Tool(result?.for_version(version)));
-        }
-        Inline::Done(result) => {
-            peer.flush_message().await;
-            let max = call.core.tasks.max_result_bytes;
-            store
-                .finish(&task_id, tasks::outcome_of(&result, version, max))
-                .await;
-        }
-        Inline::Panic(panic) => {
-            tracing::error!(task = %task_id, panic = panic_message(&*panic), "a task's tool panicked");
-            peer.flush_message().await;
-            store.finish(&task_id, tasks::panicked()).await;
-        }
-        Inline::Escalate => {
-            peer.escalated
-                .store(true, std::sync::atomic::Ordering::Release);
-            tasks::spawn(
-                &call.core.tasks,
-                Arc::clone(&peer),
-                version,
-                cancel,
-                handler,
-            );
-        }
-    }
-    match store.get(&task_id, &owner).await {
-        Some(record) if call.scope.stateless.is_some() => Ok(Reply::Task(tasks::created(&record))),
-        Some(record) => Ok(Reply::Value(json!({ "task": tasks::legacy(&record) }))),
-        None => Err(ErrorObject::internal("the task vanished as it was created")),
-    }
+/// What the dispatch asks of tasks (the `io.modelcontextprotocol/tasks` extension and
+/// 2025-11-25's experimental tasks). The `tasks` module implements it and `Server::build` puts
+/// it in the core; the dispatch and the sessions call through it and never name that module.
+pub(crate) trait Tasking: Send + Sync + 'static {
+    /// Whether the client declared the extension.
+    fn declared(&self, client: &ClientInfo) -> bool;
+    /// The error for `what` (a task-only tool, a `tasks/*` method) without the extension.
+    fn required(&self, what: &str) -> ErrorObject;
+    /// `notifications.taskIds` of a `subscriptions/listen`, honoured only for a request that
+    /// declared the extension.
+    fn listened(
+        &self,
+        call: &Call<'_>,
+        request: &Request,
+    ) -> Result<Option<Vec<String>>, ErrorObject>;
+    /// `notifications/tasks` for each task in `ids` the caller may see, until the guard it
+    /// returns is dropped.
+    fn watch(&self, call: &Call<'_>, request: &Request, ids: Vec<String>) -> Box<dyn Send>;
+    /// `tasks/get`, `tasks/update`, `tasks/cancel` (2026-07-28).
+    fn method<'a>(
+        &'a self,
+        call: &'a Call<'a>,
+        method: Method,
+        request: &'a Request,
+    ) -> super::store::BoxFuture<'a, Result<Reply, ErrorObject>>;
+    /// 2025-11-25's `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`.
+    fn legacy_method<'a>(
+        &'a self,
+        call: &'a Call<'a>,
+        method: Method,
+        request: &'a Request,
+    ) -> super::store::BoxFuture<'a, Result<Reply, ErrorObject>>;
+    /// A task-capable `tools/call` run as a task.
+    fn call_tool<'a>(
+        &'a self,
+        call: &'a Call<'a>,
+        tool: &'a ToolDef,
+        invocation: TaskInvocation,
+    ) -> super::store::BoxFuture<'a, Result<Reply, ErrorObject>>;
+    /// The ids of the tasks of the session named `session` still running.
+    fn running<'a>(&'a self, session: &'a str) -> super::store::BoxFuture<'a, Vec<String>>;
+    /// Forgets the tasks of the session named `session`, stopping those still running: how
+    /// many there were.
+    fn release<'a>(&'a self, session: &'a str) -> super::store::BoxFuture<'a, usize>;
+    /// The server connected its Redis store (the `shared` module's, passed as `Any` so that
+    /// neither names the other): a Redis task store binds to it.
+    #[cfg(feature = "redis")]
+    fn connect_redis(&self, store: Arc<dyn Any + Send + Sync>);
 }
 
 /// Runs a handler, turning a panic inside it into an `Err` instead of a dead task. A stateless
@@ -1451,26 +1233,4 @@ async fn run<F: Future + Unpin>(
         }
     })
     .await
-}
-
-/// Runs a future, turning a panic inside it into an `Err` instead of a dead task.
-pub(super) async fn catch_unwind<T>(
-    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + '_>>,
-) -> Result<T, Box<dyn Any + Send>> {
-    std::future::poll_fn(move |cx| {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic)),
-        }
-    })
-    .await
-}
-
-pub(super) fn panic_message(panic: &(dyn Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
 }

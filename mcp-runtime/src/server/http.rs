@@ -101,6 +101,9 @@ pub(crate) struct HttpOptions {
     pub(crate) total_log_bytes: usize,
     pub(crate) stateless: bool,
     pub(crate) retry_ms: u64,
+    /// How long a POST's event stream's requests run on once its response is gone, waiting for
+    /// the client to resume it.
+    pub(crate) resume_grace: Duration,
     /// Whether the deprecated HTTP+SSE transport (2024-11-05) is served too.
     pub(crate) legacy_sse: bool,
     /// Its event-stream path (GET).
@@ -112,6 +115,9 @@ pub(crate) struct HttpOptions {
     pub(crate) auth: Option<std::sync::Arc<super::auth::OAuth>>,
     /// The Server Card served at `<path>/server-card`, and its AI Catalog.
     pub(crate) server_card: Option<super::ServerCard>,
+    /// The probes, their routes, every reply as JSON, the routes of the application: see
+    /// `server/routes.rs`.
+    pub(crate) deploy: super::routes::DeployOptions,
 }
 
 impl Default for HttpOptions {
@@ -134,12 +140,14 @@ impl Default for HttpOptions {
             total_log_bytes: 128 * 1024 * 1024,
             stateless: false,
             retry_ms: 1_000,
+            resume_grace: Duration::from_secs(10),
             legacy_sse: false,
             legacy_sse_path: "/sse".to_owned(),
             legacy_messages_path: "/messages".to_owned(),
             #[cfg(feature = "oauth")]
             auth: None,
             server_card: None,
+            deploy: super::routes::DeployOptions::default(),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::middleware::enclose_item;
+use super::exchange::enclose_item;
 use super::{Items, Server};
 use crate::error::{DefinitionError, is_valid_tool_name};
 use crate::registration::Item;

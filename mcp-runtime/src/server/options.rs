@@ -54,6 +54,7 @@ pub struct Limits {
     max_sessions_per_peer: Option<usize>,
     initialize_timeout: Duration,
     session_idle_timeout: Duration,
+    stream_resume_grace: Duration,
 }
 
 impl Default for Limits {
@@ -77,6 +78,7 @@ struct HttpDefaults {
     max_sessions_per_peer: Option<usize>,
     initialize_timeout: Duration,
     session_idle: Duration,
+    resume_grace: Duration,
 }
 
 #[cfg_attr(feature = "http", allow(dead_code))]
@@ -92,6 +94,7 @@ const HTTP_DEFAULTS: HttpDefaults = HttpDefaults {
     max_sessions_per_peer: None,
     initialize_timeout: Duration::from_secs(10),
     session_idle: Duration::from_secs(30 * 60),
+    resume_grace: Duration::from_secs(10),
 };
 
 impl Limits {
@@ -124,6 +127,7 @@ impl Limits {
             max_sessions_per_peer: http.max_sessions_per_peer,
             initialize_timeout: http.initialize_timeout,
             session_idle_timeout: http.session_idle,
+            stream_resume_grace: http.resume_grace,
         }
     }
 
@@ -154,6 +158,7 @@ impl Limits {
             http.max_sessions_per_peer = self.max_sessions_per_peer;
             http.initialize_timeout = self.initialize_timeout;
             http.session_idle = self.session_idle_timeout;
+            http.resume_grace = self.stream_resume_grace;
         }
     }
 
@@ -299,6 +304,13 @@ impl Limits {
         self.session_idle_timeout = idle;
         self
     }
+
+    /// How long the requests of a POST's event stream run on once its client went away
+    /// without coming back with `Last-Event-ID` (10 s). See `Server::stream_resume_grace`.
+    pub fn stream_resume_grace(mut self, grace: Duration) -> Self {
+        self.stream_resume_grace = grace;
+        self
+    }
 }
 
 /// The Streamable HTTP endpoint: its path, the legacy HTTP+SSE transport, the `Host`/`Origin`
@@ -331,6 +343,9 @@ pub struct HttpOptions {
     trusted_proxies: Vec<super::IpRange>,
     /// What `trusted_proxies` could not read, reported by `Server::build`.
     unreadable_proxies: Vec<String>,
+    health_path: Option<String>,
+    ready_path: Option<String>,
+    json_response: bool,
 }
 
 #[cfg(feature = "http")]
@@ -347,6 +362,9 @@ impl Default for HttpOptions {
             legacy_messages_path: http.legacy_messages_path,
             trusted_proxies: http.trusted_proxies,
             unreadable_proxies: Vec::new(),
+            health_path: http.deploy.health_path,
+            ready_path: http.deploy.ready_path,
+            json_response: http.deploy.json_response,
         }
     }
 }
@@ -363,6 +381,9 @@ impl HttpOptions {
         http.legacy_sse_path = self.legacy_sse_path;
         http.legacy_messages_path = self.legacy_messages_path;
         http.trusted_proxies = self.trusted_proxies;
+        http.deploy.health_path = self.health_path;
+        http.deploy.ready_path = self.ready_path;
+        http.deploy.json_response = self.json_response;
         self.unreadable_proxies
             .iter()
             .map(|proxy| super::unreadable_proxy(proxy, "HttpOptions::trusted_proxies"))
@@ -418,6 +439,38 @@ impl HttpOptions {
         self
     }
 
+    /// The liveness and readiness probes' paths (`/healthz`, `/readyz`). See
+    /// [`Server::health_paths`].
+    pub fn health_paths(
+        mut self,
+        liveness: impl Into<String>,
+        readiness: impl Into<String>,
+    ) -> Self {
+        self.health_path = Some(liveness.into());
+        self.ready_path = Some(readiness.into());
+        self
+    }
+
+    /// Serves the probes (on), or not. See [`Server::health_routes`].
+    pub fn health_routes(mut self, enabled: bool) -> Self {
+        let defaults = super::routes::DeployOptions::default();
+        if enabled {
+            self.health_path = self.health_path.or(defaults.health_path);
+            self.ready_path = self.ready_path.or(defaults.ready_path);
+        } else {
+            self.health_path = None;
+            self.ready_path = None;
+        }
+        self
+    }
+
+    /// Answers every POST with `application/json`, never SSE (off). See
+    /// [`Server::json_response`].
+    pub fn json_response(mut self, enabled: bool) -> Self {
+        self.json_response = enabled;
+        self
+    }
+
     /// The legacy transport's paths (`/sse`, `/messages`); turns it on. See
     /// [`Server::legacy_sse_paths`].
     pub fn legacy_sse_paths(mut self, sse: impl Into<String>, messages: impl Into<String>) -> Self {
@@ -442,7 +495,7 @@ impl HttpOptions {
 #[cfg(feature = "tasks")]
 #[derive(Clone, Default)]
 pub struct TaskOptions {
-    inner: super::tasks::TaskOptions,
+    inner: crate::tasks::TaskOptions,
 }
 
 #[cfg(feature = "tasks")]
@@ -504,7 +557,7 @@ impl TaskOptions {
     }
 
     /// Keeps tasks in `store` instead of the default in-memory one. See [`Server::task_store`].
-    pub fn store(mut self, store: std::sync::Arc<dyn super::tasks::TaskStore>) -> Self {
+    pub fn store(mut self, store: std::sync::Arc<dyn crate::tasks::TaskStore>) -> Self {
         self.inner.store = Some(store);
         self
     }
@@ -581,12 +634,14 @@ mod tests {
             (
                 d.max_sessions_per_peer,
                 d.initialize_timeout,
-                d.session_idle
+                d.session_idle,
+                d.resume_grace
             ),
             (
                 http.max_sessions_per_peer,
                 http.initialize_timeout,
-                http.session_idle
+                http.session_idle,
+                http.resume_grace
             )
         );
     }

@@ -185,6 +185,15 @@ impl<T: Named> Listed<T> {
         !self.served
     }
 
+    /// The names of the enabled items, sorted.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn enabled_names(&self) -> impl Iterator<Item = &str> {
+        self.names
+            .iter()
+            .map(|name| &**name)
+            .filter(|name| !self.disabled.contains(*name))
+    }
+
     /// Whether an item, enabled or not, is called `name`.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn contains(&self, name: &str) -> bool {
@@ -280,6 +289,16 @@ pub(crate) struct ResourceRegistry {
 }
 
 impl ResourceRegistry {
+    /// The URIs and URI templates of the enabled resources.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn enabled_uris(&self) -> impl Iterator<Item = &str> {
+        self.statics
+            .iter()
+            .chain(&self.templates)
+            .map(ResourceDef::uri)
+            .filter(|uri| !self.disabled.contains(*uri))
+    }
+
     fn new(
         defs: Vec<ResourceDef>,
         disabled: HashSet<String>,

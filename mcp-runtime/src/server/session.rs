@@ -17,8 +17,9 @@ use tokio::task::AbortHandle;
 
 #[cfg(feature = "http")]
 use super::Opener;
-use super::dispatch::Link;
-use super::middleware::Transport;
+use super::link::Link;
+use super::link::Transport;
+use super::observe::{Arrival, Observer};
 use super::{Client, Core, ENTRY_OVERHEAD};
 use super::{Notifier, Sink};
 use crate::context::BoxFuture;
@@ -211,12 +212,12 @@ impl Session {
     /// `initialize` or `ping` in a span, measured (with `Server::telemetry`).
     fn observed_handshake(
         &self,
-        observer: &Arc<super::telemetry::Observer>,
+        observer: &Arc<dyn Observer>,
         request: &Request,
         sink: &Sink,
     ) -> Vec<u8> {
         let registry = self.core.registry();
-        let arrival = super::telemetry::Arrival {
+        let arrival = Arrival {
             request,
             version: self.version(),
             session: self.trace_name.get().map(String::as_str),
@@ -224,12 +225,12 @@ impl Session {
             peer: sink.peer(),
             registry: &registry,
         };
-        let (span, mut observation) = observer.start(&arrival);
+        let (span, mut observation) = Arc::clone(observer).start(&arrival);
         let bytes = span.in_scope(|| self.answer_handshake(request));
         if let Some(version) = self.version() {
             observation.settled(version);
         }
-        observation.finish(&super::middleware::status_of(&bytes));
+        observation.finish(&super::exchange::status_of(&bytes));
         bytes
     }
 
@@ -660,28 +661,11 @@ impl Session {
         stopped
     }
 
-    /// Whose tasks this session's are, once the transport named it.
-    #[cfg(feature = "tasks")]
-    fn task_owner(&self) -> Option<String> {
-        self.trace_name
-            .get()
-            .map(|name| super::tasks::session_owner(name))
-    }
-
     /// The ids of the session's tasks still running.
     async fn running_tasks(&self) -> Vec<String> {
         #[cfg(feature = "tasks")]
-        if let Some(owner) = self.task_owner() {
-            return self
-                .core
-                .tasks
-                .store
-                .list(&owner)
-                .await
-                .into_iter()
-                .filter(|task| !task.status.is_terminal())
-                .map(|task| task.id)
-                .collect();
+        if let Some(name) = self.trace_name.get() {
+            return self.core.tasks.running(name).await;
         }
         Vec::new()
     }
@@ -692,8 +676,8 @@ impl Session {
     pub(crate) async fn release_tasks(&self) -> Vec<String> {
         let running = self.running_tasks().await;
         #[cfg(feature = "tasks")]
-        if let Some(owner) = self.task_owner() {
-            let released = self.core.tasks.store.release(&owner).await;
+        if let Some(name) = self.trace_name.get() {
+            let released = self.core.tasks.release(name).await;
             if released > 0 {
                 tracing::debug!(
                     session = %self.trace_name.get().map_or("", String::as_str),
@@ -716,7 +700,7 @@ impl Session {
                 Ok(result) => json!({ "result": result }),
                 Err(error) => json!({ "error": error }),
             };
-            let fanout = super::shared::Fanout::Answer {
+            let fanout = crate::server::store::Fanout::Answer {
                 session: session.clone(),
                 id,
                 message,
@@ -754,7 +738,7 @@ impl Session {
 
     /// What another replica needs to serve this session; `None` before `initialize`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn record(&self) -> Option<super::shared::SessionRecord> {
+    pub(crate) fn record(&self) -> Option<crate::server::store::SessionRecord> {
         let negotiated = self.negotiated.get()?;
         let mut subscriptions: Vec<String> = self
             .subscriptions
@@ -764,7 +748,7 @@ impl Session {
             .cloned()
             .collect();
         subscriptions.sort();
-        Some(super::shared::SessionRecord {
+        Some(crate::server::store::SessionRecord {
             version: negotiated.version.as_str().to_owned(),
             client: serde_json::to_value(&negotiated.client.implementation).unwrap_or_default(),
             capabilities: serde_json::to_value(&negotiated.client.capabilities).unwrap_or_default(),
@@ -779,7 +763,7 @@ impl Session {
     /// subscriptions) is as `record` has it: if so, [`record`](Self::record) would build the
     /// same record, so there is nothing to share.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn matches_record(&self, record: &super::shared::SessionRecord) -> bool {
+    pub(crate) fn matches_record(&self, record: &crate::server::store::SessionRecord) -> bool {
         if self.initialized.load(Ordering::Acquire) != record.initialized
             || self.log_level.load(Ordering::Relaxed) != record.log_level
         {
@@ -801,7 +785,7 @@ impl Session {
         core: Arc<Core>,
         notifier: Notifier,
         id: &str,
-        record: &super::shared::SessionRecord,
+        record: &crate::server::store::SessionRecord,
         client: Option<Arc<Client>>,
     ) -> Option<Arc<Self>> {
         let version = ProtocolVersion::parse(&record.version)?;
@@ -845,7 +829,7 @@ impl Session {
         // With telemetry, the request runs in a `CLIENT` span, whose context the client
         // continues from `params._meta`.
         let span = match &self.core.telemetry {
-            Some(_) => super::telemetry::client_span(method, &id, self.trace_name.get()),
+            Some(observer) => observer.client_span(method, &id, self.trace_name.get()),
             None => tracing::Span::none(),
         };
         #[cfg(feature = "otel")]
@@ -856,8 +840,9 @@ impl Session {
                 && let Value::Object(meta) = members
                     .entry("_meta")
                     .or_insert_with(|| Value::Object(Map::new()))
+                && let Some(observer) = &self.core.telemetry
             {
-                super::telemetry::otel::carry_trace(&span, meta);
+                observer.carry_trace(&span, meta);
             }
             params
         };
@@ -866,8 +851,10 @@ impl Session {
             span.clone(),
         )
         .await;
-        if let Err(error) = &outcome {
-            super::telemetry::client_failed(&span, error);
+        if let Err(error) = &outcome
+            && let Some(observer) = &self.core.telemetry
+        {
+            observer.client_failed(&span, error);
         }
         outcome
     }

@@ -5,6 +5,9 @@
 //! Skills come embedded at compile time (`skills!("dir")`, checked by the macro), from a
 //! directory read when the server is built ([`Skills::from_dir`], the same checks as startup
 //! errors), or built in code ([`Skill::new`]).
+//!
+//! It may import the items (`resource`, `tool`, `completion`), `context`, `protocol`, `schema`,
+//! `metadata` and `error`; the server imports it.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};

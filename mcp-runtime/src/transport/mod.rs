@@ -8,6 +8,12 @@
 //! [`McpService::serve_connection`]: crate::McpService::serve_connection
 //! [`McpService::serve_http`]: crate::McpService::serve_http
 //! [`McpService::into_router`]: crate::McpService::into_router
+//!
+//! # Where it sits
+//!
+//! The top of the runtime: the `serve_*` entry points. It may import the server, the capabilities
+//! around it (`shared`, `telemetry`, `tasks`, `middleware`), the items, `context`, `trace` and
+//! `protocol`; nothing but the gateway and `lib.rs` imports it.
 
 #[cfg(feature = "http")]
 pub(crate) mod http;

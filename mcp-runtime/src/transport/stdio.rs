@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 
 use crate::error::Result;
 use crate::protocol::{
-    ErrorObject, Incoming, Line, Message, Outgoing, error_codes, id_in_prefix, read_line, scan,
+    ErrorObject, Incoming, Line, Message, Outgoing, id_in_prefix, read_line, scan,
 };
 use crate::server::{
     Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
@@ -50,7 +50,7 @@ impl McpService {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.ready().await;
+        self.ready_logged("reading requests").await;
         serve(Arc::clone(&self.core), reader, writer).await
     }
 }
@@ -283,9 +283,9 @@ const SMALL_LINE: usize = 64 * 1024;
 
 /// The error of a request that finds the server's request total full.
 fn busy() -> ErrorObject {
-    ErrorObject::new(
-        error_codes::SERVER_ERROR,
+    ErrorObject::unavailable(
         "the server is busy (too many request bytes in flight): wait for an answer",
+        std::time::Duration::from_secs(1),
     )
 }
 

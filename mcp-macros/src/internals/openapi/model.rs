@@ -9,6 +9,7 @@ use syn::LitStr;
 
 use super::args::Args;
 use super::names::{fallback_name, glob, portable, rust_ident, snake_case};
+use super::references;
 use super::schema::Converter;
 use super::source::{Place, Sources};
 
@@ -159,7 +160,13 @@ pub(crate) fn read(args: &Args, path: &Path) -> Result<Model, Vec<Problem>> {
             ),
         }]);
     }
-    let mut problems = Vec::new();
+    // Every `$ref`, read by an operation or not; one the operations read again is not repeated.
+    let broken_references = references::check(&mut sources);
+    let mut problems: Vec<Problem> = broken_references
+        .iter()
+        .cloned()
+        .map(Problem::from)
+        .collect();
     let mut converter = Converter::new(&mut sources, version == "3.0");
     let mut operations = Vec::new();
     let mut seen = Seen::default();
@@ -174,7 +181,9 @@ pub(crate) fn read(args: &Args, path: &Path) -> Result<Model, Vec<Problem>> {
             match converter.sources.deref(item_place) {
                 Ok(found) => found,
                 Err(e) => {
-                    problems.push(Problem::from(e));
+                    if !broken_references.contains(&e) {
+                        problems.push(Problem::from(e));
+                    }
                     continue;
                 }
             }
@@ -228,12 +237,14 @@ pub(crate) fn read(args: &Args, path: &Path) -> Result<Model, Vec<Problem>> {
                 register,
             ) {
                 Ok(op) => operations.push(op),
+                Err(e) if broken_references.contains(&e) => {}
                 Err(e) => problems.push(Problem::from(e)),
             }
         }
     }
-    if let Err(e) = converter.finish() {
-        problems.push(Problem::from(e));
+    match converter.finish() {
+        Err(e) if !broken_references.contains(&e) => problems.push(Problem::from(e)),
+        _ => {}
     }
     let definitions = Value::Object(converter.defs.clone().into_iter().collect()).to_string();
     drop(converter);

@@ -77,10 +77,7 @@ impl<'s> Converter<'s> {
             let Some(reference) = reference.as_str() else {
                 return Err(format!("{}: `$ref` is a string", self.sources.show(place)));
             };
-            let target = self
-                .sources
-                .resolve(reference, place)
-                .map_err(|e| format!("{}: {e}", self.sources.show(place)))?;
+            let target = self.sources.resolve(reference, place)?;
             let resolved = self.reference(target)?;
             // 3.0 ignores a `$ref`'s siblings; 3.1 applies them too.
             let siblings: Map<String, Value> = map

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Number, Value};
 use yaml_rust2::{Yaml, YamlLoader};
 
+use super::locate::{Position, locate};
+
 /// A place in one of the description's files: the file (relative to the first, for messages)
 /// and a JSON pointer in it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -35,26 +37,41 @@ pub(crate) struct Sources {
     /// The first file's directory, which names in messages are relative to.
     root_dir: PathBuf,
     pub(crate) main: PathBuf,
-    files: BTreeMap<PathBuf, Value>,
+    files: BTreeMap<PathBuf, File>,
+    /// Where the `$ref` in the object at each place is written, once a message needed it.
+    positions: BTreeMap<Place, Option<Position>>,
+}
+
+/// One file read.
+struct File {
+    document: Value,
+    /// Read as YAML (else JSON), for finding where a place is written.
+    yaml: bool,
 }
 
 impl Sources {
     /// Reads the description at `path`.
     pub(crate) fn open(path: &Path) -> Result<Self, String> {
-        let document = read(path)?;
+        let file = read(path)?;
         let root_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut files = BTreeMap::new();
-        files.insert(path.to_path_buf(), document);
+        files.insert(path.to_path_buf(), file);
         Ok(Self {
             root_dir,
             main: path.to_path_buf(),
             files,
+            positions: BTreeMap::new(),
         })
     }
 
     /// The first file's document.
     pub(crate) fn document(&self) -> &Value {
-        &self.files[&self.main]
+        &self.files[&self.main].document
+    }
+
+    /// The document of `file`, when it has been read.
+    pub(crate) fn document_of(&self, file: &Path) -> Option<&Value> {
+        self.files.get(file).map(|f| &f.document)
     }
 
     /// Every file read, for rebuild tracking.
@@ -64,25 +81,82 @@ impl Sources {
 
     /// How `place` reads in a message: `file` and the pointer.
     pub(crate) fn show(&self, place: &Place) -> String {
-        let file = place
-            .file
-            .strip_prefix(&self.root_dir)
-            .unwrap_or(&place.file);
-        let pointer = if place.pointer.is_empty() {
-            "/"
-        } else {
-            &place.pointer
-        };
-        format!("`{}` at `{pointer}`", file.display())
+        format!(
+            "`{}` at `{}`",
+            self.file_name(&place.file),
+            shown_pointer(place)
+        )
+    }
+
+    /// Finds where the `$ref` in the object at each of `places` is written, reading each file
+    /// again (once), for messages.
+    pub(crate) fn find_references(&mut self, places: &[Place]) {
+        let mut by_file: BTreeMap<&PathBuf, Vec<&Place>> = BTreeMap::new();
+        for place in places {
+            by_file.entry(&place.file).or_default().push(place);
+        }
+        for (path, places) in by_file {
+            let pointers: Vec<String> = places
+                .iter()
+                .map(|place| format!("{}/$ref", place.pointer))
+                .collect();
+            let pointers: Vec<&str> = pointers.iter().map(String::as_str).collect();
+            let text = std::fs::read_to_string(path).ok();
+            let found = match (self.files.get(path), text) {
+                (Some(file), Some(text)) => locate(&text, file.yaml, &pointers),
+                _ => vec![None; places.len()],
+            };
+            for (place, position) in places.into_iter().zip(found) {
+                self.positions.insert(place.clone(), position);
+            }
+        }
+    }
+
+    /// How the `$ref` written in the object at `place` reads in a message: `file:line:column`,
+    /// where its key is written, and the pointer.
+    pub(crate) fn show_reference(&mut self, place: &Place) -> String {
+        if !self.positions.contains_key(place) {
+            self.find_references(std::slice::from_ref(place));
+        }
+        match self.positions.get(place).copied().flatten() {
+            Some(at) => format!(
+                "`{}:{}:{}` at `{}`",
+                self.file_name(&place.file),
+                at.line,
+                at.column,
+                shown_pointer(place)
+            ),
+            None => self.show(place),
+        }
+    }
+
+    /// A file's name in messages: relative to the first file's directory.
+    fn file_name(&self, file: &Path) -> String {
+        file.strip_prefix(&self.root_dir)
+            .unwrap_or(file)
+            .display()
+            .to_string()
     }
 
     /// The value at `place`.
     pub(crate) fn get(&self, place: &Place) -> Option<&Value> {
-        self.files.get(&place.file)?.pointer(&place.pointer)
+        self.files
+            .get(&place.file)?
+            .document
+            .pointer(&place.pointer)
     }
 
-    /// Where the `$ref` `reference`, written at `from`, points; reads the file it names.
+    /// Where the `$ref` `reference`, written in the object at `from`, points; reads the file it
+    /// names. The error is the whole message, naming where the `$ref` is written.
     pub(crate) fn resolve(&mut self, reference: &str, from: &Place) -> Result<Place, String> {
+        match self.target(reference, from) {
+            Ok(place) => Ok(place),
+            Err(e) => Err(format!("{}: {e}", self.show_reference(from))),
+        }
+    }
+
+    /// As [`resolve`](Self::resolve), with an error that does not say where the `$ref` is.
+    pub(crate) fn target(&mut self, reference: &str, from: &Place) -> Result<Place, String> {
         let (file_part, fragment) = match reference.split_once('#') {
             Some((file, fragment)) => (file, fragment),
             None => (reference, ""),
@@ -99,8 +173,8 @@ impl Sources {
             let dir = from.file.parent().unwrap_or(Path::new(""));
             let joined = normalize(&dir.join(percent_decode(file_part)));
             if !self.files.contains_key(&joined) {
-                let document = read(&joined)?;
-                self.files.insert(joined.clone(), document);
+                let file = read(&joined)?;
+                self.files.insert(joined.clone(), file);
             }
             joined
         };
@@ -127,9 +201,7 @@ impl Sources {
             match value.get("$ref").and_then(Value::as_str) {
                 Some(reference) => {
                     let reference = reference.to_owned();
-                    place = self
-                        .resolve(&reference, &place)
-                        .map_err(|e| format!("{}: {e}", self.show(&place)))?;
+                    place = self.resolve(&reference, &place)?;
                 }
                 None => return Ok((place, value)),
             }
@@ -138,6 +210,15 @@ impl Sources {
             "{}: a `$ref` chain that does not end",
             self.show(&place)
         ))
+    }
+}
+
+/// A place's pointer in messages: `/` for the whole file.
+fn shown_pointer(place: &Place) -> &str {
+    if place.pointer.is_empty() {
+        "/"
+    } else {
+        &place.pointer
     }
 }
 
@@ -179,14 +260,19 @@ fn percent_decode(text: &str) -> String {
 }
 
 /// One file as JSON: by its extension (`.yaml`/`.yml` YAML, `.json` JSON), else JSON first.
-fn read(path: &Path) -> Result<Value, String> {
+fn read(path: &Path) -> Result<File, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let yaml = matches!(extension, "yaml" | "yml");
     if !yaml {
         match serde_json::from_str(&text) {
-            Ok(value) => return Ok(value),
+            Ok(document) => {
+                return Ok(File {
+                    document,
+                    yaml: false,
+                });
+            }
             Err(e) if extension == "json" => {
                 return Err(format!("`{}` is not JSON: {e}", path.display()));
             }
@@ -202,7 +288,12 @@ fn read(path: &Path) -> Result<Value, String> {
             documents.len()
         ));
     }
-    yaml_to_json(documents.remove(0)).map_err(|e| format!("`{}`: {e}", path.display()))
+    let document =
+        yaml_to_json(documents.remove(0)).map_err(|e| format!("`{}`: {e}", path.display()))?;
+    Ok(File {
+        document,
+        yaml: true,
+    })
 }
 
 fn yaml_to_json(yaml: Yaml) -> Result<Value, String> {

@@ -11,33 +11,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::schema::{Direction, SchemaPair, describe_place, quoted};
-
-/// Whether a change can break an existing client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ChangeKind {
-    /// An existing client may stop working: something it used is gone, it must now send
-    /// something it did not, or it may now receive something it cannot read.
-    Breaking,
-    /// Existing clients keep working: additions, wider inputs, new descriptions.
-    NonBreaking,
-}
-
-impl ChangeKind {
-    /// `"breaking"` or `"non-breaking"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Breaking => "breaking",
-            Self::NonBreaking => "non-breaking",
-        }
-    }
-}
-
-impl fmt::Display for ChangeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use super::schema::{ChangeKind, Direction, SchemaPair, describe_place, quoted};
 
 /// One difference between a recorded surface and the current one.
 ///

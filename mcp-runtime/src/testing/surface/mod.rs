@@ -89,7 +89,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-pub use self::compare::{ChangeKind, SurfaceChange, compare_surfaces};
+pub use self::compare::{SurfaceChange, compare_surfaces};
+pub use self::schema::ChangeKind;
 use super::{Client, ClientError};
 use crate::protocol::{ProtocolVersion, error_codes};
 use crate::server::{McpService, Server};

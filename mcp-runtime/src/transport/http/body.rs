@@ -18,13 +18,15 @@ use super::{HttpState, error_response, json_response};
 use crate::protocol::{ErrorObject, Scanned, encode_error, scan};
 use crate::server::{Charge, Client, HttpOptions, REQUEST_OVERHEAD};
 
-/// 503 with `Retry-After`: the request budget (or the client's share of it) has no room now.
+/// 503 with `Retry-After` and -32024 (`Unavailable`): the request budget (or the client's share
+/// of it) has no room now.
 fn busy() -> Response {
     tracing::warn!("HTTP requests in flight are at their budget: a request gets 503");
-    let mut response = error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
+    let error = ErrorObject::unavailable(
         "the server is busy; try again shortly",
+        std::time::Duration::from_secs(1),
     );
+    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, encode_error(None, &error));
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -28,8 +28,9 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::body::read_post_body;
+use super::guard::{check_host, check_json_content_type};
 use super::stream::named_event;
-use super::{HttpState, check_host, check_json_content_type, error_response, session_id};
+use super::{HttpState, error_response, session_id};
 use crate::context::Principal;
 use crate::protocol::{
     ErrorObject, Incoming, Message, Outgoing, RequestId, encode_batch, encode_error,

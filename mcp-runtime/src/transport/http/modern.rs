@@ -312,7 +312,11 @@ pub(super) async fn handle(
             Err(_) => None,
         }
     };
-    // A request that has not answered yet becomes a stream, if its client has room for one.
+    // A request that has not answered yet becomes a stream, if its client has room for one
+    // and the server does not answer with JSON only.
+    if accepts_sse && !listen && state.options().deploy.json_response {
+        accepts_sse = false;
+    }
     if accepts_sse && !listen {
         match state.open_stream(client.as_ref()) {
             Ok(charged) => open = charged,

@@ -31,10 +31,28 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// The most a connection buffers while reading a request (hyper's default is about 400 KiB).
 const CONNECTION_BUFFER: usize = 64 * 1024;
 
-/// What a connection past the limit hears before it is closed.
-const CONNECTION_LIMIT_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
-    Content-Type: text/plain\r\nContent-Length: 29\r\nConnection: close\r\n\r\n\
-    too many connections; retry\n";
+/// The body of what a connection past the limit hears before it is closed.
+const CONNECTION_LIMIT_BODY: &str = "too many connections; retry\n";
+
+/// The whole response a connection past the limit hears: its `Content-Length` is the body's.
+fn connection_limit_response() -> Vec<u8> {
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{CONNECTION_LIMIT_BODY}",
+        CONNECTION_LIMIT_BODY.len()
+    )
+    .into_bytes()
+}
+
+/// How many refused connections at once are closed gracefully (their request read and
+/// dropped, so the close is not a reset that could destroy the 503 before the client reads it);
+/// past that, a refused connection is dropped at once.
+const MAX_LINGERING: usize = 64;
+
+/// How long, and how many bytes of its request, a refused connection is read before it is
+/// closed.
+const LINGER: Duration = Duration::from_secs(1);
+const LINGER_BYTES: usize = 64 * 1024;
 
 /// How often at most a refused connection is logged: one line per burst, not per connection.
 const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
@@ -71,6 +89,8 @@ pub(crate) async fn serve(
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut last_refusal: Option<Instant> = None;
     let mut refused = 0u64;
+    let refusal = Arc::<[u8]>::from(connection_limit_response());
+    let lingering = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -92,10 +112,10 @@ pub(crate) async fn serve(
         let client = clients.get(ClientKey::address(ip));
         // A trusted proxy carries many clients: only the total binds it.
         let Some(held) = open.account((!proxy).then_some(&client)).charge(1) else {
-            // Told so, if the socket takes it without waiting, then closed at once; logged
-            // once per burst.
-            let _ = stream.try_write(CONNECTION_LIMIT_RESPONSE);
-            drop(stream);
+            // Told so, if the socket takes it without waiting, then closed (gracefully while
+            // few are); logged once per burst.
+            let _ = stream.try_write(&refusal);
+            close_refused(stream, &lingering);
             refused += 1;
             if last_refusal.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_PERIOD) {
                 let full = open.used() >= open.limit();
@@ -168,6 +188,46 @@ pub(crate) async fn serve(
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Closes a refused connection: its write side at once (the client reads the 503 and the end),
+/// then, while fewer than [`MAX_LINGERING`] are, what it sent is read and dropped for at most
+/// [`LINGER`] before the socket is closed. Closing a socket with unread input resets it, and a
+/// reset can reach the client before it reads the 503.
+fn close_refused(stream: tokio::net::TcpStream, lingering: &Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::Ordering;
+    let Ok(std_stream) = stream.into_std() else {
+        return;
+    };
+    let _ = std_stream.shutdown(std::net::Shutdown::Write);
+    let admitted = lingering
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < MAX_LINGERING).then_some(n + 1)
+        })
+        .is_ok();
+    if !admitted {
+        return;
+    }
+    let Ok(mut stream) = tokio::net::TcpStream::from_std(std_stream) else {
+        lingering.fetch_sub(1, Ordering::AcqRel);
+        return;
+    };
+    let lingering = Arc::clone(lingering);
+    tokio::spawn(async move {
+        use tokio::io::AsyncReadExt as _;
+        let drain = async {
+            let mut buffer = [0u8; 4096];
+            let mut read = 0;
+            while read < LINGER_BYTES {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => read += n,
+                }
+            }
+        };
+        let _ = tokio::time::timeout(LINGER, drain).await;
+        lingering.fetch_sub(1, Ordering::AcqRel);
+    });
 }
 
 /// Aborts a task when dropped: the sweeper ends with the accept loop, however that ends.

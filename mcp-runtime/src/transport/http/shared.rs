@@ -16,7 +16,7 @@ use bytes::Bytes;
 
 use super::{HttpSession, HttpState, error_response_code, sse_response};
 use crate::protocol::{Outgoing, RequestId};
-use crate::server::shared::{Events, Fanout, SharedStore, StoreError};
+use crate::server::store::{Events, Fanout, SharedStore, StoreError};
 use crate::server::{Outbox, Overflow, channel_within};
 
 /// What a client sees when the shared store fails: no internal detail; the error answers
@@ -209,7 +209,7 @@ pub(super) async fn follow(
         tx.send_past_limit(stream_event(stream, sequence, &data));
     }
     if done {
-        return sse_response(rx, open);
+        return sse_response((rx, None), open);
     }
     let session = session.to_owned();
     let store = Arc::clone(store);
@@ -258,7 +258,7 @@ pub(super) async fn follow(
             }
         }
     });
-    sse_response(rx, open)
+    sse_response((rx, None), open)
 }
 
 /// Which stream of which session a [`follow`] reads, and its place in its client's share of

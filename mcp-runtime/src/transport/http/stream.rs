@@ -66,10 +66,22 @@ impl crate::server::Weigh for Mirrored {
     }
 }
 
+/// An HTTP response carrying a stream: counted in its stream's presence while it lives.
+pub(crate) struct Presence(std::sync::Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        self.0
+            .send_modify(|attached| *attached = attached.saturating_sub(1));
+    }
+}
+
 pub(crate) struct EventStream {
     id: u64,
     bounds: Bounds,
     inner: Mutex<Inner>,
+    /// How many HTTP responses carry the stream now (their [`Presence`]s).
+    presence: std::sync::Arc<tokio::sync::watch::Sender<usize>>,
     /// With a shared store: where every event is copied, in order, so another replica can
     /// resume the stream.
     mirror: std::sync::OnceLock<crate::server::Queue<Mirrored>>,
@@ -89,8 +101,15 @@ impl EventStream {
                 live: None,
                 done: false,
             }),
+            presence: std::sync::Arc::new(tokio::sync::watch::Sender::new(0)),
             mirror: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Watches how many HTTP responses carry the stream (0: its client is gone, or between
+    /// responses).
+    pub(crate) fn presence(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.presence.subscribe()
     }
 
     /// Copies every event from now on to `mirror`.
@@ -203,8 +222,15 @@ impl EventStream {
     }
 
     /// Attaches a new HTTP response: it gets the logged events after `after` (none when `after`
-    /// is `None`), then, unless the stream is done, every new event.
-    pub(crate) fn attach(&self, after: Option<u64>) -> Outbox<Bytes> {
+    /// is `None`), then, unless the stream is done, every new event. The response holds the
+    /// [`Presence`] while it lives.
+    pub(crate) fn attach(&self, after: Option<u64>) -> (Outbox<Bytes>, Presence) {
+        self.presence.send_modify(|attached| *attached += 1);
+        let presence = Presence(std::sync::Arc::clone(&self.presence));
+        (self.attach_queue(after), presence)
+    }
+
+    fn attach_queue(&self, after: Option<u64>) -> Outbox<Bytes> {
         let (tx, rx) = channel_within(
             self.bounds.live_bytes,
             Overflow::Close,
@@ -272,7 +298,7 @@ mod tests {
     #[test]
     fn resumes_replay_what_came_after_the_last_event_id() {
         let stream = EventStream::new(3, bounds(10));
-        let mut first = stream.attach(None);
+        let mut first = stream.attach(None).0;
         stream.prime(500);
         stream.push(b"{\"a\":1}", false);
         assert_eq!(
@@ -285,7 +311,7 @@ mod tests {
         stream.disconnect();
         stream.push(b"{\"b\":2}", true);
         assert!(drain(&mut first).is_empty());
-        let mut resumed = stream.attach(Some(0));
+        let mut resumed = stream.attach(Some(0)).0;
         assert_eq!(
             drain(&mut resumed),
             [
@@ -303,7 +329,7 @@ mod tests {
         for i in 0..5 {
             stream.push(format!("{i}").as_bytes(), false);
         }
-        let mut resumed = stream.attach(Some(0));
+        let mut resumed = stream.attach(Some(0)).0;
         assert_eq!(drain(&mut resumed).len(), 2);
     }
 
@@ -328,12 +354,12 @@ mod tests {
         assert!(session.used() <= 500, "{}", session.used());
         assert_eq!(session.used(), server.used());
         // Whatever a stream still logs is what a resume gets: its newest events.
-        let mut resumed = b.attach(Some(0));
+        let mut resumed = b.attach(Some(0)).0;
         let replay = drain(&mut resumed);
         assert!(!replay.is_empty());
         assert!(replay.last().unwrap().starts_with("id: 2_49\n"));
         // An event larger than the whole budget is sent live, never logged.
-        let mut live = a.attach(None);
+        let mut live = a.attach(None).0;
         a.push(&[b'z'; 600], false);
         assert_eq!(drain(&mut live).len(), 1);
         drop((a, b, resumed));
@@ -350,14 +376,14 @@ mod tests {
                 ..bounds(1_000)
             },
         );
-        let mut live = stream.attach(None);
+        let mut live = stream.attach(None).0;
         for _ in 0..10 {
             stream.push(&[b'x'; 20], false);
         }
         assert!(!stream.is_attached(), "cut off past 100 unread bytes");
         // What was queued is dropped, and the response ends.
         assert_eq!(live.recv().await, None);
-        let mut resumed = stream.attach(Some(0));
+        let mut resumed = stream.attach(Some(0)).0;
         assert_eq!(drain(&mut resumed).len(), 9);
     }
 }

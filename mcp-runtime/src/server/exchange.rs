@@ -1,102 +1,12 @@
-//! Middleware: `tower` layers around the request path.
+//! The request path as the layers see it: an [`McpRequest`] on its way to its method, the
+//! [`McpResponse`] that answers it, the [`Next`] service that ends in the dispatch, and the
+//! [`McpLayer`] bound that a `tower::Layer` meets to wrap it. These are the server's own types,
+//! the way `tower::Service` and `tower::Layer` are tower's core and the layers sit outside it:
+//! the built-in layers and their docs are in [`middleware`](crate::middleware), which re-exports
+//! these, and the telemetry reads a request's [`Transport`] from here.
 //!
-//! A request, once parsed and classified (its era, its session or envelope, its caller) and
-//! before it is dispatched to a method, is an [`McpRequest`]; what answers it is an
-//! [`McpResponse`]. Between the two sits a [`tower::Service`]: [`Server::layer`](crate::Server::layer) wraps every
-//! request of every transport (stdio, Streamable HTTP, legacy SSE) and era in a
-//! [`tower::Layer`], and [`ToolDef::layer`](crate::tool::ToolDef::layer) (`#[tool(layer =
-//! ..)]`, the same on `#[resource]` and `#[prompt]`) wraps the calls of one item only. The
-//! innermost service, [`Next`], is the server's own dispatch.
-//!
-//! ```
-//! use std::time::Duration;
-//! use mcp_runtime::prelude::*;
-//! use tower::limit::ConcurrencyLimitLayer;
-//! use tower::timeout::TimeoutLayer;
-//!
-//! /// Add two integers.
-//! #[tool]
-//! async fn add(a: i64, b: i64) -> i64 {
-//!     a + b
-//! }
-//!
-//! /// Search the web; slow, so it gets a deadline of its own.
-//! #[tool(layer = TimeoutLayer::new(Duration::from_secs(10)))]
-//! async fn search(query: String) -> String {
-//!     query
-//! }
-//!
-//! let server = Server::builder()
-//!     .tool(add)
-//!     .tool(search)
-//!     // At most 64 requests run at once; the 65th waits for a place.
-//!     .layer(ConcurrencyLimitLayer::new(64));
-//! # let _ = server;
-//! ```
-//!
-//! # What a layer sees and may do
-//!
-//! - The request: [`McpRequest::method`], [`params`](McpRequest::params) (and
-//!   [`params_mut`](McpRequest::params_mut) to change them), [`id`](McpRequest::id),
-//!   [`era`](McpRequest::era) and [`protocol_version`](McpRequest::protocol_version),
-//!   [`session_id`](McpRequest::session_id), [`principal`](McpRequest::principal) (OAuth),
-//!   [`transport`](McpRequest::transport), [`peer_addr`](McpRequest::peer_addr), the called
-//!   [`tool`](McpRequest::tool).
-//! - Its [`extensions`](McpRequest::extensions_mut): values of your own types a layer puts
-//!   there, which later layers read and which handlers take as an [`Extension<T>`] parameter
-//!   (or through [`Context::extensions`](crate::Context::extensions)).
-//! - Answer on its own, without calling the next service: [`McpResponse::error`],
-//!   [`McpResponse::result`], [`McpResponse::rate_limited`], a cached response.
-//! - Read and change the answer: [`McpResponse::as_error`],
-//!   [`is_tool_error`](McpResponse::is_tool_error), [`to_result`](McpResponse::to_result).
-//!
-//! [`from_fn`] turns an `async fn(McpRequest, Next) -> McpResponse` into a layer, for the
-//! common case of a layer with no state of its own.
-//!
-//! # Order
-//!
-//! Each [`Server::layer`](crate::Server::layer) wraps everything added before it, as axum's `Router::layer` does: the
-//! last one added sees a request first. `tower::ServiceBuilder` composes several in reading
-//! order (its first is outermost). A per-item layer runs inside the server's layers, right
-//! before the item's handler. Between the two run, for their items only, the layers of a
-//! server mounted into this one ([`Server::mount`](crate::Server::mount), outer mounts
-//! first) and of a proxied upstream (`gateway::Upstream::layer`).
-//!
-//! # Errors
-//!
-//! A layer's service may fail (`Err`), as tower's own do; the runtime answers for it, and the
-//! connection goes on:
-//!
-//! | error | answer |
-//! |---|---|
-//! | `tower::timeout::error::Elapsed` (`TimeoutLayer`) | `tools/call`: a tool error (`isError: true`, "tool `x` timed out"); anything else: -32603 "the request timed out" |
-//! | `tower::load_shed::error::Overloaded` (`LoadShedLayer`) | -32000 "the server is busy", and over HTTP status 503 with `Retry-After: 1` |
-//! | anything else | -32603 "internal error"; the error itself is logged, never sent |
-//!
-//! The built-in [`RateLimitLayer`] answers a request over its rate with
-//! [`error_codes::RATE_LIMITED`](crate::protocol::error_codes::RATE_LIMITED) (-32005, `data:
-//! {"retryAfter": seconds}`), and over HTTP status 429 with `Retry-After`.
-//!
-//! # What goes through the layers
-//!
-//! Every request but the handshake's own `initialize` and `ping`, which are answered in order
-//! before anything read after them (a layer could hold them up). `subscriptions/listen` goes
-//! through them too, and its answer comes when the listen ends: keep timeouts off it (on the
-//! tools that need one, or behind a method check). Notifications and the client's responses do
-//! not. A server with no layer, server-wide or on any item, runs the request path it had before
-//! middleware existed: the check is one pointer.
-//!
-//! A layer sees a request once the transport has admitted it: its bytes, and what parsing them
-//! built, are charged to its client's share of `Server::request_bytes_total`, and it holds a
-//! place in its session's window. Both are held until the request is answered, whatever answers
-//! it (a layer on its own, a refusal, a timeout, a panic, which becomes -32603), or until it is
-//! cancelled. What a layer refuses has still been read: to keep a client from sending at all,
-//! the shares and the transport's limits come first.
-
-mod cache;
-mod mask;
-#[cfg(feature = "rate-limit")]
-mod rate_limit;
+//! The innermost [`Next`] runs the dispatch through the [`Route`] each request carries (the
+//! dispatch puts its own entry point there), so this file never names the dispatch.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -107,11 +17,12 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tower::{Layer, Service};
 
-use super::dispatch::Link;
+use super::link::Link;
+pub use super::link::Transport;
 use super::registry::Registry;
 use super::stateless::Envelope;
 use super::{Core, Sink};
-use crate::context::{BoxFuture, CancelFlag, Principal};
+use crate::context::{BoxFuture, CancelFlag, Extensions, Principal};
 use crate::prompt::PromptDef;
 use crate::protocol::{
     ErrorObject, ProtocolVersion, Refusal, Request, RequestId, encode_error, encode_response,
@@ -120,12 +31,11 @@ use crate::protocol::{
 use crate::resource::ResourceDef;
 use crate::tool::{CallToolResult, ToolDef};
 
-pub use self::cache::{CacheLayer, CacheService};
-pub use self::mask::{ErrorMasking, ErrorMaskingLayer};
-#[cfg(feature = "rate-limit")]
-pub use self::rate_limit::{RateKey, RateLimit, RateLimitLayer};
-pub use crate::context::{Extension, Extensions};
 pub use tower::BoxError;
+
+/// The dispatch's entry point for a request that has come through the layers: what the
+/// innermost [`Next`] calls. The dispatch puts it in each request's [`Origin`].
+pub(crate) type Route = fn(McpRequest) -> BoxFuture<Answer>;
 
 /// Which protocol era a request belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -134,28 +44,6 @@ pub enum Era {
     Handshake,
     /// 2026-07-28: the request carries its own envelope in `params._meta`.
     Stateless,
-}
-
-/// The transport a request came on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Transport {
-    /// Newline-delimited JSON-RPC on stdin and stdout (or another byte stream, as
-    /// [`McpService::serve_connection`](crate::McpService::serve_connection) serves).
-    Stdio,
-    /// Streamable HTTP.
-    StreamableHttp,
-    /// The deprecated HTTP+SSE transport of 2024-11-05 (`Server::legacy_sse`).
-    LegacySse,
-}
-
-impl Transport {
-    /// `network.transport` as OpenTelemetry names it: `pipe` for stdio, `tcp` for HTTP.
-    pub fn network_transport(self) -> &'static str {
-        match self {
-            Self::Stdio => "pipe",
-            Self::StreamableHttp | Self::LegacySse => "tcp",
-        }
-    }
 }
 
 /// Where a request came from and where its answer goes: what the server's dispatch needs.
@@ -174,9 +62,11 @@ pub(crate) struct Origin {
     pub(crate) transport: Transport,
     /// How many of the item's stacks of layers have run (see [`ItemStacks`]).
     pub(crate) item_stage: usize,
+    /// Where the innermost layer hands the request on: the dispatch.
+    pub(crate) route: Route,
 }
 
-/// A request on its way to its method: what middleware sees. See the [module docs](self).
+/// A request on its way to its method: what middleware sees. See the [module docs](crate::middleware).
 #[derive(Clone)]
 pub struct McpRequest {
     /// Boxed: a request is moved through every layer's future, and one pointer moves cheaply.
@@ -332,6 +222,17 @@ impl McpRequest {
         self.inner.origin.sink.peer()
     }
 
+    /// The client as the fair shares count it: the principal with OAuth, else the address
+    /// (an IPv6 address by its /64); `None` on stdio and where the address is not known.
+    pub(crate) fn client_key(&self) -> Option<super::ClientKey> {
+        match self.principal() {
+            Some(principal) => Some(super::ClientKey::Principal(principal.binding_key().into())),
+            None => self
+                .peer_addr()
+                .map(|peer| super::ClientKey::address(peer.ip())),
+        }
+    }
+
     /// Whether the client cancelled the request (or went away).
     pub fn is_cancelled(&self) -> bool {
         self.inner.origin.cancel.is_cancelled()
@@ -343,7 +244,7 @@ impl McpRequest {
     }
 
     /// The request's extensions, to add to: what is put here reaches the layers after this
-    /// one and the handler ([`Extension<T>`]).
+    /// one and the handler ([`Extension<T>`](crate::middleware::Extension)).
     pub fn extensions_mut(&mut self) -> &mut Extensions {
         &mut self.inner.extensions
     }
@@ -458,7 +359,7 @@ enum Body {
 }
 
 /// The answer to an [`McpRequest`]: a result (a tool's, possibly `isError`) or a JSON-RPC
-/// error. See the [module docs](self).
+/// error. See the [module docs](crate::middleware).
 #[derive(Debug, Clone)]
 pub struct McpResponse {
     id: RequestId,
@@ -511,27 +412,28 @@ impl McpResponse {
         }
     }
 
-    /// The refusal of a request over its rate: -32005
-    /// ([`RATE_LIMITED`](crate::protocol::error_codes::RATE_LIMITED)) with `data: {"retryAfter":
-    /// seconds}` (at least 1, rounded up), and over HTTP status 429 with `Retry-After`.
+    /// The refusal of a request over its rate: -32023
+    /// ([`RATE_LIMITED`](crate::protocol::error_codes::RATE_LIMITED), SEP-3304) with `data:
+    /// {"retryAfterMs": ms}` (whole milliseconds, rounded up, at least 1), and over HTTP
+    /// status 429 with `Retry-After` = ceil(ms / 1000) seconds.
     pub fn rate_limited(id: RequestId, retry_after: Duration) -> Self {
-        let seconds = retry_seconds(retry_after);
+        let millis = crate::protocol::retry_millis(retry_after);
         let error = ErrorObject::new(
             error_codes::RATE_LIMITED,
-            format!("rate limit exceeded: retry after {seconds} s"),
+            format!("rate limit exceeded: retry after {millis} ms"),
         )
-        .with_data(json!({ "retryAfter": seconds }));
-        Self::error(id, error).with_http_status(429, Some(retry_after))
+        .with_data(json!({ "retryAfterMs": millis }));
+        Self::error(id, error).with_http_status(429, Some(Duration::from_millis(millis)))
     }
 
-    /// The refusal of a request the server has no room for now: -32000 "the server is busy",
-    /// and over HTTP status 503 with `Retry-After: 1`.
+    /// The refusal of a request the server has no room for now: -32024
+    /// ([`UNAVAILABLE`](crate::protocol::error_codes::UNAVAILABLE)) "the server is busy" with
+    /// `data: {"reason": "overloaded", "retryAfterMs": 1000}`, and over HTTP status 503 with
+    /// `Retry-After: 1`.
     pub fn overloaded(id: RequestId) -> Self {
-        let error = ErrorObject::new(
-            error_codes::SERVER_ERROR,
-            "the server is busy: try again shortly",
-        );
-        Self::error(id, error).with_http_status(503, Some(Duration::from_secs(1)))
+        let wait = Duration::from_secs(1);
+        let error = ErrorObject::unavailable("the server is busy: try again shortly", wait);
+        Self::error(id, error).with_http_status(503, Some(wait))
     }
 
     /// The id the response answers.
@@ -739,7 +641,7 @@ where
 ///
 /// A `tower::Service<McpRequest, Response = McpResponse, Error = BoxError>`, cheap to clone.
 /// [`Next::run`] calls it and turns an error into the answer the runtime would send (see the
-/// [module docs](self)).
+/// [module docs](crate::middleware)).
 pub struct Next {
     inner: Option<Box<dyn Erased>>,
 }
@@ -779,7 +681,7 @@ impl Next {
     }
 
     /// Runs `request` through the rest of the path: waits until the next service is ready,
-    /// calls it, and answers an error as the runtime does (see the [module docs](self)).
+    /// calls it, and answers an error as the runtime does (see the [module docs](crate::middleware)).
     pub async fn run(self, request: McpRequest) -> McpResponse {
         // The dispatch itself is always ready and never fails: no error to answer. (Boxed: its
         // future is large, and the futures of the layers around it are moved into boxes.)
@@ -827,7 +729,8 @@ async fn dispatch(mut request: McpRequest) -> McpResponse {
         }
     }
     let id = request.inner.request.id.clone();
-    McpResponse::from_answer(id, super::dispatch::route_layered(request).await)
+    let route = request.inner.origin.route;
+    McpResponse::from_answer(id, route(request).await)
 }
 
 /// Runs `request` through the server's layers (the item's inside them) to its answer, with
@@ -988,105 +891,6 @@ impl ResourceDef {
     pub fn layer(mut self, layer: impl McpLayer) -> Self {
         self.layer = Some(wrap_item(self.layer.take(), layer));
         self
-    }
-}
-
-/// A layer made from an async function of the request and the rest of the path: see
-/// [`from_fn`].
-#[derive(Clone)]
-pub struct FromFnLayer<F> {
-    f: F,
-}
-
-/// The service of a [`FromFnLayer`].
-#[derive(Clone)]
-pub struct FromFn<F> {
-    f: F,
-    next: Next,
-}
-
-/// A layer from an `async` function that takes the request and the rest of the path, and
-/// returns the answer: call `next.run(request)` to go on, or answer without it.
-///
-/// ```
-/// use mcp_runtime::prelude::*;
-/// use mcp_runtime::middleware::{self, McpRequest, McpResponse, Next};
-/// use mcp_runtime::protocol::ErrorObject;
-///
-/// #[derive(Clone)]
-/// struct Tenant(String);
-///
-/// /// Who is calling?
-/// #[tool]
-/// async fn whoami(middleware::Extension(tenant): middleware::Extension<Tenant>) -> String {
-///     tenant.0
-/// }
-///
-/// async fn tenant(mut request: McpRequest, next: Next) -> McpResponse {
-///     let Some(tenant) = request.meta().and_then(|m| m.get("tenant")?.as_str()).map(str::to_owned)
-///     else {
-///         let error = ErrorObject::invalid_params("`_meta.tenant` is required");
-///         return McpResponse::error(request.id().clone(), error);
-///     };
-///     request.extensions_mut().insert(Tenant(tenant));
-///     next.run(request).await
-/// }
-///
-/// let server = Server::builder().tool(whoami).layer(middleware::from_fn(tenant));
-/// # let _ = server;
-/// ```
-pub fn from_fn<F, Fut>(f: F) -> FromFnLayer<F>
-where
-    F: Fn(McpRequest, Next) -> Fut + Clone + Send + Sync + 'static,
-    Fut: Future<Output = McpResponse> + Send + 'static,
-{
-    FromFnLayer { f }
-}
-
-impl<F: Clone> Layer<Next> for FromFnLayer<F> {
-    type Service = FromFn<F>;
-
-    fn layer(&self, next: Next) -> FromFn<F> {
-        FromFn {
-            f: self.f.clone(),
-            next,
-        }
-    }
-}
-
-impl<F, Fut> Service<McpRequest> for FromFn<F>
-where
-    F: Fn(McpRequest, Next) -> Fut + Clone + Send + Sync + 'static,
-    Fut: Future<Output = McpResponse> + Send + 'static,
-{
-    type Response = McpResponse;
-    type Error = Infallible;
-    type Future = FromFnFuture<Fut>;
-
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        FromFnFuture {
-            inner: (self.f)(request, self.next.clone()),
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The future of a [`FromFn`] service: the function's, never failing.
-    pub struct FromFnFuture<F> {
-        #[pin]
-        inner: F,
-    }
-}
-
-impl<F: Future<Output = McpResponse>> Future for FromFnFuture<F> {
-    type Output = Result<McpResponse, Infallible>;
-
-    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        self.project().inner.poll(cx).map(Ok)
     }
 }
 

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::protocol::ProtocolVersion;
-use crate::server::FastMap;
-use crate::server::middleware::Transport;
+use crate::server::Transport;
+use crate::server::fast_map::FastMap;
 
 /// The conventions' bucket boundaries, in seconds.
 pub(crate) const BOUNDARIES: [f64; 14] = [
@@ -126,6 +126,8 @@ impl<L: Eq + std::hash::Hash + Clone> Histogram<L> {
 pub(crate) struct Metrics {
     operations: Histogram<Operation>,
     sessions: Histogram<SessionLabels>,
+    /// How many observations were made: a render of the same number is still current.
+    observed: AtomicU64,
 }
 
 impl Metrics {
@@ -133,15 +135,24 @@ impl Metrics {
         Self {
             operations: Histogram::new(),
             sessions: Histogram::new(),
+            observed: AtomicU64::new(0),
         }
     }
 
     pub(crate) fn operation(&self, labels: &Operation, duration: Duration) {
         self.operations.observe(labels, duration);
+        self.observed.fetch_add(1, Ordering::Release);
     }
 
     pub(crate) fn session(&self, labels: &SessionLabels, duration: Duration) {
         self.sessions.observe(labels, duration);
+        self.observed.fetch_add(1, Ordering::Release);
+    }
+
+    /// How many observations were made so far.
+    #[cfg_attr(not(feature = "prometheus"), allow(dead_code))]
+    pub(crate) fn observed(&self) -> u64 {
+        self.observed.load(Ordering::Acquire)
     }
 
     /// Every series, in the Prometheus text exposition format (0.0.4).
@@ -319,6 +330,26 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(" 400.015\n"), "{text}");
+    }
+
+    #[test]
+    fn a_full_render_stays_within_what_the_docs_say() {
+        // Every series of the longest labels: a 64-character tool name, an error code, a
+        // revision, HTTP.
+        let metrics = Metrics::new();
+        for i in 0..MAX_SERIES {
+            let labels = Operation {
+                method: "tools/call",
+                target: Some(("gen_ai_tool_name", Arc::from(format!("{i:0>64}")))),
+                error: Some(ErrorType::Code(-32603)),
+                version: Some(ProtocolVersion::V2025_11_25),
+                transport: Transport::StreamableHttp,
+            };
+            metrics.operation(&labels, Duration::from_secs(1_000_000));
+        }
+        let text = metrics.render();
+        // 11.8 MB: the README's limits table says 12 MiB.
+        assert!(text.len() < 12 * 1024 * 1024, "{} bytes", text.len());
     }
 
     #[test]

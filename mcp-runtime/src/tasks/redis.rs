@@ -1,4 +1,4 @@
-//! [`TaskStore`] on the server's Redis (issue 20): a task started on one replica is polled,
+//! [`TaskStore`] on the server's Redis: a task started on one replica is polled,
 //! answered and cancelled through the others.
 //!
 //! Keys, under the server's prefix `P`:
@@ -22,8 +22,8 @@ use super::store::{
     StoreError, StoreFuture, TaskLimits, TaskOutcome, TaskRecord, TaskStatus, TaskStore,
 };
 use crate::protocol::error_codes;
-use crate::server::shared::Fanout;
-use crate::server::shared::redis::RedisStore;
+use crate::server::store::Fanout;
+use crate::shared::redis::RedisStore;
 
 /// How long a lease outlives its last refresh.
 pub(crate) const LEASE_EXPIRY: Duration = Duration::from_secs(6);
@@ -242,7 +242,7 @@ impl RedisTaskStore {
                 .await
                 .map_err(failed)?;
             if swapped == 1 {
-                let _ = crate::server::shared::SharedStore::publish(
+                let _ = crate::server::store::SharedStore::publish(
                     &**shared,
                     Fanout::Task {
                         id: id.to_owned(),
@@ -475,7 +475,7 @@ impl TaskStore for RedisTaskStore {
                 // Not connected: the callers poll again after a while anyway.
                 return std::future::pending().await;
             };
-            let mut messages = crate::server::shared::SharedStore::receive(&**shared);
+            let mut messages = crate::server::store::SharedStore::receive(&**shared);
             match self.load(id).await {
                 Ok(Some((_, record))) if record.version > seen => return,
                 Ok(None) => return,
@@ -533,7 +533,7 @@ impl TaskStore for RedisTaskStore {
             }
             // Whoever waits on one of them (its handler, on whichever replica) finds it gone.
             for id in &ids {
-                let _ = crate::server::shared::SharedStore::publish(
+                let _ = crate::server::store::SharedStore::publish(
                     &**shared,
                     Fanout::Task {
                         id: id.clone(),

@@ -17,29 +17,38 @@ use tower::{Layer, Service};
 use super::{McpRequest, McpResponse};
 use crate::context::BoxFuture;
 use crate::protocol::Method;
+use crate::server::ClientKey;
 
 /// The parts a key is made of.
 const PRINCIPAL: u8 = 1;
 const SESSION: u8 = 2;
 const PEER: u8 = 4;
 const TOOL: u8 = 8;
+const CLIENT: u8 = 16;
 
 /// What a [`RateLimitLayer`] counts apart: each distinct key has its own rate.
 ///
-/// A key is made of parts (the caller's OAuth principal, the session, the client's IP address,
-/// the tool), combined with [`and`](Self::and) (per session *and* tool: each session's calls
-/// of each tool) and given fallbacks with [`or`](Self::or) (per principal, or per session when
-/// the request has none). Requests that have none of the alternatives' parts (a stateless HTTP
-/// request has no session; a request without OAuth no principal) share one key: give a
-/// fallback that every request has, such as [`peer`](Self::peer) on HTTP.
+/// A key is made of parts (the client, the caller's OAuth principal, the session, the client's
+/// IP address, the tool), combined with [`and`](Self::and) (per client *and* tool: each
+/// client's calls of each tool) and given fallbacks with [`or`](Self::or) (per client, or per
+/// session when the request has no client). Requests that have none of the alternatives'
+/// parts (a stateless HTTP request has no session; a request without OAuth no principal)
+/// share one key: give a fallback that every request has.
+///
+/// A key finer than the client (one with [`session`](Self::session) in it, or
+/// [`peer`](Self::peer) with OAuth, where a principal may come from several addresses) still
+/// counts against its client: the layer keeps a rate per client too
+/// ([`RateLimitLayer::client_limit`], the layer's own rate unless set), so a client that opens
+/// more sessions does not get more calls.
 ///
 /// ```
 /// use mcp_runtime::middleware::RateKey;
 ///
-/// // Per caller: the principal with OAuth, else the session, else the client's address.
-/// let caller = RateKey::principal().or(RateKey::session()).or(RateKey::peer());
-/// // Each tool, per session.
-/// let per_tool = RateKey::session().and(RateKey::tool());
+/// // Per client (the default): the principal with OAuth, else the address; on stdio the
+/// // connection.
+/// let caller = RateKey::client().or(RateKey::session());
+/// // Each tool, per client.
+/// let per_tool = RateKey::client().and(RateKey::tool());
 /// # let _ = (caller, per_tool);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,19 +64,32 @@ impl RateKey {
         }
     }
 
+    /// The client, as the fair shares count it (`Server::client_share`): its OAuth principal
+    /// when the server has OAuth, else its IP address (an IPv6 address by its /64, which one
+    /// host commonly owns whole; behind one of `Server::trusted_proxies`, the client its
+    /// forwarding header names). One rate per client across its sessions and connections.
+    /// A request with neither (stdio, or a router from `into_router` without `ConnectInfo`)
+    /// has no client: give a fallback, such as [`session`](Self::session).
+    pub fn client() -> Self {
+        Self::of(CLIENT)
+    }
+
     /// The OAuth principal (issuer and subject): one rate per caller across sessions and
     /// replicas of its connections.
     pub fn principal() -> Self {
         Self::of(PRINCIPAL)
     }
 
-    /// The session: a Streamable HTTP or legacy SSE session, or one stdio connection.
+    /// The session: a Streamable HTTP or legacy SSE session, or one stdio connection. Each
+    /// session of a client has its own rate, and all of them together count against the
+    /// client's ([`RateLimitLayer::client_limit`]).
     pub fn session() -> Self {
         Self::of(SESSION)
     }
 
-    /// The client's IP address (HTTP; behind a proxy, the proxy's, unless it is one of
-    /// `Server::trusted_proxies`: then the client its forwarding header names).
+    /// The client's IP address (HTTP; an IPv6 address by its /64; behind a proxy, the proxy's,
+    /// unless it is one of `Server::trusted_proxies`: then the client its forwarding header
+    /// names).
     pub fn peer() -> Self {
         Self::of(PEER)
     }
@@ -99,15 +121,22 @@ impl RateKey {
         self
     }
 
-    /// The hash of `request`'s key.
-    fn hash(&self, request: &McpRequest, hasher: &foldhash::fast::RandomState) -> u64 {
+    /// The hash of `request`'s key, and the hash of its client's when the key is finer than
+    /// the client (see the type's docs).
+    fn hash(
+        &self,
+        request: &McpRequest,
+        hasher: &foldhash::fast::RandomState,
+    ) -> (u64, Option<u64>) {
         let principal = request.principal().map(|p| p.binding_key());
         let session = request.session_id();
-        let peer = request.peer_addr().map(|a| a.ip());
+        let peer = request.peer_addr().map(|a| ClientKey::address(a.ip()));
+        let client = request.client_key();
         let has = |parts: u8| {
             (parts & PRINCIPAL == 0 || principal.is_some())
                 && (parts & SESSION == 0 || session.is_some())
                 && (parts & PEER == 0 || peer.is_some())
+                && (parts & CLIENT == 0 || client.is_some())
         };
         let (index, parts) = self
             .alternatives
@@ -120,6 +149,9 @@ impl RateKey {
             .unwrap_or((self.alternatives.len(), 0));
         let mut state = hasher.build_hasher();
         index.hash(&mut state);
+        if parts & CLIENT != 0 {
+            client.hash(&mut state);
+        }
         if parts & PRINCIPAL != 0 {
             principal.hash(&mut state);
         }
@@ -140,25 +172,39 @@ impl RateKey {
                 },
             }
         }
-        state.finish()
+        // A session is finer than its client; so is an address where the client is a
+        // principal (who may come from several).
+        let finer = parts & (CLIENT | PRINCIPAL) == 0
+            && (parts & SESSION != 0 || (parts & PEER != 0 && principal.is_some()));
+        let ceiling = match (&client, finer) {
+            (Some(client), true) => Some(hasher.hash_one(("client", client))),
+            _ => None,
+        };
+        (state.finish(), ceiling)
     }
 }
 
 /// Limits how often requests may come, per [`RateKey`], with the generic cell rate algorithm
 /// (`governor`): a steady rate with room for a burst, no queue. A request over the rate is
-/// answered at once, without running, with -32005
-/// ([`RATE_LIMITED`](crate::protocol::error_codes::RATE_LIMITED)) and `data: {"retryAfter":
-/// seconds}`; over HTTP, when it is a POST's whole answer, with status 429 and `Retry-After`.
+/// answered at once, without running, with -32023
+/// ([`RATE_LIMITED`](crate::protocol::error_codes::RATE_LIMITED), SEP-3304) and `data:
+/// {"retryAfterMs": ms}`; over HTTP, when it is a POST's whole answer, with status 429 and
+/// `Retry-After` = ceil(ms / 1000). It sends no `limit` or `remaining`: GCRA has no window
+/// whose count they could honestly report.
 ///
-/// By default it counts every request that goes through the layers, per caller
-/// (`RateKey::principal().or(RateKey::session()).or(RateKey::peer())`); [`methods`](Self::methods)
-/// narrows it to some methods, [`key`](Self::key) changes what is counted apart. Several compose:
-/// each `Server::layer` adds one more limit.
+/// By default it counts every request that goes through the layers, per client
+/// (`RateKey::client().or(RateKey::session())`: the OAuth principal, else the client's address,
+/// as the fair shares count clients; on stdio the connection), so a client that opens more
+/// sessions or connections gets no more calls. [`methods`](Self::methods) narrows it to some
+/// methods, [`key`](Self::key) changes what is counted apart (a key finer than the client, per
+/// session say, still counts against the client: [`client_limit`](Self::client_limit)).
+/// Several compose: each `Server::layer` adds one more limit.
 ///
 /// **Memory**: one entry (a key hash and a time, about 32 bytes) per key seen within its
-/// burst's time, at most [`max_keys`](Self::max_keys) (100,000 by default; 3.2 MiB). Past it,
-/// keys whose rate is back to full are dropped; if none is, new keys share one overflow key,
-/// so a flood of new callers is limited together rather than growing the map.
+/// burst's time, at most [`max_keys`](Self::max_keys) (100,000 by default; 3.2 MiB), and as
+/// many again for the clients of a key finer than the client. Past it, keys whose rate is back
+/// to full are dropped; if none is, new keys share one overflow key, so a flood of new callers
+/// is limited together rather than growing the map.
 ///
 /// ```
 /// use std::time::Duration;
@@ -166,11 +212,13 @@ impl RateKey {
 /// use mcp_runtime::middleware::{RateKey, RateLimitLayer};
 ///
 /// let server = Server::new("demo", "1.0.0")
-///     // 10 `tools/call` a second per session (bursts of 20).
+///     // 10 `tools/call` a second per session (bursts of 20), and 40 a second for all the
+///     // sessions of one client together.
 ///     .layer(
 ///         RateLimitLayer::per_second(10)
 ///             .burst(20)
 ///             .key(RateKey::session())
+///             .client_limit(40, Duration::from_secs(1))
 ///             .methods(["tools/call"]),
 ///     )
 ///     // And 1,000 requests a minute per client address, whatever they are.
@@ -189,6 +237,9 @@ struct Settings {
     /// ...with bursts of this many.
     burst: NonZeroU32,
     key: RateKey,
+    /// The rate of a client across the keys finer than it: one request per `.0`, bursts of
+    /// `.1`; `None`: the layer's own.
+    client: Option<(Duration, NonZeroU32)>,
     methods: Option<Vec<String>>,
     max_keys: usize,
 }
@@ -202,9 +253,8 @@ impl RateLimitLayer {
             settings: Settings {
                 period,
                 burst: requests,
-                key: RateKey::principal()
-                    .or(RateKey::session())
-                    .or(RateKey::peer()),
+                key: RateKey::client().or(RateKey::session()),
+                client: None,
                 methods: None,
                 max_keys: 100_000,
             },
@@ -222,9 +272,21 @@ impl RateLimitLayer {
         self
     }
 
-    /// What is counted apart (per caller by default).
+    /// What is counted apart (per client by default).
     pub fn key(mut self, key: RateKey) -> Self {
         self.settings.key = key;
+        self
+    }
+
+    /// `requests` (at least 1) every `per`, with bursts of as many, for all the requests of one
+    /// client counted under keys finer than the client ([`RateKey::session`], or
+    /// [`RateKey::peer`] with OAuth): each such key has the layer's rate, and together they
+    /// have this one. Unless set, the layer's own rate: a client that spreads its calls over
+    /// sessions gets no more than with one.
+    pub fn client_limit(mut self, requests: u32, per: Duration) -> Self {
+        let requests = NonZeroU32::new(requests).unwrap_or(NonZeroU32::MIN);
+        let period = (per / requests.get()).max(Duration::from_nanos(1));
+        self.settings.client = Some((period, requests));
         self
     }
 
@@ -246,18 +308,24 @@ impl<S> Layer<S> for RateLimitLayer {
 
     fn layer(&self, inner: S) -> RateLimit<S> {
         let settings = &self.settings;
-        let quota = Quota::with_period(settings.period)
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-            .allow_burst(settings.burst);
-        let store = BoundedStore {
-            map: Mutex::default(),
-            max: settings.max_keys,
-            len: AtomicUsize::new(0),
+        let governor = |period: Duration, burst: NonZeroU32| {
+            let quota = Quota::with_period(period)
+                .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+                .allow_burst(burst);
+            let store = BoundedStore {
+                map: Mutex::default(),
+                max: settings.max_keys,
+                len: AtomicUsize::new(0),
+            };
+            RateLimiter::new(quota, store, DefaultClock::default())
         };
+        let (client_period, client_burst) =
+            settings.client.unwrap_or((settings.period, settings.burst));
         RateLimit {
             inner,
             limiter: Arc::new(Limiter {
-                governor: RateLimiter::new(quota, store, DefaultClock::default()),
+                governor: governor(settings.period, settings.burst),
+                clients: governor(client_period, client_burst),
                 key: settings.key.clone(),
                 methods: settings.methods.clone(),
                 hasher: foldhash::fast::RandomState::default(),
@@ -285,8 +353,12 @@ impl<S> std::fmt::Debug for RateLimit<S> {
     }
 }
 
+type Governor = RateLimiter<u64, BoundedStore, DefaultClock>;
+
 struct Limiter {
-    governor: RateLimiter<u64, BoundedStore, DefaultClock>,
+    governor: Governor,
+    /// The rates of clients whose requests are counted under keys finer than them.
+    clients: Governor,
     key: RateKey,
     methods: Option<Vec<String>>,
     hasher: foldhash::fast::RandomState,
@@ -297,23 +369,33 @@ struct Limiter {
 }
 
 impl Limiter {
-    /// `Err(wait)` when the request is over its rate.
+    /// `Err(wait)` when the request is over its rate (or its client's).
     fn check(&self, request: &McpRequest) -> Result<(), Duration> {
         if let Some(methods) = &self.methods
             && !methods.iter().any(|m| m == request.method())
         {
             return Ok(());
         }
-        let key = self.key.hash(request, &self.hasher);
+        let (key, client) = self.key.hash(request, &self.hasher);
         self.sweep();
+        let now = || self.governor.clock().now();
+        // The key first: a request over its session's rate does not spend its client's (the
+        // other sessions' room).
         self.governor
             .check_key(&key)
-            .map_err(|not_until| not_until.wait_time_from(self.governor.clock().now()))
+            .map_err(|not_until| not_until.wait_time_from(now()))?;
+        match client {
+            Some(client) => self
+                .clients
+                .check_key(&client)
+                .map_err(|not_until| not_until.wait_time_from(now())),
+            None => Ok(()),
+        }
     }
 
-    /// Drops the keys whose rate is back to full, at most once a second, when the map is full.
+    /// Drops the keys whose rate is back to full, at most once a second, when a map is full.
     fn sweep(&self) {
-        if self.governor.len() < self.max_keys {
+        if self.governor.len() < self.max_keys && self.clients.len() < self.max_keys {
             return;
         }
         let now = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -326,11 +408,14 @@ impl Limiter {
         {
             return;
         }
-        self.governor.retain_recent();
-        self.governor.shrink_to_fit();
-        if self.governor.len() >= self.max_keys {
+        for governor in [&self.governor, &self.clients] {
+            governor.retain_recent();
+            governor.shrink_to_fit();
+        }
+        if self.governor.len() >= self.max_keys || self.clients.len() >= self.max_keys {
             tracing::warn!(
                 keys = self.governor.len(),
+                clients = self.clients.len(),
                 "the rate limiter holds its most keys: new callers share one limit"
             );
         }
@@ -369,14 +454,14 @@ const OVERFLOW: u64 = u64::MAX;
 /// The limiter's state: the GCRA time of each key hash, at most `max` keys (then new keys share
 /// [`OVERFLOW`]). Under one lock, so no compare-and-swap is needed.
 struct BoundedStore {
-    map: Mutex<crate::server::FastMap<u64, u64>>,
+    map: Mutex<crate::server::fast_map::FastMap<u64, u64>>,
     max: usize,
     /// The map's length, kept beside it so a request reads it without the lock.
     len: AtomicUsize,
 }
 
 impl BoundedStore {
-    fn lock(&self) -> std::sync::MutexGuard<'_, crate::server::FastMap<u64, u64>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, crate::server::fast_map::FastMap<u64, u64>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use redis::aio::MultiplexedConnection;
 use redis::{PushInfo, PushKind, Value};
 
-use super::StoredRecord;
 use super::record_cache::{LEASE, RecordCache};
+use crate::server::store::StoredRecord;
 
 /// How often the heartbeat runs.
 const HEARTBEAT: Duration = Duration::from_millis(250);

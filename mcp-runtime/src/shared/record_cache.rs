@@ -24,8 +24,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::StoredRecord;
-use crate::server::FastMap;
+use crate::server::fast_map::FastMap;
+use crate::server::store::StoredRecord;
 
 /// How long a reply on the tracking connection vouches for the cache: a hit needs a command
 /// sent less than this long ago to have been answered. The heartbeat sends one four times as

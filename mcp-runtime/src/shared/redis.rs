@@ -32,7 +32,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::record_cache::RecordCache;
 use super::tracking::{Tracking, Unread};
-use super::{Events, Fanout, SessionRecord, SharedStore, StoreError, StoredRecord};
+use crate::server::store::{Events, Fanout, SessionRecord, SharedStore, StoreError, StoredRecord};
 
 /// How long one command may take before its request gets -32603.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
@@ -557,6 +557,17 @@ impl SharedStore for RedisStore {
 
     fn replica(&self) -> u64 {
         self.replica
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut connection = self.commands.clone();
+            let _: String = redis::cmd("PING")
+                .query_async(&mut connection)
+                .await
+                .map_err(failed)?;
+            Ok(())
+        })
     }
 }
 

@@ -1,22 +1,8 @@
-//! State shared by the replicas of one server (issue 20): what a handshake-era session needs so
-//! that any replica behind a load balancer can serve its next request.
-//!
-//! Without a store (the default) every piece of state lives in the one process, as before. With
-//! one ([`Server::redis`](crate::Server::redis)) the HTTP transport goes through [`SharedStore`]
-//! for:
-//!
-//! - session records (revision, client info and capabilities, `notifications/initialized`, log
-//!   level, resource subscriptions), expiring after the idle time; a replica that does not know
-//!   a session rebuilds it from its record. Every request applies its session's record, which
-//!   each replica caches (`record_cache`) while Redis says it has not changed (`tracking`:
-//!   RESP3 `CLIENT TRACKING`), so an unchanged session costs no round trip;
-//! - the standalone (GET) stream's event log, bounded and expiring, and a copy of every POST's
-//!   SSE stream, so a stream resumes on any replica with `Last-Event-ID`;
-//! - answers to server-to-client requests (elicitation, sampling, roots) that arrive at a
-//!   replica other than the one waiting for them;
-//! - notifications (`list_changed`, `resources/updated`): written to the event log of every
-//!   session concerned, and fanned out to every replica's `subscriptions/listen` streams;
-//! - tasks, through the Redis `TaskStore` (`tasks::redis`), whose changes this fan-out announces.
+//! The store shared by the replicas of one server, as the core sees it: the [`SharedStore`]
+//! trait the sessions, the HTTP transport and the tasks call through, and what they exchange
+//! (session records, event logs, fan-out messages). The Redis store that implements it, and
+//! its connection to a running server, are the top-level `shared` module; nothing here names
+//! it.
 
 // Without the HTTP transport nothing connects a store.
 #![cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -27,20 +13,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Core;
 use crate::protocol::RequestId;
 
 /// A boxed future that borrows for `'a` (`futures_util`'s `BoxFuture`, which stdio-only builds
 /// do without).
 pub(crate) type BoxFuture<'a, T> =
     std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-#[cfg(feature = "redis")]
-mod record_cache;
-#[cfg(feature = "redis")]
-pub(crate) mod redis;
-#[cfg(feature = "redis")]
-mod tracking;
 
 /// A failure of the shared store. Its detail is logged, never sent to a client: clients get
 /// -32603 with a fixed message.
@@ -192,49 +170,7 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     fn receive(&self) -> tokio::sync::broadcast::Receiver<Fanout>;
     /// This replica's id in `origin` fields.
     fn replica(&self) -> u64;
-}
-
-/// Connects the store to the server: answers for this replica's sessions, and other replicas'
-/// changes for its listen streams. Runs until the server is dropped.
-#[cfg_attr(not(feature = "redis"), allow(dead_code))]
-pub(crate) fn attach(core: &Arc<Core>, store: Arc<dyn SharedStore>) {
-    let mut messages = store.receive();
-    let weak = Arc::downgrade(core);
-    let replica = store.replica();
-    tokio::spawn(async move {
-        loop {
-            let message = match messages.recv().await {
-                Ok(message) => message,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(
-                        missed,
-                        "shared store: fan-out messages dropped (slow replica)"
-                    );
-                    continue;
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            };
-            let Some(core) = weak.upgrade() else { return };
-            match message {
-                Fanout::Answer {
-                    session,
-                    id,
-                    message,
-                } => core.answer_from_elsewhere(&session, id, message),
-                Fanout::Updated { origin, uri } if origin != replica => {
-                    core.listeners.resource_updated(&uri);
-                }
-                Fanout::ListChanged {
-                    origin,
-                    kind,
-                    method,
-                } if origin != replica => {
-                    if let Some(kind) = crate::handle::ListKind::from_name(&kind) {
-                        core.listeners.list_changed(kind, &method);
-                    }
-                }
-                _ => {}
-            }
-        }
-    });
+    /// Whether the store answers now: one round trip (`PING`), not retried, for the readiness
+    /// probe.
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }

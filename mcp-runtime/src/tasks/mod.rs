@@ -3,15 +3,24 @@
 //! SEP-2663, in 2026-07-28).
 //!
 //! A tool opts in with `#[tool(task = "optional")]` or `task = "required"`
-//! ([`TaskSupport`](crate::tool::TaskSupport)). The dispatcher creates the task record, polls
+//! ([`TaskSupport`]). The dispatcher creates the task record, polls
 //! the handler once in the request (so questions inside
 //! [`Context::before_task`](crate::Context::before_task) become input-required rounds of the
 //! `tools/call`), then hands the handler to a tokio task and answers `CreateTaskResult`. From
-//! then on everything goes through the [`TaskStore`]: see [`store`].
+//! then on everything goes through the [`TaskStore`].
+//!
+//! # Where it sits
+//!
+//! A capability above the server's core: it may import the server (the dispatch's `Tasking`,
+//! which it implements in `serve.rs`, the sink, the panic catcher, the shared store's
+//! interface), `shared` (the Redis task store), the items, `context` and `protocol`. The
+//! dispatch and the sessions call it only through `Tasking`; the server's builder and options
+//! name it to hold its settings and install it, and the transports may import it.
 
 mod peer;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
+mod serve;
 pub(crate) mod store;
 
 use std::sync::Arc;
@@ -25,10 +34,11 @@ pub use self::store::{
     MAX_STATUS_MESSAGE, MemoryTaskStore, StoreError, StoreFuture, TaskLimits, TaskOutcome,
     TaskRecord, TaskStatus, TaskStore,
 };
-use super::dispatch::{catch_unwind, panic_message};
 use crate::context::{BoxFuture, CancelFlag, ClientInfo};
 use crate::protocol::{ErrorObject, ProtocolVersion, echo, error_codes};
+use crate::server::catch::{catch_unwind, panic_message};
 use crate::tool::CallToolResult;
+pub use crate::tool::TaskSupport;
 
 /// The extension's identifier.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -650,7 +660,7 @@ pub(crate) fn watch(
     store: Arc<dyn TaskStore>,
     id: String,
     owner: String,
-    sink: crate::server::Sink,
+    sink: crate::server::outbox::Sink,
     subscription: Value,
 ) -> tokio::task::AbortHandle {
     tokio::spawn(async move {
@@ -667,7 +677,7 @@ pub(crate) fn watch(
             };
             if seen != Some(record.version) {
                 seen = Some(record.version);
-                let meta = json!({ super::stateless::SUBSCRIPTION_ID_KEY: subscription });
+                let meta = json!({ crate::server::stateless::SUBSCRIPTION_ID_KEY: subscription });
                 let params = detailed(&record, Some(("_meta", meta)));
                 let mut message = Vec::with_capacity(params.len() + 64);
                 message.extend_from_slice(

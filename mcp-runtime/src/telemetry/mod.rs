@@ -20,7 +20,7 @@
 //! |---|---|
 //! | `mcp.method.name` | the method |
 //! | `jsonrpc.request.id` | the id (a string id as it is, a number in decimal) |
-//! | `mcp.session.id` | the session (`Mcp-Session-Id`, or `stdio-N`), when the request is in one |
+//! | `mcp.session.id` | the session (`Mcp-Session-Id`, or `stdio-N`), when the request is in one (never on 2026-07-28 requests, which have none; nor does their traffic end a session, so no `mcp.server.session.duration`) |
 //! | `mcp.protocol.version` | the negotiated (or enveloped) revision |
 //! | `gen_ai.tool.name`, `gen_ai.operation.name` | on `tools/call`: the tool, and `execute_tool` |
 //! | `gen_ai.prompt.name` | on `prompts/get` |
@@ -31,11 +31,19 @@
 //! | `error.type` | the JSON-RPC error code (`-32602`), or `tool_error` for a result with `isError` |
 //! | `rpc.response.status_code` | the JSON-RPC error code |
 //!
-//! and the status `ERROR` (described by the error's message) when `error.type` is set. With
+//! and the status `ERROR` (described by the error's message) when `error.type` is set. Text the
+//! client wrote (the method, a string id, a tool or prompt name, a URI) is cut as error messages
+//! cut it before it becomes an attribute: past 128 bytes, its head and its length. With
 //! the `otel` feature the span continues the trace a client sends in `params._meta`
-//! (`traceparent`, `tracestate`, read by the global text-map propagator), and a request the
-//! server sends its client in the handshake era (`elicitation/create`, `sampling/createMessage`,
-//! `roots/list`) runs in a `CLIENT` span whose context goes out in that request's `_meta`.
+//! (`traceparent`, `tracestate`, `baggage`, read by the global text-map propagator), and a
+//! request the server sends its client in the handshake era (`elicitation/create`,
+//! `sampling/createMessage`, `roots/list`) runs in a `CLIENT` span whose context goes out in that
+//! request's `_meta`. Each field is read only within its W3C size (`traceparent` 55 bytes,
+//! `tracestate` 512 bytes and 32 members, `baggage` 8,192 bytes and 64 members): a longer one is
+//! ignored whole before the propagator parses or copies it (a `traceparent` past its size
+//! starts a trace of the server's own). What spans keep of the state and baggage counts against
+//! 4 MiB for all the requests in flight; past it, a request starts a trace of its own. Only
+//! `params._meta` is read: HTTP headers carry no trace context here.
 //!
 //! # Metrics
 //!
@@ -46,7 +54,17 @@
 //! `prometheus` feature `GET /metrics` and [`serve_metrics`]); with the `otel` feature they also
 //! go to the global meter provider. Label cardinality is bounded: tool and prompt names only of
 //! items the server serves, never a session id, an argument or a URI, at most 2,000 label sets
-//! per histogram (the rest counted as `_OTHER`).
+//! per histogram (the rest counted as `_OTHER`). The `/metrics` text is rendered at most once a
+//! second (and only when a number changed), one render at a time, and shared by every scrape
+//! meanwhile; on the MCP port each answer counts, while it is sent, in its client's share of
+//! unread bytes (`Server::stream_buffer_total`), and a client past it gets 503.
+//!
+//! # Where it sits
+//!
+//! An observer the server calls through a narrow trait of its own, installed by
+//! [`Server::telemetry`](crate::Server::telemetry): the dispatch and the sessions never name this
+//! module. It may import the server's core, `trace`, `context`, `protocol` and `error`; only the
+//! transports (for `GET /metrics`) import it.
 
 mod metrics;
 #[cfg(feature = "otel")]
@@ -58,9 +76,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use self::metrics::{ErrorType, Metrics, Operation, SessionLabels};
-use super::middleware::{Status, Transport};
-use super::registry::Registry;
-use crate::protocol::{Method, ProtocolVersion, Request, RequestId};
+use crate::protocol::{Method, ProtocolVersion, Request, RequestId, echo};
+use crate::server::exchange::Status;
+use crate::server::observe::{Arrival, Observation, Observer as Observe};
+use crate::server::registry::Registry;
+use crate::server::{Core, McpService, Server, Transport};
 
 /// What [`Server::telemetry`](crate::Server::telemetry) turns on: spans by the conventions,
 /// metrics, or both (the default).
@@ -112,24 +132,20 @@ pub(crate) struct Observer {
     pub(crate) metrics: Option<Metrics>,
     #[cfg(feature = "otel")]
     instruments: Option<otel::Instruments>,
-}
-
-/// What is known about a request when it arrives, for its span and its metric.
-pub(crate) struct Arrival<'a> {
-    pub(crate) request: &'a Request,
-    pub(crate) version: Option<ProtocolVersion>,
-    pub(crate) session: Option<&'a str>,
-    pub(crate) transport: Transport,
-    pub(crate) peer: Option<std::net::SocketAddr>,
-    pub(crate) registry: &'a Registry,
+    /// The trace context the spans of requests in flight keep.
+    #[cfg(feature = "otel")]
+    kept: Arc<otel::KeptContext>,
 }
 
 /// A request being observed, until its answer.
-pub(crate) struct Observation {
+pub(crate) struct Watch {
     observer: Arc<Observer>,
     started: Instant,
     span: tracing::Span,
     labels: Operation,
+    /// What the span keeps of the client's trace context, counted until the request ends.
+    #[cfg(feature = "otel")]
+    _context: Option<otel::KeptCharge>,
 }
 
 impl Observer {
@@ -139,12 +155,14 @@ impl Observer {
             metrics: telemetry.metrics.then(Metrics::new),
             #[cfg(feature = "otel")]
             instruments: telemetry.metrics.then(otel::Instruments::new),
+            #[cfg(feature = "otel")]
+            kept: Arc::default(),
         }
     }
 
     /// Starts observing a request: the conventions' fields go on `span` (before it is first
     /// entered, as `tracing-opentelemetry` needs for the name, kind and parent).
-    pub(crate) fn start(self: &Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Observation) {
+    fn start_watch(self: Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Watch) {
         let request = arrival.request;
         let method = method_label(&request.method);
         // The name a `tools/call` or `prompts/get` gives, looked up once for span and label.
@@ -155,8 +173,15 @@ impl Observer {
         } else {
             crate::trace::request_span(request, arrival.session)
         };
-        let observation = Observation {
-            observer: Arc::clone(self),
+        #[cfg(feature = "otel")]
+        let context = match request.params.get("_meta") {
+            Some(Value::Object(meta)) if self.spans && !span.is_disabled() => {
+                otel::continue_trace(&span, meta, &self.kept)
+            }
+            _ => None,
+        };
+        let observation = Watch {
+            observer: Arc::clone(&self),
             started: Instant::now(),
             span: span.clone(),
             labels: Operation {
@@ -166,12 +191,14 @@ impl Observer {
                 version: arrival.version,
                 transport: arrival.transport,
             },
+            #[cfg(feature = "otel")]
+            _context: context,
         };
         (span, observation)
     }
 
     /// A session ended after `lasted`.
-    pub(crate) fn session_ended(
+    fn end_session(
         &self,
         version: Option<ProtocolVersion>,
         transport: Transport,
@@ -187,17 +214,15 @@ impl Observer {
     }
 }
 
-impl Observation {
-    /// `initialize` settled the revision.
-    pub(crate) fn settled(&mut self, version: ProtocolVersion) {
+impl Observation for Watch {
+    fn settled(&mut self, version: ProtocolVersion) {
         self.labels.version = Some(version);
         if self.observer.spans && !self.span.is_disabled() {
             self.span.record("mcp.protocol.version", version.as_str());
         }
     }
 
-    /// The request was answered.
-    pub(crate) fn finish(mut self, status: &Status) {
+    fn finish(mut self: Box<Self>, status: &Status) {
         let lasted = self.started.elapsed();
         self.labels.error = match status {
             Status::Ok => None,
@@ -214,6 +239,76 @@ impl Observation {
         if let Some(instruments) = &self.observer.instruments {
             instruments.operation(&self.labels, lasted);
         }
+    }
+}
+
+impl Observe for Observer {
+    fn start(self: Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Box<dyn Observation>) {
+        let (span, watch) = self.start_watch(arrival);
+        (span, Box::new(watch))
+    }
+
+    fn session_ended(
+        &self,
+        version: Option<ProtocolVersion>,
+        transport: Transport,
+        lasted: Duration,
+    ) {
+        self.end_session(version, transport, lasted);
+    }
+
+    fn client_span(
+        &self,
+        method: &'static str,
+        id: &RequestId,
+        session: Option<&String>,
+    ) -> tracing::Span {
+        client_span(method, id, session)
+    }
+
+    #[cfg(feature = "otel")]
+    fn carry_trace(&self, span: &tracing::Span, meta: &mut serde_json::Map<String, Value>) {
+        otel::carry_trace(span, meta);
+    }
+
+    fn client_failed(&self, span: &tracing::Span, error: &crate::context::ClientRequestError) {
+        client_failed(span, error);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The metrics `core`'s telemetry keeps, if it keeps any.
+pub(crate) fn metrics_of(core: &Core) -> Option<&Metrics> {
+    let observer = core
+        .telemetry
+        .as_ref()?
+        .as_any()
+        .downcast_ref::<Observer>()?;
+    observer.metrics.as_ref()
+}
+
+impl Server {
+    /// Turns on telemetry by OpenTelemetry's semantic conventions for MCP: request spans named
+    /// and attributed as they say, the trace context of `params._meta` continued (feature
+    /// `otel`), and the `mcp.server.operation.duration` and `mcp.server.session.duration`
+    /// histograms, kept by the server ([`McpService::metrics_text`], `GET /metrics` with the
+    /// `prometheus` feature) and sent to the global meter provider (feature `otel`). Off by
+    /// default. See [`telemetry`](crate::telemetry).
+    pub fn telemetry(mut self, telemetry: Telemetry) -> Self {
+        self.observer = Some(Arc::new(Observer::new(telemetry)));
+        self
+    }
+}
+
+impl McpService {
+    /// The server's metrics in the Prometheus text exposition format (0.0.4), as `GET /metrics`
+    /// serves them: `None` unless [`Server::telemetry`] keeps metrics. See
+    /// [`telemetry`](crate::telemetry).
+    pub fn metrics_text(&self) -> Option<String> {
+        metrics_of(&self.core).map(Metrics::render)
     }
 }
 
@@ -260,14 +355,20 @@ fn request_span(
         return tracing::Span::none();
     }
     let request = arrival.request;
-    let method = request.method.as_str();
+    // Every value the client wrote is cut as messages cut it, before it reaches a field: a
+    // field is an exported attribute and a log line, and a megabyte of id or name would be
+    // copied into each.
+    let method = echo(&request.method);
+    let method = method.as_ref();
+    let name = name.map(echo);
+    let name = name.as_deref();
     let (tool, prompt, uri) = match method {
         "tools/call" => (name, None, None),
         "prompts/get" => (None, name, None),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (
             None,
             None,
-            request.params.get("uri").and_then(Value::as_str),
+            request.params.get("uri").and_then(Value::as_str).map(echo),
         ),
         _ => (None, None, None),
     };
@@ -279,14 +380,11 @@ fn request_span(
         }
         None => method,
     };
-    let number;
     let id = match &request.id {
-        RequestId::Number(n) => {
-            number = n.to_string();
-            number.as_str()
-        }
-        RequestId::String(s) => s,
+        RequestId::Number(n) => std::borrow::Cow::Owned(n.to_string()),
+        RequestId::String(s) => echo(s),
     };
+    let id = id.as_ref();
     let http = arrival.transport != Transport::Stdio;
     let span = tracing::info_span!(
         target: "mcp_runtime::request",
@@ -296,13 +394,14 @@ fn request_span(
         otel.status_code = Empty,
         otel.status_description = Empty,
         mcp.method.name = method,
-        mcp.session.id = arrival.session,
+        // A 2026-07-28 request has no session, even on a stdio connection that has a name.
+        mcp.session.id = arrival.session.filter(|_| arrival.version.is_none_or(|v| v.has_handshake())),
         mcp.protocol.version = arrival.version.map(ProtocolVersion::as_str),
         jsonrpc.request.id = id,
         gen_ai.tool.name = tool,
         gen_ai.prompt.name = prompt,
         gen_ai.operation.name = tool.map(|_| "execute_tool"),
-        mcp.resource.uri = uri,
+        mcp.resource.uri = uri.as_deref(),
         network.transport = arrival.transport.network_transport(),
         network.protocol.name = http.then_some("http"),
         client.address = arrival.peer.map(|p| display(p.ip())),
@@ -311,10 +410,6 @@ fn request_span(
         error.type = Empty,
         rpc.response.status_code = Empty,
     );
-    #[cfg(feature = "otel")]
-    if let Some(Value::Object(meta)) = request.params.get("_meta") {
-        otel::continue_trace(&span, meta);
-    }
     span
 }
 
@@ -331,11 +426,7 @@ impl std::fmt::Display for IdText<'_> {
 }
 
 /// The `CLIENT` span of a request the server sends its client (`elicitation/create`, ...).
-pub(crate) fn client_span(
-    method: &'static str,
-    id: &RequestId,
-    session: Option<&String>,
-) -> tracing::Span {
+fn client_span(method: &'static str, id: &RequestId, session: Option<&String>) -> tracing::Span {
     use tracing::field::Empty;
     tracing::info_span!(
         target: "mcp_runtime::request",
@@ -354,7 +445,7 @@ pub(crate) fn client_span(
 }
 
 /// The client refused (or never answered) a request the server sent it.
-pub(crate) fn client_failed(span: &tracing::Span, error: &crate::context::ClientRequestError) {
+fn client_failed(span: &tracing::Span, error: &crate::context::ClientRequestError) {
     use crate::context::ClientRequestError;
     if span.is_disabled() {
         return;
@@ -408,9 +499,9 @@ fn record_answer(span: &tracing::Span, status: &Status) {
 /// # }
 /// ```
 pub async fn serve_metrics(
-    service: crate::McpService,
+    service: McpService,
     addr: impl tokio::net::ToSocketAddrs,
-) -> crate::Result<()> {
+) -> crate::error::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     serve_metrics_on(service, listener).await
 }
@@ -418,31 +509,67 @@ pub async fn serve_metrics(
 #[cfg(feature = "prometheus")]
 /// [`serve_metrics`] on a bound listener.
 pub async fn serve_metrics_on(
-    service: crate::McpService,
+    service: McpService,
     listener: tokio::net::TcpListener,
-) -> crate::Result<()> {
+) -> crate::error::Result<()> {
     let router = metrics_router(Arc::clone(&service.core));
     axum::serve(listener, router).await?;
     Ok(())
 }
 
 #[cfg(feature = "prometheus")]
-/// `GET /metrics`, when the server keeps metrics.
-pub(crate) fn metrics_router(core: Arc<super::Core>) -> axum::Router {
+/// How long one render of the metrics text is served to every scrape, however the numbers
+/// changed meanwhile (a render whose numbers did not change is served until they do).
+pub(crate) const METRICS_RENDER_INTERVAL: Duration = Duration::from_secs(1);
+
+#[cfg(feature = "prometheus")]
+/// The metrics text as `GET /metrics` serves it: rendered at most once per
+/// [`METRICS_RENDER_INTERVAL`] (and only when an observation changed it), one render at a time,
+/// and the same bytes shared by every response that carries it, so that scrapes, however many
+/// and however slowly read, cost one render's CPU and memory, not one each.
+#[derive(Default)]
+pub(crate) struct SharedRender {
+    last: tokio::sync::Mutex<Option<(Instant, u64, bytes::Bytes)>>,
+}
+
+#[cfg(feature = "prometheus")]
+impl SharedRender {
+    /// The current text: the last render, or a new one.
+    pub(crate) async fn text(&self, metrics: &Metrics) -> bytes::Bytes {
+        // Held while rendering: scrapes that come meanwhile wait for this render and share it.
+        let mut last = self.last.lock().await;
+        let observed = metrics.observed();
+        if let Some((at, seen, text)) = &*last
+            && (*seen == observed || at.elapsed() < METRICS_RENDER_INTERVAL)
+        {
+            return text.clone();
+        }
+        let text = bytes::Bytes::from(metrics.render());
+        *last = Some((Instant::now(), observed, text.clone()));
+        text
+    }
+}
+
+#[cfg(feature = "prometheus")]
+/// `GET /metrics` on a listener of its own (the HTTP transport serves it on its router, each
+/// answer charged to its client's share of unread bytes).
+fn metrics_router(core: Arc<Core>) -> axum::Router {
     use axum::http::{HeaderValue, StatusCode, header};
     use axum::response::IntoResponse;
+    let shared = Arc::new(SharedRender::default());
     axum::Router::new().route(
         "/metrics",
         axum::routing::get(move || {
             let core = Arc::clone(&core);
+            let shared = Arc::clone(&shared);
             async move {
-                match core.telemetry.as_ref().and_then(|t| t.metrics.as_ref()) {
+                match metrics_of(&core) {
                     Some(metrics) => (
                         [(
                             header::CONTENT_TYPE,
                             HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
                         )],
-                        metrics.render(),
+                        shared.text(metrics).await,
                     )
                         .into_response(),
                     None => (

@@ -1,0 +1,252 @@
+//! The `otel` feature: trace context through `params._meta` and the metrics on the global meter
+//! provider.
+
+use std::time::Duration;
+
+use opentelemetry::metrics::Histogram;
+use opentelemetry::propagation::{Extractor, Injector};
+use opentelemetry::{KeyValue, global};
+use serde_json::{Map, Value};
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+use super::metrics::{BOUNDARIES, ErrorType, Operation};
+use crate::protocol::ProtocolVersion;
+use crate::server::Transport;
+
+/// The trace-context members of `params._meta` a propagator may read, each within the size its
+/// W3C specification gives; anything longer (or with more members) is ignored whole, before the
+/// propagator sees it, so a hostile megabyte is never parsed or copied.
+///
+/// - `traceparent`: 55 bytes (version `00`: `00-{32 hex}-{16 hex}-{2 hex}`; the longer forms
+///   a later version may write are not read);
+/// - `tracestate`: 512 bytes and 32 list members (Trace Context: a vendor "SHOULD propagate
+///   at least 512 characters", and "MUST discard the whole tracestate" past 32 members);
+/// - `baggage`: 8,192 bytes and 64 list members (W3C Baggage's limits a platform must at
+///   least propagate).
+pub(crate) const TRACE_FIELDS: [(&str, usize, usize); 3] = [
+    ("traceparent", 55, 1),
+    ("tracestate", 512, 32),
+    ("baggage", 8_192, 64),
+];
+
+/// The bytes of trace context (`tracestate` and `baggage`, and a slot for each member) that the
+/// spans of the requests in flight may keep together: past it, a request's span starts a trace
+/// of its own rather than continue the client's (logged once a minute at most).
+pub(crate) const KEPT_TRACE_CONTEXT: usize = 4 * 1024 * 1024;
+
+/// What one kept member costs beyond its text: its strings' headers and its map slot.
+const MEMBER_OVERHEAD: usize = 64;
+
+/// Whether `value` is within `max` bytes and `members` list members (its length first: a long
+/// value is never split).
+fn within(value: &str, max: usize, members: usize) -> bool {
+    value.len() <= max && value.split(',').filter(|m| !m.trim().is_empty()).count() <= members
+}
+
+/// The trace-context members of `meta` within their sizes.
+struct MetaExtractor<'a> {
+    fields: [Option<&'a str>; 3],
+}
+
+impl<'a> MetaExtractor<'a> {
+    fn new(meta: &'a Map<String, Value>) -> Self {
+        let fields = TRACE_FIELDS.map(|(key, max, members)| {
+            meta.get(key)
+                .and_then(Value::as_str)
+                .filter(|value| within(value, max, members))
+        });
+        Self { fields }
+    }
+
+    /// What a span keeps of them: the state and the baggage, with a slot per member.
+    fn kept(&self) -> usize {
+        self.fields[1..]
+            .iter()
+            .flatten()
+            .map(|value| value.len() + MEMBER_OVERHEAD * (value.matches(',').count() + 1))
+            .sum()
+    }
+}
+
+impl Extractor for MetaExtractor<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        let index = TRACE_FIELDS.iter().position(|(name, ..)| *name == key)?;
+        self.fields[index]
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        TRACE_FIELDS
+            .iter()
+            .zip(&self.fields)
+            .filter(|(_, value)| value.is_some())
+            .map(|((name, ..), _)| *name)
+            .collect()
+    }
+}
+
+/// The trace context the spans of requests in flight keep, counted against
+/// [`KEPT_TRACE_CONTEXT`].
+#[derive(Default)]
+pub(crate) struct KeptContext {
+    bytes: std::sync::atomic::AtomicUsize,
+    /// When a context was last refused, in seconds since `KEPT_EPOCH`, for one warning a
+    /// minute.
+    warned: std::sync::atomic::AtomicU64,
+}
+
+/// What one span keeps of its client's trace context, given back when the request ends.
+pub(crate) struct KeptCharge {
+    kept: std::sync::Arc<KeptContext>,
+    bytes: usize,
+}
+
+impl Drop for KeptCharge {
+    fn drop(&mut self) {
+        self.kept
+            .bytes
+            .fetch_sub(self.bytes, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+impl KeptContext {
+    fn take(self: &std::sync::Arc<Self>, bytes: usize) -> Option<KeptCharge> {
+        use std::sync::atomic::Ordering;
+        let taken = self
+            .bytes
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                let after = held.checked_add(bytes)?;
+                (after <= KEPT_TRACE_CONTEXT).then_some(after)
+            })
+            .is_ok();
+        if taken {
+            return Some(KeptCharge {
+                kept: std::sync::Arc::clone(self),
+                bytes,
+            });
+        }
+        let now = KEPT_EPOCH.elapsed().as_secs();
+        let last = self.warned.load(Ordering::Relaxed);
+        if (last == 0 || now.saturating_sub(last) >= 60)
+            && self
+                .warned
+                .compare_exchange(last, now.max(1), Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            tracing::warn!(
+                limit = KEPT_TRACE_CONTEXT,
+                "the trace context kept by requests in flight is at its limit: new requests \
+                 start traces of their own"
+            );
+        }
+        None
+    }
+}
+
+static KEPT_EPOCH: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
+
+/// `params._meta`, written by a propagator.
+struct MetaInjector<'a>(&'a mut Map<String, Value>);
+
+impl Injector for MetaInjector<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), Value::String(value));
+    }
+}
+
+/// Makes `span` continue the trace a request's `_meta` carries (`traceparent`, `tracestate`,
+/// `baggage` within their sizes: [`TRACE_FIELDS`]), as the global text-map propagator reads it,
+/// when what the span keeps of it fits in `kept`. Must run before the span is first entered.
+pub(crate) fn continue_trace(
+    span: &tracing::Span,
+    meta: &Map<String, Value>,
+    kept: &std::sync::Arc<KeptContext>,
+) -> Option<KeptCharge> {
+    let extractor = MetaExtractor::new(meta);
+    extractor.fields[0]?;
+    let charge = kept.take(extractor.kept())?;
+    let context = global::get_text_map_propagator(|p| p.extract(&extractor));
+    let _ = span.set_parent(context);
+    Some(charge)
+}
+
+/// Writes `span`'s context into `meta` (`traceparent`, `tracestate`), for a request the server
+/// sends its client.
+pub(crate) fn carry_trace(span: &tracing::Span, meta: &mut Map<String, Value>) {
+    let context = span.context();
+    global::get_text_map_propagator(|p| p.inject_context(&context, &mut MetaInjector(meta)));
+}
+
+/// The two histograms on the global meter provider (as it is when the server is built).
+pub(crate) struct Instruments {
+    operation: Histogram<f64>,
+    session: Histogram<f64>,
+}
+
+impl Instruments {
+    pub(crate) fn new() -> Self {
+        let meter = global::meter("mcp-runtime");
+        Self {
+            operation: meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.")
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build(),
+            session: meter
+                .f64_histogram("mcp.server.session.duration")
+                .with_unit("s")
+                .with_description("The duration of the MCP session as observed on the MCP server.")
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build(),
+        }
+    }
+
+    pub(crate) fn operation(&self, labels: &Operation, lasted: Duration) {
+        let mut attributes = Vec::with_capacity(8);
+        attributes.push(KeyValue::new("mcp.method.name", labels.method));
+        if let Some((key, name)) = &labels.target {
+            let key = if *key == "gen_ai_tool_name" {
+                "gen_ai.tool.name"
+            } else {
+                "gen_ai.prompt.name"
+            };
+            attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
+        }
+        if labels.method == "tools/call" {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        if let Some(error) = labels.error {
+            attributes.push(KeyValue::new("error.type", error.label()));
+            if let ErrorType::Code(code) = error {
+                attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
+            }
+        }
+        common(&mut attributes, labels.version, labels.transport);
+        self.operation.record(lasted.as_secs_f64(), &attributes);
+    }
+
+    pub(crate) fn session(
+        &self,
+        version: Option<ProtocolVersion>,
+        transport: Transport,
+        lasted: Duration,
+    ) {
+        let mut attributes = Vec::new();
+        common(&mut attributes, version, transport);
+        self.session.record(lasted.as_secs_f64(), &attributes);
+    }
+}
+
+fn common(attributes: &mut Vec<KeyValue>, version: Option<ProtocolVersion>, transport: Transport) {
+    if let Some(version) = version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+    }
+    attributes.push(KeyValue::new(
+        "network.transport",
+        transport.network_transport(),
+    ));
+    if transport != Transport::Stdio {
+        attributes.push(KeyValue::new("network.protocol.name", "http"));
+    }
+}
