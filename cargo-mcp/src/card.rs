@@ -1,10 +1,16 @@
 //! `cargo mcp card`: the MCP Registry `server.json` and the Server Card (SEP-2127) of the crate's
 //! server, from what the server says about itself (`serverInfo` in `initialize`, the revisions
 //! of `server/discover`) and the package's manifest (description, homepage and repository where
-//! the server says none), each validated against its published JSON schema before it is written.
+//! the server says none).
 //!
 //! The card is built by `mcp_runtime::ServerCard`, the same code that serves it over HTTP
-//! (`Server::server_card`), so the file and the route cannot disagree.
+//! (`Server::server_card`), so the file and the route cannot disagree. Both documents are valid
+//! by construction: `ServerCard` checks the name, description, title, version and remotes, and
+//! [`check_documents`] what else comes from the server or the command line (the website, icon
+//! sources, the OCI image), each against the constraint its published JSON schema sets. The
+//! tests validate what is written against those schemas (vendored in `schemas/`); the
+//! validator is a test dependency, not part of the installed tool, whose build it would
+//! lengthen by a third.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,9 +30,11 @@ const SERVER_JSON_SCHEMA: &str =
     "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
 /// The registry's `server.json` schema (see `schemas/README.md`).
+#[cfg(test)]
 pub(crate) const REGISTRY_SCHEMA: &str = include_str!("../schemas/registry/server.schema.json");
 
 /// The Server Card extension's schema (see `schemas/README.md`).
+#[cfg(test)]
 pub(crate) const CARD_SCHEMA: &str = include_str!("../schemas/server-card/schema.json");
 
 /// What the server says about itself.
@@ -37,12 +45,13 @@ struct Described {
 
 pub(crate) fn run(args: &CardArgs) -> anyhow::Result<ExitCode> {
     let project = Project::find(&args.target)?;
-    let binary = project.build(&args.target, false)?;
+    let binary = project.build(&args.target, "dev")?.executable;
     let described = describe(&binary, &args.target.server_args, args.timeout)?;
     let mut info = described.info;
-    if info.description.is_none() {
-        info.description.clone_from(&project.description);
-    }
+    info.description = Some(description(
+        info.description.as_deref(),
+        project.description.as_deref(),
+    )?);
     if info.website_url.is_none() {
         info.website_url.clone_from(&project.homepage);
     }
@@ -71,18 +80,10 @@ pub(crate) fn run(args: &CardArgs) -> anyhow::Result<ExitCode> {
         )
     })?;
     let server_json = server_json(&card_json, args.oci.as_deref());
-    let mut invalid = validate(REGISTRY_SCHEMA, None, &server_json)
-        .into_iter()
-        .map(|e| format!("server.json: {e}"))
-        .collect::<Vec<_>>();
-    invalid.extend(
-        validate(CARD_SCHEMA, Some("#/$defs/ServerCard"), &card_json)
-            .into_iter()
-            .map(|e| format!("server-card.json: {e}")),
-    );
+    let invalid = check_documents(&server_json);
     if !invalid.is_empty() {
         bail!(
-            "not written: the documents break their published schemas:\n  {}",
+            "not written: the documents would break their published schemas:\n  {}",
             invalid.join("\n  ")
         );
     }
@@ -99,10 +100,33 @@ pub(crate) fn run(args: &CardArgs) -> anyhow::Result<ExitCode> {
         println!("wrote {}", path.display());
     }
     println!(
-        "`{name}` {} (both validated against their published schemas)",
+        "`{name}` {} (both in the form of their published schemas)",
         info.version
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The card's description: the server's own (`Server::description`), else the package's
+/// (`description` in Cargo.toml), 1 to 100 characters; or what to set, naming both routes.
+fn description(server: Option<&str>, package: Option<&str>) -> anyhow::Result<String> {
+    const ROUTES: &str = "set `Server::description(\"...\")` where the server is built, or \
+                          `description = \"...\"` under `[package]` in Cargo.toml";
+    let (text, from) = match (server, package) {
+        (Some(text), _) if !text.trim().is_empty() => (text, "the server's `Server::description`"),
+        (_, Some(text)) if !text.trim().is_empty() => (text, "the package's `description`"),
+        _ => bail!(
+            "a Server Card needs a description of 1 to 100 characters, and the server and its \
+             package give none: {ROUTES}"
+        ),
+    };
+    let length = text.chars().count();
+    if length > 100 {
+        bail!(
+            "{from} is {length} characters; a Server Card allows at most 100: shorten it, or \
+             {ROUTES} (the server's is used first)"
+        );
+    }
+    Ok(text.to_owned())
 }
 
 /// Starts the server over stdio and asks who it is.
@@ -206,7 +230,65 @@ fn server_json(card: &Value, oci: Option<&str>) -> Value {
     Value::Object(server)
 }
 
+/// What of `server.json` (a superset of the card's fields) `ServerCard` does not check, against
+/// the published schemas' constraints: `websiteUrl` and icon sources are URIs (`format: uri`),
+/// an OCI identifier is 1 to 255 characters without spaces.
+fn check_documents(server: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let uri = |text: &str| {
+        let scheme_end = text.find(':').unwrap_or(0);
+        scheme_end > 0
+            && text.get(..scheme_end).is_some_and(|scheme| {
+                scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            })
+            && !text.chars().any(char::is_whitespace)
+    };
+    if let Some(website) = server.get("websiteUrl").and_then(Value::as_str)
+        && !(uri(website) && (website.starts_with("http://") || website.starts_with("https://")))
+    {
+        problems.push(format!(
+            "`websiteUrl` `{website}` is not an http:// or https:// URL (the server's \
+             `Server::website_url`, else the package's `homepage`)"
+        ));
+    }
+    for icon in server
+        .get("icons")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let src = icon.get("src").and_then(Value::as_str).unwrap_or("");
+        if !uri(src) {
+            problems.push(format!("the icon `{src}` is not a URI"));
+        }
+    }
+    for package in server
+        .get("packages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let identifier = package
+            .get("identifier")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if identifier.is_empty()
+            || identifier.chars().count() > 255
+            || identifier.chars().any(char::is_whitespace)
+        {
+            problems.push(format!(
+                "`--oci {identifier}` must be 1 to 255 characters without spaces"
+            ));
+        }
+    }
+    problems
+}
+
 /// Every way `document` breaks `schema` (at `pointer` within it), formats included.
+#[cfg(test)]
 pub(crate) fn validate(schema: &str, pointer: Option<&str>, document: &Value) -> Vec<String> {
     let mut schema: Value = match serde_json::from_str(schema) {
         Ok(schema) => schema,
@@ -251,6 +333,31 @@ mod tests {
         assert_eq!(forge("git@github.com:a/b"), None);
     }
 
+    #[test]
+    fn a_missing_description_names_both_places_to_set_it() {
+        let missing = description(None, None).unwrap_err().to_string();
+        assert!(missing.contains("`Server::description("), "{missing}");
+        assert!(
+            missing.contains("`description = \"...\"` under `[package]` in Cargo.toml"),
+            "{missing}"
+        );
+        assert_eq!(
+            description(None, Some("From the manifest.")).unwrap(),
+            "From the manifest."
+        );
+        assert_eq!(
+            description(Some("From the server."), Some("From the manifest.")).unwrap(),
+            "From the server."
+        );
+        let long = "x".repeat(101);
+        let too_long = description(None, Some(&long)).unwrap_err().to_string();
+        assert!(
+            too_long.starts_with("the package's `description` is 101 characters"),
+            "{too_long}"
+        );
+        assert!(too_long.contains("`Server::description("), "{too_long}");
+    }
+
     fn card() -> Value {
         let mut info = Implementation::new("weather", "1.2.0");
         info.description = Some("Forecasts for any city.".into());
@@ -279,6 +386,38 @@ mod tests {
             json!([{"type": "streamable-http", "url": "https://weather.example.com/mcp"}])
         );
         assert_eq!(server["packages"][0]["transport"], json!({"type": "stdio"}));
+    }
+
+    #[test]
+    fn what_the_schemas_refuse_is_refused_before_writing() {
+        let mut server = server_json(&card(), Some("ghcr.io/someone/weather:1.2.0"));
+        assert_eq!(check_documents(&server), Vec::<String>::new());
+        // The schema refuses the first two; for the third it only says "string",
+        // and an OCI reference never holds a space, so the card's own check refuses it.
+        for (key, value, schema_refuses) in [
+            ("websiteUrl", json!("not a uri"), true),
+            ("icons", json!([{"src": "no scheme here"}]), true),
+            (
+                "packages",
+                json!([{"registryType": "oci", "identifier": "has space", "transport": {"type": "stdio"}}]),
+                false,
+            ),
+        ] {
+            let original = server.get(key).cloned();
+            server[key] = value;
+            assert_eq!(
+                !validate(REGISTRY_SCHEMA, None, &server).is_empty(),
+                schema_refuses,
+                "the schema on {key}"
+            );
+            assert_eq!(check_documents(&server).len(), 1, "{key}");
+            match original {
+                Some(original) => server[key] = original,
+                None => {
+                    server.as_object_mut().unwrap().remove(key);
+                }
+            }
+        }
     }
 
     #[test]

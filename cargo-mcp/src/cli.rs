@@ -32,11 +32,82 @@ pub(crate) enum Command {
     Read(ReadArgs),
     /// Get one prompt and print its messages.
     Prompt(PromptArgs),
-    /// Build in release and write the server into an MCP client's configuration.
+    /// Build in release, copy the binary to a stable place and write it into an MCP client's
+    /// configuration.
     Install(InstallArgs),
-    /// Write the MCP Registry `server.json` and the Server Card, validated against their
-    /// schemas.
+    /// Write the MCP Registry `server.json` and the Server Card, checked against the
+    /// constraints of their published schemas.
     Card(CardArgs),
+    /// Make a new server crate that builds and serves at once.
+    New(NewArgs),
+    /// Serve this crate's server at a stable address and swap in each rebuild on save, keeping
+    /// the clients' sessions; a dev page at `/`.
+    Dev(DevArgs),
+    /// The process `dev` proxies: runs the current build, exits when it is replaced.
+    #[command(hide = true)]
+    DevChild(DevChildArgs),
+}
+
+/// `cargo mcp new`.
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    /// The directory to create; its last component names the package.
+    pub(crate) path: PathBuf,
+    /// The package's name, when not the directory's.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Serve Streamable HTTP on 127.0.0.1 (`--port`, 8000 by default) instead of stdio.
+    #[arg(long)]
+    pub(crate) http: bool,
+    /// Add a tool that runs as a task (the `tasks` feature).
+    #[arg(long)]
+    pub(crate) tasks: bool,
+    /// Depend on the `mcp-runtime` in this directory (the crate's own directory, or a checkout
+    /// of its repository). Without `--path` or `--git`: the checkout `cargo mcp` was installed
+    /// from, when it is still there, else crates.io.
+    #[arg(long = "path", value_name = "DIR", conflicts_with = "git")]
+    pub(crate) runtime_path: Option<PathBuf>,
+    /// Depend on the `mcp-runtime` of this git repository.
+    #[arg(long, value_name = "URL")]
+    pub(crate) git: Option<String>,
+    /// With `--git`: the branch.
+    #[arg(long, value_name = "BRANCH", requires = "git", conflicts_with_all = ["tag", "rev"])]
+    pub(crate) branch: Option<String>,
+    /// With `--git`: the tag.
+    #[arg(long, value_name = "TAG", requires = "git", conflicts_with = "rev")]
+    pub(crate) tag: Option<String>,
+    /// With `--git`: the commit.
+    #[arg(long, value_name = "REV", requires = "git")]
+    pub(crate) rev: Option<String>,
+}
+
+/// `cargo mcp dev`.
+#[derive(Debug, Args)]
+pub(crate) struct DevArgs {
+    /// The port of `http://127.0.0.1:PORT/mcp` and of the dev page (0: any free port).
+    #[arg(
+        long,
+        value_name = "PORT",
+        default_value_t = 6277,
+        conflicts_with = "stdio"
+    )]
+    pub(crate) port: u16,
+    /// Serve the client that started this process on its stdin and stdout instead.
+    #[arg(long)]
+    pub(crate) stdio: bool,
+    /// How long to wait after a change for more before building, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pub(crate) debounce: u64,
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+}
+
+/// `cargo mcp dev-child`.
+#[derive(Debug, Args)]
+pub(crate) struct DevChildArgs {
+    /// The file naming the current build.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) current: PathBuf,
 }
 
 /// Which binary of which package serves, and how it is built.
@@ -62,14 +133,20 @@ pub(crate) struct TargetArgs {
     pub(crate) server_args: Vec<String>,
 }
 
-/// Where the server is: built from this crate and started over stdio, or running at a URL.
+/// Where the server is: built from this crate and started over stdio, or running at a URL
+/// (over TCP, or over a Unix domain socket).
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("running").multiple(true)))]
 pub(crate) struct ConnectArgs {
     /// Talk to a running server over Streamable HTTP at this URL instead of starting one.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", group = "running")]
     pub(crate) http: Option<String>,
+    /// Talk to a running server over Streamable HTTP on the Unix domain socket at PATH; the
+    /// endpoint is `--http URL`'s path, `http://localhost/mcp` without it.
+    #[arg(long, value_name = "PATH", group = "running")]
+    pub(crate) unix: Option<PathBuf>,
     /// A header for every HTTP request (`--header 'Authorization: Bearer ...'`); repeatable.
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "http")]
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "running")]
     pub(crate) headers: Vec<String>,
     /// Build the server in release mode.
     #[arg(long)]
@@ -185,6 +262,24 @@ pub(crate) struct InstallArgs {
     /// Print the change as a diff and write nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// Build with this profile instead of `release` (`dev`, or one of the manifest's).
+    #[arg(long, value_name = "NAME", conflicts_with = "url")]
+    pub(crate) profile: Option<String>,
+    /// Install the dev profile's build (`--profile dev`): what `cargo build` already made.
+    #[arg(long, conflicts_with_all = ["profile", "url"])]
+    pub(crate) debug: bool,
+    /// Make the entry run the binary where cargo builds it (`target/<profile>/`) instead of a
+    /// copy: every build changes what the client runs, and `cargo clean` breaks it.
+    #[arg(long, conflicts_with = "url")]
+    pub(crate) in_place: bool,
+    /// Where the copy goes: `DIR/mcp-servers/<name>/` (by default `$CARGO_INSTALL_ROOT`, else
+    /// `$CARGO_HOME`, else `~/.cargo`, as for `cargo install`).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["url", "in_place"])]
+    pub(crate) root: Option<PathBuf>,
+    /// Install `cargo mcp dev --stdio` in this crate instead of a build: the client sees every
+    /// save live (builds nothing now).
+    #[arg(long, conflicts_with_all = ["url", "in_place", "root", "profile", "debug"])]
+    pub(crate) dev: bool,
     #[command(flatten)]
     pub(crate) target: TargetArgs,
 }

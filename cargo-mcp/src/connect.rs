@@ -2,7 +2,8 @@
 //! read what the server said about itself, send a request, close.
 //!
 //! Behind it is the runtime's own client, `mcp_runtime::client` (feature `client`), not a second
-//! one written here: stdio to the built binary, Streamable HTTP to `--http URL`, in whichever
+//! one written here: stdio to the built binary, Streamable HTTP to `--http URL` (through the socket of
+//! `--unix PATH` when given), in whichever
 //! era the server speaks (it probes with `server/discover` and falls back to `initialize`).
 
 use std::path::Path;
@@ -31,7 +32,8 @@ fn client_info() -> Implementation {
 
 impl Connection {
     /// Starts `program` with `args` and connects over its stdin and stdout; its stderr (the
-    /// server's logs) goes to ours.
+    /// server's logs) goes to ours. A server that serves HTTP through `serve_http` serves
+    /// stdio here (`MCP_RUNTIME_TRANSPORT=stdio`).
     pub(crate) async fn stdio(
         program: &Path,
         args: &[String],
@@ -40,28 +42,42 @@ impl Connection {
         let client = Client::builder()
             .client_info(client_info())
             .timeout(timeout)
-            .stdio(StdioCommand::new(program).args(args))
+            .stdio(
+                StdioCommand::new(program)
+                    .args(args)
+                    .env("MCP_RUNTIME_TRANSPORT", "stdio"),
+            )
             .await
             .with_context(|| format!("connecting to {}", program.display()))?;
         Ok(Self { client })
     }
 
-    /// Connects to a running server over Streamable HTTP, sending `headers` with every request.
+    /// Connects to a running server over Streamable HTTP (through the Unix domain socket
+    /// `unix` when given), sending `headers` with every request.
     pub(crate) async fn http(
         url: &str,
+        unix: Option<&Path>,
         headers: &[(String, String)],
         timeout: Duration,
     ) -> anyhow::Result<Self> {
         let mut builder = Client::builder()
             .client_info(client_info())
             .timeout(timeout);
+        if let Some(path) = unix {
+            #[cfg(unix)]
+            {
+                builder = builder.unix_socket(path);
+            }
+            #[cfg(not(unix))]
+            anyhow::bail!("{}: Unix domain sockets need a Unix system", path.display());
+        }
         for (name, value) in headers {
             builder = builder.header(name, value);
         }
-        let client = builder
-            .http(url)
-            .await
-            .with_context(|| format!("connecting to {url}"))?;
+        let client = builder.http(url).await.with_context(|| match unix {
+            Some(path) => format!("connecting to {url} on the Unix socket {}", path.display()),
+            None => format!("connecting to {url}"),
+        })?;
         Ok(Self { client })
     }
 

@@ -10,10 +10,13 @@
 //!   file's own indentation and newlines, and the rest of the tree prints exactly as it was read;
 //! - TOML (Codex) through `toml_edit`, Cargo's own format-preserving editor.
 //!
-//! Only the entry's *managed keys* are written (`command`, `args`, `env`, `url`, ... as each
-//! client names them): keys a user added to the entry by hand (Codex's `startup_timeout_sec`,
-//! Gemini's `trust`, ...) are kept. When the entry already says what it would be set to, the
-//! text is returned unchanged, so a second run writes nothing.
+//! An existing entry is merged into, not replaced: the keys this tool sets (`command`, `args`,
+//! `url`, ... as each client names them) take their new values, the maps (`env`, `headers`) gain
+//! or change the pairs given and keep the others, and only the keys of the other transport are
+//! removed (an entry moved from stdio to HTTP loses its `command`). Keys a user added by hand
+//! (a header, Codex's `startup_timeout_sec`, Gemini's `trust`, ...) are kept. When the entry
+//! already says what it would be set to, the text is returned unchanged, so a second run
+//! writes nothing.
 
 use anyhow::{Context, anyhow, bail};
 use jsonc_parser::ParseOptions;
@@ -29,13 +32,14 @@ pub(crate) enum JsonDialect {
     WithComments,
 }
 
-/// One server entry: the managed keys to set (in order) and the managed keys to remove.
+/// One server entry: the keys to set (in order) and the keys to remove.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
-    /// What the entry must say, keys in the order they are written when new.
+    /// What the entry must say, keys in the order they are written when new. An object value
+    /// (`env`, `headers`) is merged into the entry's own: its pairs set, the others kept.
     pub(crate) set: Map<String, Value>,
-    /// Every key this tool may write for the client: those not in `set` are removed.
-    pub(crate) managed: &'static [&'static str],
+    /// Keys of the other transport, removed where present.
+    pub(crate) remove: &'static [&'static str],
 }
 
 /// Sets `servers_key.name` in a JSON configuration to `entry`, creating the file's object and
@@ -70,25 +74,13 @@ pub(crate) fn upsert_json(
         }
         Some(prop) => match prop.object_value() {
             Some(existing) => {
-                for key in entry.managed {
-                    let current = existing.get(key);
-                    match (entry.set.get(*key), current) {
-                        (Some(wanted), Some(current)) => {
-                            let now = current.value().and_then(|v| v.to_serde_value());
-                            if now.as_ref() != Some(wanted) {
-                                current.set_value(to_input(wanted));
-                                changed = true;
-                            }
-                        }
-                        (Some(wanted), None) => {
-                            existing.append(key, to_input(wanted));
-                            changed = true;
-                        }
-                        (None, Some(current)) => {
-                            current.remove();
-                            changed = true;
-                        }
-                        (None, None) => {}
+                for (key, wanted) in &entry.set {
+                    changed |= merge_json(&existing, key, wanted);
+                }
+                for key in entry.remove {
+                    if let Some(current) = existing.get(key) {
+                        current.remove();
+                        changed = true;
                     }
                 }
             }
@@ -108,6 +100,28 @@ pub(crate) fn upsert_json(
         updated.push('\n');
     }
     Ok(updated)
+}
+
+/// Sets `key` of `object` to `wanted`, an object merged pair by pair into an object that is
+/// there. Returns whether anything changed.
+fn merge_json(object: &jsonc_parser::cst::CstObject, key: &str, wanted: &Value) -> bool {
+    let Some(current) = object.get(key) else {
+        object.append(key, to_input(wanted));
+        return true;
+    };
+    if let (Value::Object(pairs), Some(inner)) = (wanted, current.object_value()) {
+        let mut changed = false;
+        for (name, value) in pairs {
+            changed |= merge_json(&inner, name, value);
+        }
+        return changed;
+    }
+    let now = current.value().and_then(|v| v.to_serde_value());
+    if now.as_ref() == Some(wanted) {
+        return false;
+    }
+    current.set_value(to_input(wanted));
+    true
 }
 
 /// What plain JSON allows: none of jsonc-parser's extensions.
@@ -163,19 +177,11 @@ pub(crate) fn upsert_toml(
     let mut changed = false;
     match servers.get_mut(name).and_then(Item::as_table_like_mut) {
         Some(existing) => {
-            for key in entry.managed {
-                let current = existing.get(key).map(toml_to_json);
-                match (entry.set.get(*key), current) {
-                    (Some(wanted), current) if current.as_ref() != Some(wanted) => {
-                        existing.insert(key, json_to_toml(wanted)?);
-                        changed = true;
-                    }
-                    (None, Some(_)) => {
-                        existing.remove(key);
-                        changed = true;
-                    }
-                    _ => {}
-                }
+            for (key, wanted) in &entry.set {
+                changed |= merge_toml(existing, key, wanted)?;
+            }
+            for key in entry.remove {
+                changed |= existing.remove(key).is_some();
             }
         }
         None => {
@@ -191,6 +197,39 @@ pub(crate) fn upsert_toml(
         return Ok(text.to_owned());
     }
     Ok(document.to_string())
+}
+
+/// Sets `key` of `table` to `wanted`, an object merged pair by pair into a table that is
+/// there (inline or not). Returns whether anything changed.
+fn merge_toml(
+    table: &mut dyn toml_edit::TableLike,
+    key: &str,
+    wanted: &Value,
+) -> anyhow::Result<bool> {
+    if let Value::Object(pairs) = wanted
+        && let Some(item) = table.get_mut(key)
+    {
+        let inline = item.is_inline_table();
+        if let Some(inner) = item.as_table_like_mut() {
+            let mut changed = false;
+            for (name, value) in pairs {
+                changed |= merge_toml(inner, name, value)?;
+            }
+            // `{ K = "V", L = "W" }`, not the space before `}` left in the middle.
+            if changed
+                && inline
+                && let Some(inner) = item.as_inline_table_mut()
+            {
+                inner.fmt();
+            }
+            return Ok(changed);
+        }
+    }
+    if table.get(key).map(toml_to_json).as_ref() == Some(wanted) {
+        return Ok(false);
+    }
+    table.insert(key, json_to_toml(wanted)?);
+    Ok(true)
 }
 
 /// A JSON value as a TOML item: strings, integers, booleans, arrays and inline tables.
@@ -269,16 +308,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const STDIO: &[&str] = &["command", "args", "env", "url", "headers"];
+    /// What a stdio entry removes: the HTTP keys.
+    const HTTP: &[&str] = &["url", "headers"];
 
     fn entry(value: Value) -> Entry {
         let Value::Object(set) = value else {
             unreachable!()
         };
-        Entry {
-            set,
-            managed: STDIO,
-        }
+        Entry { set, remove: HTTP }
     }
 
     #[test]
@@ -359,20 +396,20 @@ mod tests {
   }
 }
 "#;
-        let managed = &["type", "command", "args", "env", "url", "headers"];
         let new = Entry {
-            set: json!({"type": "stdio", "command": "/new/calc", "args": ["-v"]})
-                .as_object()
-                .unwrap()
-                .clone(),
-            managed,
+            set:
+                json!({"type": "stdio", "command": "/new/calc", "args": ["-v"], "env": {"B": "2"}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            remove: HTTP,
         };
         let out =
             upsert_json(original, JsonDialect::WithComments, "servers", "calc", &new).unwrap();
         let parsed: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
             parsed["servers"]["calc"],
-            json!({"type": "stdio", "command": "/new/calc", "disabled": false, "args": ["-v"]})
+            json!({"type": "stdio", "command": "/new/calc", "env": {"A": "1", "B": "2"}, "disabled": false, "args": ["-v"]})
         );
         let keys: Vec<_> = parsed["servers"]
             .as_object()
@@ -462,9 +499,18 @@ mod tests {
         assert_eq!(out.replacen(block, "", 1), original);
         let again = upsert_toml(&out, "mcp_servers", "calc", &new).unwrap();
         assert_eq!(again, out);
-        let changed = entry(json!({"command": "/bin/calc2"}));
+        // A new command and a new variable: the other variable and the arguments stay.
+        let changed = entry(json!({"command": "/bin/calc2", "env": {"L": "W"}}));
         let updated = upsert_toml(&out, "mcp_servers", "calc", &changed).unwrap();
-        let block = "[mcp_servers.calc]\ncommand = \"/bin/calc2\"\n\n";
+        let block = "[mcp_servers.calc]\ncommand = \"/bin/calc2\"\nargs = []\nenv = { K = \"V\", L = \"W\" }\n\n";
+        assert_eq!(updated.replacen(block, "", 1), original, "{updated}");
+        // Moved to HTTP: the stdio keys go.
+        let moved = Entry {
+            set: json!({"url": "http://h/mcp"}).as_object().unwrap().clone(),
+            remove: &["command", "args", "env"],
+        };
+        let updated = upsert_toml(&out, "mcp_servers", "calc", &moved).unwrap();
+        let block = "[mcp_servers.calc]\nurl = \"http://h/mcp\"\n\n";
         assert_eq!(updated.replacen(block, "", 1), original, "{updated}");
     }
 

@@ -16,6 +16,9 @@ use crate::connect::{Answer, Connection};
 use crate::install::header_pair;
 use crate::project::Project;
 
+/// The endpoint a server on a Unix domain socket is asked at when `--http` names none.
+const UNIX_ENDPOINT: &str = "http://localhost/mcp";
+
 /// Runs `job` on a connection made as `args` say, closing it after.
 fn with_connection<T>(
     args: &ConnectArgs,
@@ -23,11 +26,12 @@ fn with_connection<T>(
 ) -> anyhow::Result<T> {
     let timeout = Duration::from_secs(args.timeout.max(1));
     // Built before the runtime starts: cargo's output goes to the terminal as usual.
-    let binary = match &args.http {
-        Some(_) => None,
-        None => {
+    let binary = match (&args.http, &args.unix) {
+        (Some(_), _) | (_, Some(_)) => None,
+        (None, None) => {
             let project = Project::find(&args.target)?;
-            Some(project.build(&args.target, args.release)?)
+            let profile = if args.release { "release" } else { "dev" };
+            Some(project.build(&args.target, profile)?.executable)
         }
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -35,15 +39,17 @@ fn with_connection<T>(
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
+        let headers = args
+            .headers
+            .iter()
+            .map(|h| header_pair(h))
+            .collect::<anyhow::Result<Vec<_>>>()?;
         let connection = match (&args.http, &binary) {
-            (Some(url), _) => {
-                let headers = args
-                    .headers
-                    .iter()
-                    .map(|h| header_pair(h))
-                    .collect::<anyhow::Result<Vec<_>>>()?;
-                Connection::http(url, &headers, timeout).await?
+            _ if args.unix.is_some() => {
+                let url = args.http.as_deref().unwrap_or(UNIX_ENDPOINT);
+                Connection::http(url, args.unix.as_deref(), &headers, timeout).await?
             }
+            (Some(url), _) => Connection::http(url, None, &headers, timeout).await?,
             (None, Some(binary)) => {
                 Connection::stdio(binary, &args.target.server_args, timeout).await?
             }

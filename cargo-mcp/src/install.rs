@@ -65,8 +65,10 @@ struct ClientFile {
     format: Format,
     /// The key under which servers are listed.
     servers_key: &'static str,
-    /// Every key this tool writes in an entry of this client.
-    managed: &'static [&'static str],
+    /// The keys of an HTTP entry, which a stdio entry removes.
+    http_keys: &'static [&'static str],
+    /// The keys of a stdio entry, which an HTTP entry removes (with Gemini CLI's SSE `url`).
+    stdio_keys: &'static [&'static str],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,41 +79,32 @@ enum Format {
 
 impl ClientName {
     fn file(self) -> ClientFile {
-        let json = |dialect, servers_key, managed| ClientFile {
+        const STDIO: &[&str] = &["command", "args", "env"];
+        let json = |dialect, servers_key, http_keys| ClientFile {
             format: Format::Json(dialect),
             servers_key,
-            managed,
+            http_keys,
+            stdio_keys: STDIO,
         };
         match self {
-            Self::ClaudeDesktop => json(
-                JsonDialect::Strict,
-                "mcpServers",
-                &["command", "args", "env"],
-            ),
-            Self::ClaudeCode => json(
-                JsonDialect::Strict,
-                "mcpServers",
-                &["type", "command", "args", "env", "url", "headers"],
-            ),
-            Self::Vscode => json(
-                JsonDialect::WithComments,
-                "servers",
-                &["type", "command", "args", "env", "url", "headers"],
-            ),
-            Self::Cursor => json(
-                JsonDialect::Strict,
-                "mcpServers",
-                &["command", "args", "env", "url", "headers"],
-            ),
-            Self::GeminiCli => json(
-                JsonDialect::WithComments,
-                "mcpServers",
-                &["command", "args", "env", "url", "httpUrl", "headers"],
-            ),
+            Self::ClaudeDesktop => json(JsonDialect::Strict, "mcpServers", &[]),
+            Self::ClaudeCode | Self::Cursor => {
+                json(JsonDialect::Strict, "mcpServers", &["url", "headers"])
+            }
+            Self::Vscode => json(JsonDialect::WithComments, "servers", &["url", "headers"]),
+            Self::GeminiCli => ClientFile {
+                stdio_keys: &["command", "args", "env", "url"],
+                ..json(
+                    JsonDialect::WithComments,
+                    "mcpServers",
+                    &["url", "httpUrl", "headers"],
+                )
+            },
             Self::Codex => ClientFile {
                 format: Format::Toml,
                 servers_key: "mcp_servers",
-                managed: &["command", "args", "env", "url", "http_headers"],
+                http_keys: &["url", "http_headers"],
+                stdio_keys: STDIO,
             },
         }
     }
@@ -166,6 +159,11 @@ impl ClientName {
                     .collect(),
             )
         };
+        let file = self.file();
+        let remove = match launch {
+            Launch::Stdio { .. } => file.http_keys,
+            Launch::Http { .. } => file.stdio_keys,
+        };
         match launch {
             Launch::Stdio { command, args, env } => {
                 if matches!(self, Self::ClaudeCode | Self::Vscode) {
@@ -199,10 +197,7 @@ impl ClientName {
                 }
             }
         }
-        Ok(Entry {
-            set,
-            managed: self.file().managed,
-        })
+        Ok(Entry { set, remove })
     }
 }
 
@@ -314,24 +309,28 @@ pub(crate) fn run(args: &InstallArgs) -> anyhow::Result<ExitCode> {
             .map(|e| env_pair(e))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let project = Project::find(&args.target)?;
-        // Checked before the release build, which can take minutes.
+        // Checked before the build, which can take minutes.
         client.entry(&Launch::Stdio {
             command: String::new(),
             args: Vec::new(),
             env: Vec::new(),
         })?;
-        let binary = project.build(&args.target, true)?;
-        let binary = binary.canonicalize().unwrap_or(binary);
-        let launch = Launch::Stdio {
-            command: binary.to_string_lossy().into_owned(),
-            args: args.target.server_args.clone(),
-            env,
+        let name = args
+            .name
+            .clone()
+            .unwrap_or_else(|| project.target.name().to_owned());
+        check_name(&name)?;
+        let launch = if args.dev {
+            dev_launch(args, &project, env)?
+        } else {
+            let binary = build_and_place(args, &project, &name)?;
+            Launch::Stdio {
+                command: binary.to_string_lossy().into_owned(),
+                args: args.target.server_args.clone(),
+                env,
+            }
         };
-        (
-            launch,
-            Some(project.target.name().to_owned()),
-            project.workspace_root,
-        )
+        (launch, Some(name), project.workspace_root)
     };
     let name = args
         .name
@@ -339,11 +338,22 @@ pub(crate) fn run(args: &InstallArgs) -> anyhow::Result<ExitCode> {
         .or(default_name)
         .context("name the server with `--name`")?;
     check_name(&name)?;
-    let path = match &args.config {
-        Some(path) => path.clone(),
-        None => client.path(scope, &home()?, &project_dir),
+    let (path, confined_to) = match &args.config {
+        Some(path) => (path.clone(), None),
+        None => (
+            client.path(scope, &home()?, &project_dir),
+            (scope == Scope::Project).then_some(project_dir.as_path()),
+        ),
     };
-    let plan = plan(client, &path, &name, &launch)?;
+    let plan = plan(client, &path, confined_to, &name, &launch)?;
+    if plan.path != path {
+        println!(
+            "{} leads through a symlink: writing its target, {}",
+            path.display(),
+            plan.path.display()
+        );
+    }
+    let path = &plan.path;
     if plan.before.as_deref() == Some(plan.after.as_str()) {
         println!(
             "{}: `{name}` is already configured as this would write it; {} unchanged",
@@ -374,8 +384,171 @@ pub(crate) fn run(args: &InstallArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads the file (if any) and computes its new text, checked to parse as the client reads it.
-fn plan(client: ClientName, path: &Path, name: &str, launch: &Launch) -> anyhow::Result<Plan> {
+/// Builds the server (in release unless `--profile`/`--debug` says otherwise; cargo compiles
+/// nothing when that build is fresh) and returns what the entry runs: a copy under the
+/// install root, or, with `--in-place`, the build itself.
+fn build_and_place(args: &InstallArgs, project: &Project, name: &str) -> anyhow::Result<PathBuf> {
+    let profile = match (&args.profile, args.debug) {
+        (Some(profile), _) => profile.as_str(),
+        (None, true) => "dev",
+        (None, false) => "release",
+    };
+    if profile == "release" {
+        eprintln!(
+            "building `{}` in release (`--debug` installs the dev build instead)",
+            project.target.name()
+        );
+    }
+    let built = project.build(&args.target, profile)?;
+    let executable = built.executable.canonicalize().unwrap_or(built.executable);
+    if built.fresh {
+        eprintln!("the {profile} build was fresh: nothing compiled");
+    }
+    if args.in_place {
+        eprintln!(
+            "warning: the entry runs {} where cargo builds it: `cargo clean` removes it and every \
+             build of this crate changes what the client runs (without `--in-place`, install \
+             copies it to a place of its own)",
+            executable.display()
+        );
+        return Ok(executable);
+    }
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => install_root()?,
+    };
+    let copy = place(
+        &executable,
+        &root.join("mcp-servers").join(name),
+        args.dry_run,
+    )?;
+    eprintln!(
+        "the entry runs {}, a copy of the build (`cargo clean` leaves it; install again to \
+         update it)",
+        copy.display()
+    );
+    Ok(copy)
+}
+
+/// The entry of `--dev`: this `cargo-mcp` running `dev --stdio` on the crate's manifest, with
+/// the `cargo` that ran it (a client's `PATH` often lacks `~/.cargo/bin`).
+fn dev_launch(
+    args: &InstallArgs,
+    project: &Project,
+    mut env: Vec<(String, String)>,
+) -> anyhow::Result<Launch> {
+    let exe = std::env::current_exe().context("finding this executable")?;
+    let manifest = project.package_dir.join("Cargo.toml");
+    let manifest = manifest.canonicalize().unwrap_or(manifest);
+    let mut dev_args = vec![
+        "mcp".to_owned(),
+        "dev".to_owned(),
+        "--stdio".to_owned(),
+        "--manifest-path".to_owned(),
+        manifest.to_string_lossy().into_owned(),
+        "-p".to_owned(),
+        project.package.clone(),
+    ];
+    match &project.target {
+        crate::project::Target::Bin(bin) => dev_args.extend(["--bin".to_owned(), bin.clone()]),
+        crate::project::Target::Example(example) => {
+            dev_args.extend(["--example".to_owned(), example.clone()]);
+        }
+    }
+    if let Some(features) = &args.target.features {
+        dev_args.extend(["--features".to_owned(), features.clone()]);
+    }
+    if !args.target.server_args.is_empty() {
+        dev_args.push("--".to_owned());
+        dev_args.extend(args.target.server_args.iter().cloned());
+    }
+    if !env.iter().any(|(key, _)| key == "CARGO") {
+        let cargo = crate::project::cargo();
+        let cargo = which(&cargo).unwrap_or_else(|| PathBuf::from(&cargo));
+        env.push(("CARGO".to_owned(), cargo.to_string_lossy().into_owned()));
+    }
+    eprintln!(
+        "the entry runs `cargo mcp dev --stdio` on {}: the client's server is rebuilt and swapped \
+         on every save; the first start builds the crate (dev profile)",
+        manifest.display()
+    );
+    Ok(Launch::Stdio {
+        command: exe.to_string_lossy().into_owned(),
+        args: dev_args,
+        env,
+    })
+}
+
+/// `program` as an absolute path: itself when it has a directory, else found on `PATH`.
+fn which(program: &std::ffi::OsStr) -> Option<PathBuf> {
+    let path = Path::new(program);
+    if path.components().count() > 1 {
+        return path.canonicalize().ok();
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Where `cargo install` puts what it installs: `$CARGO_INSTALL_ROOT`, else `$CARGO_HOME`, else
+/// `~/.cargo`.
+fn install_root() -> anyhow::Result<PathBuf> {
+    for variable in ["CARGO_INSTALL_ROOT", "CARGO_HOME"] {
+        if let Some(dir) = std::env::var_os(variable).filter(|d| !d.is_empty()) {
+            return Ok(PathBuf::from(dir));
+        }
+    }
+    Ok(home()?.join(".cargo"))
+}
+
+/// Copies `executable` into `dir` (created when missing) under its own file name, replacing an
+/// older copy atomically (a client running the old one keeps running it), and returns the
+/// copy's path. With `dry_run`, only the path.
+fn place(executable: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<PathBuf> {
+    let file_name = executable
+        .file_name()
+        .with_context(|| format!("{} names no file", executable.display()))?;
+    let destination = dir.join(file_name);
+    if dry_run {
+        return Ok(destination);
+    }
+    let bytes =
+        std::fs::read(executable).with_context(|| format!("reading {}", executable.display()))?;
+    if std::fs::read(&destination).is_ok_and(|old| old == bytes) {
+        return Ok(destination);
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let names = (0..100).map(|_| {
+        format!(
+            ".{}.{:016x}.cargo-mcp.tmp",
+            file_name.to_string_lossy(),
+            random()
+        )
+    });
+    let (temporary, file) = create_new(dir, names, &bytes)?;
+    let placed = (|| {
+        file.set_permissions(std::fs::metadata(executable)?.permissions())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temporary, &destination)
+    })();
+    if let Err(error) = placed {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error).with_context(|| format!("installing {}", destination.display()));
+    }
+    Ok(destination)
+}
+
+/// Finds the file to write (`resolve`), reads it (if any) and computes its new text, checked to
+/// parse as the client reads it.
+fn plan(
+    client: ClientName,
+    config: &Path,
+    confined_to: Option<&Path>,
+    name: &str,
+    launch: &Launch,
+) -> anyhow::Result<Plan> {
+    let path = &resolve(config, confined_to)?;
     let before = match std::fs::read_to_string(path) {
         Ok(text) => Some(text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
@@ -430,54 +603,153 @@ fn diff(plan: &Plan) -> String {
         .to_string()
 }
 
-/// Writes the new text: the old file copied aside first, the new one written beside it and
-/// renamed over it (so a crash leaves one or the other, never half a file), with the old
-/// file's permissions. Returns the backup's path.
+/// The file to write for the configuration at `path`: `path` itself, or, when it or a directory
+/// on the way is a symlink, where the link leads, so the link stays a link and its target gets
+/// the server. A project's file (`confined_to` its directory) that leads outside the project is
+/// refused: a repository can ship `.vscode/mcp.json` as a link to any file of the user's.
+fn resolve(path: &Path, confined_to: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let resolved = match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(_) if linked => bail!(
+            "{} is a symlink to {}, which does not exist: left as it is (point the link at a \
+             file, or remove it)",
+            path.display(),
+            std::fs::read_link(path)
+                .map(|target| target.display().to_string())
+                .unwrap_or_else(|_| "nothing".to_owned())
+        ),
+        // A new file: where its directory (the nearest one that exists) leads.
+        Err(_) => {
+            let mut existing = path;
+            let mut rest = Vec::new();
+            while let Some(parent) = existing.parent().filter(|p| !p.as_os_str().is_empty()) {
+                rest.push(existing.file_name().unwrap_or_default());
+                existing = parent;
+                if existing.exists() {
+                    break;
+                }
+            }
+            let mut resolved = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.into());
+            resolved.extend(rest.iter().rev());
+            resolved
+        }
+    };
+    if let Some(project) = confined_to {
+        let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.into());
+        if !resolved.starts_with(&project) {
+            bail!(
+                "{} leads through a symlink to {}, outside the project: not written, since a \
+                 repository can point its files anywhere (to write there, pass `--config {}`)",
+                path.display(),
+                resolved.display(),
+                resolved.display()
+            );
+        }
+    }
+    // Not absolute when the path was relative and nothing of it exists: leave it as given.
+    Ok(if resolved.is_absolute() {
+        resolved
+    } else {
+        path.to_owned()
+    })
+}
+
+/// Writes the new text: the old text kept in a backup first, the new text written to a file
+/// of its own beside the configuration and renamed over it (so a crash leaves one or the other,
+/// never half a file), with the old file's permissions. Both the backup and the temporary file
+/// are created exclusively (`O_EXCL`), the temporary one under a random name, so nothing planted
+/// beside the configuration (a symlink to another file) is written through. Returns the
+/// backup's path.
 fn write(plan: &Plan) -> anyhow::Result<Option<PathBuf>> {
     let path = &plan.path;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => dir,
+        None => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let file_name = path
+        .file_name()
+        .with_context(|| format!("{} names no file", path.display()))?
+        .to_string_lossy()
+        .into_owned();
     let backup = match &plan.before {
-        Some(_) => {
-            let backup = backup_path(path);
-            std::fs::copy(path, &backup).with_context(|| {
-                format!("backing up {} to {}", path.display(), backup.display())
-            })?;
+        Some(before) => {
+            let seconds = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or_default();
+            let names = (1..=100).map(|n| match n {
+                1 => format!("{file_name}.{seconds}.bak"),
+                n => format!("{file_name}.{seconds}-{n}.bak"),
+            });
+            let (backup, _) = create_new(dir, names, before.as_bytes())
+                .with_context(|| format!("backing up {}", path.display()))?;
             Some(backup)
         }
         None => None,
     };
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".cargo-mcp.tmp");
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, &plan.after)
-        .with_context(|| format!("writing {}", temporary.display()))?;
-    if let Ok(metadata) = std::fs::metadata(path) {
-        std::fs::set_permissions(&temporary, metadata.permissions())?;
+    let names = (0..100).map(|_| format!(".{file_name}.{:016x}.cargo-mcp.tmp", random()));
+    let (temporary, file) = create_new(dir, names, plan.after.as_bytes())
+        .with_context(|| format!("writing beside {}", path.display()))?;
+    let replaced = (|| {
+        if let Ok(metadata) = std::fs::metadata(path) {
+            file.set_permissions(metadata.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temporary, path)
+    })();
+    if let Err(error) = replaced {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error).with_context(|| format!("replacing {}", path.display()));
     }
-    std::fs::rename(&temporary, path).with_context(|| format!("replacing {}", path.display()))?;
     Ok(backup)
 }
 
-/// `<file>.<unix seconds>.bak`, or with `-2`, `-3`, ... when that exists already.
-fn backup_path(path: &Path) -> PathBuf {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default();
-    let with = |suffix: &str| {
-        let mut name = path.as_os_str().to_owned();
-        name.push(format!(".{seconds}{suffix}.bak"));
-        PathBuf::from(name)
-    };
-    let mut candidate = with("");
-    let mut n = 2;
-    while candidate.exists() {
-        candidate = with(&format!("-{n}"));
-        n += 1;
+/// Creates the first of `names` in `dir` that does not exist yet (as a file of its own: never
+/// through a symlink or over anything there) and writes `bytes` into it.
+fn create_new(
+    dir: &Path,
+    names: impl IntoIterator<Item = String>,
+    bytes: &[u8],
+) -> anyhow::Result<(PathBuf, std::fs::File)> {
+    use std::io::Write;
+    for name in names {
+        let path = dir.join(name);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
+            Ok(mut file) => {
+                if let Err(error) = file.write_all(bytes) {
+                    drop(file);
+                    let _ = std::fs::remove_file(&path);
+                    return Err(error).with_context(|| format!("writing {}", path.display()));
+                }
+                return Ok((path, file));
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => {
+                return Err(error).with_context(|| format!("creating {}", path.display()));
+            }
+        }
     }
-    candidate
+    bail!("every name tried in {} is taken", dir.display())
+}
+
+/// 64 unpredictable bits: std's hasher keys are random per process and per `RandomState`.
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::hash::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default(),
+    );
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -568,6 +840,174 @@ mod tests {
                 Path::new("/home/u/.codex/config.toml")
             );
         }
+    }
+
+    /// A directory of the test's own, removed at its end.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir()
+                .join(format!("cargo-mcp-install-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Self(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// `install` into `config` as `run` does it, after the build.
+    fn install(client: ClientName, config: &Path, launch: &Launch) -> anyhow::Result<()> {
+        let plan = plan(client, config, None, "calc", launch)?;
+        write(&plan)?;
+        Ok(())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_temporary_symlink_is_not_written_through() {
+        let scratch = Scratch::new("planted");
+        let vscode = scratch.0.join("repo/.vscode");
+        std::fs::create_dir_all(&vscode).unwrap();
+        let precious = scratch.0.join("precious.txt");
+        std::fs::write(&precious, "keep me\n").unwrap();
+        let config = vscode.join("mcp.json");
+        std::fs::write(&config, "{\"servers\": {}}\n").unwrap();
+        // What a repository can ship beside its configuration.
+        std::os::unix::fs::symlink("../../precious.txt", vscode.join("mcp.json.cargo-mcp.tmp"))
+            .unwrap();
+
+        install(ClientName::Vscode, &config, &stdio()).unwrap();
+
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
+        let metadata = std::fs::symlink_metadata(&config).unwrap();
+        assert!(
+            metadata.file_type().is_file(),
+            "the config became {metadata:?}"
+        );
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+        assert_eq!(
+            written["servers"]["calc"]["command"],
+            "/p/target/release/calc"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_config_is_written_through_to_its_target() {
+        let scratch = Scratch::new("linked");
+        let dotfiles = scratch.0.join("dotfiles");
+        let cursor = scratch.0.join("home/.cursor");
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        std::fs::create_dir_all(&cursor).unwrap();
+        let target = dotfiles.join("cursor-mcp.json");
+        std::fs::write(&target, "{\"mcpServers\": {}}\n").unwrap();
+        let config = cursor.join("mcp.json");
+        std::os::unix::fs::symlink(&target, &config).unwrap();
+
+        install(ClientName::Cursor, &config, &stdio()).unwrap();
+
+        assert!(
+            std::fs::symlink_metadata(&config)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link was replaced by a file"
+        );
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+        assert_eq!(
+            written["mcpServers"]["calc"]["command"],
+            "/p/target/release/calc"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_project_file_linked_outside_the_project_is_refused() {
+        let scratch = Scratch::new("outside");
+        let project = scratch.0.join("repo");
+        std::fs::create_dir_all(project.join(".vscode")).unwrap();
+        let precious = scratch.0.join("settings.json");
+        std::fs::write(&precious, "{}\n").unwrap();
+        let config = project.join(".vscode/mcp.json");
+        std::os::unix::fs::symlink("../../settings.json", &config).unwrap();
+
+        let error = plan(
+            ClientName::Vscode,
+            &config,
+            Some(&project),
+            "calc",
+            &stdio(),
+        )
+        .err()
+        .expect("refused")
+        .to_string();
+        assert!(error.contains("outside the project"), "{error}");
+        assert!(error.contains("--config"), "{error}");
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn reinstalling_keeps_headers_and_env_added_by_hand() {
+        let scratch = Scratch::new("merge");
+        let config = scratch.0.join(".mcp.json");
+        let http_only = Launch::Http {
+            url: "https://calc.example.com/mcp".into(),
+            headers: Vec::new(),
+        };
+        install(ClientName::ClaudeCode, &config, &http_only).unwrap();
+        // The user adds a header by hand, then installs again (a new URL).
+        let text = std::fs::read_to_string(&config).unwrap();
+        let text = text.replace(
+            "\"url\": \"https://calc.example.com/mcp\"",
+            "\"url\": \"https://calc.example.com/mcp\",\n      \"headers\": {\"X-Team\": \"blue\"}",
+        );
+        std::fs::write(&config, text).unwrap();
+        let moved = Launch::Http {
+            url: "https://calc2.example.com/mcp".into(),
+            headers: vec![("Authorization".into(), "Bearer t".into())],
+        };
+        install(ClientName::ClaudeCode, &config, &moved).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+        assert_eq!(
+            written["mcpServers"]["calc"],
+            json!({
+                "type": "http",
+                "url": "https://calc2.example.com/mcp",
+                "headers": {"X-Team": "blue", "Authorization": "Bearer t"}
+            })
+        );
+    }
+
+    #[test]
+    fn the_installed_copy_outlives_the_build_and_is_replaced_whole() {
+        let scratch = Scratch::new("place");
+        let target = scratch.0.join("target/release");
+        std::fs::create_dir_all(&target).unwrap();
+        let built = target.join("calc");
+        std::fs::write(&built, "version 1").unwrap();
+        let servers = scratch.0.join("root/mcp-servers/calc");
+
+        let copy = place(&built, &servers, false).unwrap();
+        assert_eq!(copy, servers.join("calc"));
+        // `cargo clean`.
+        std::fs::remove_dir_all(scratch.0.join("target")).unwrap();
+        assert_eq!(std::fs::read_to_string(&copy).unwrap(), "version 1");
+
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(&built, "version 2").unwrap();
+        assert_eq!(place(&built, &servers, false).unwrap(), copy);
+        assert_eq!(std::fs::read_to_string(&copy).unwrap(), "version 2");
+        let left: Vec<_> = std::fs::read_dir(&servers).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file left beside the copy");
     }
 
     #[test]

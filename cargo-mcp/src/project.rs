@@ -20,6 +20,10 @@ pub(crate) struct Project {
     pub(crate) package_dir: PathBuf,
     /// The workspace root: a client's project configuration goes here.
     pub(crate) workspace_root: PathBuf,
+    /// Where cargo builds (`target/`, or `CARGO_TARGET_DIR`).
+    pub(crate) target_directory: PathBuf,
+    /// The package's version.
+    pub(crate) version: String,
     /// The binary (or example) that serves.
     pub(crate) target: Target,
     /// `description`, `homepage` and `repository` from the package's manifest.
@@ -106,8 +110,13 @@ impl Project {
         let name = package["name"].as_str().unwrap_or_default().to_owned();
         let target = choose_target(package, args)?;
         let text = |key: &str| package[key].as_str().map(str::to_owned);
+        let target_directory = metadata["target_directory"]
+            .as_str()
+            .map_or_else(|| workspace_root.join("target"), PathBuf::from);
         Ok(Self {
             package_dir: dir_of(package),
+            target_directory,
+            version: text("version").unwrap_or_else(|| "0.0.0".to_owned()),
             workspace_root,
             target,
             description: text("description"),
@@ -117,13 +126,19 @@ impl Project {
         })
     }
 
-    /// Builds the serving target (`release` or dev profile) and returns its executable. Cargo's
-    /// progress and errors go to stderr as usual.
-    pub(crate) fn build(&self, args: &TargetArgs, release: bool) -> anyhow::Result<PathBuf> {
+    /// The `cargo build` of the serving target in `profile` (`dev`, `release` or one of the
+    /// manifest's), its messages as JSON on stdout (`message_format`: `json`, or
+    /// `json-render-diagnostics` to leave the diagnostics to cargo).
+    pub(crate) fn build_command(
+        &self,
+        args: &TargetArgs,
+        profile: &str,
+        message_format: &str,
+    ) -> Command {
         let mut command = Command::new(cargo());
         command.args([
             "build",
-            "--message-format=json-render-diagnostics",
+            &format!("--message-format={message_format}"),
             "-p",
             &self.package,
         ]);
@@ -131,8 +146,14 @@ impl Project {
             Target::Bin(name) => command.args(["--bin", name]),
             Target::Example(name) => command.args(["--example", name]),
         };
-        if release {
-            command.arg("--release");
+        match profile {
+            "dev" => {}
+            "release" => {
+                command.arg("--release");
+            }
+            other => {
+                command.args(["--profile", other]);
+            }
         }
         if let Some(features) = &args.features {
             command.args(["--features", features]);
@@ -140,23 +161,41 @@ impl Project {
         if let Some(path) = &args.manifest_path {
             command.arg("--manifest-path").arg(path);
         }
+        command
+    }
+
+    /// The executable a `compiler-artifact` message names, when it is the serving target's.
+    pub(crate) fn artifact(&self, message: &Value) -> Option<Built> {
+        if message["reason"] == "compiler-artifact"
+            && message["target"]["name"] == self.target.name()
+        {
+            let path = message["executable"].as_str()?;
+            return Some(Built {
+                executable: PathBuf::from(path),
+                fresh: message["fresh"] == true,
+            });
+        }
+        None
+    }
+
+    /// Builds the serving target in `profile` (`dev`, `release` or one of the manifest's) and
+    /// returns its executable. Cargo's progress and errors go to stderr as usual.
+    pub(crate) fn build(&self, args: &TargetArgs, profile: &str) -> anyhow::Result<Built> {
+        let mut command = self.build_command(args, profile, "json-render-diagnostics");
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .context("running `cargo build`")?;
-        let mut executable = None;
+        let mut built = None;
         if let Some(stdout) = child.stdout.take() {
             for line in std::io::BufReader::new(stdout).lines() {
                 let line = line.context("reading `cargo build`'s messages")?;
                 let Ok(message) = serde_json::from_str::<Value>(&line) else {
                     continue;
                 };
-                if message["reason"] == "compiler-artifact"
-                    && message["target"]["name"] == self.target.name()
-                    && let Some(path) = message["executable"].as_str()
-                {
-                    executable = Some(PathBuf::from(path));
+                if let Some(artifact) = self.artifact(&message) {
+                    built = Some(artifact);
                 }
             }
         }
@@ -164,13 +203,22 @@ impl Project {
         if !status.success() {
             bail!("`cargo build` failed (above)");
         }
-        executable.with_context(|| {
+        built.with_context(|| {
             format!(
                 "`cargo build` named no executable for `{}`",
                 self.target.name()
             )
         })
     }
+}
+
+/// What `cargo build` made.
+#[derive(Debug, Clone)]
+pub(crate) struct Built {
+    /// The executable.
+    pub(crate) executable: PathBuf,
+    /// Whether cargo found it up to date and compiled nothing of it.
+    pub(crate) fresh: bool,
 }
 
 /// The one package of the workspace that has a binary, when there is exactly one.

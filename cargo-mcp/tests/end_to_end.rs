@@ -1,8 +1,9 @@
-//! `cargo mcp` as a user runs it: installed from this workspace with `cargo install --path`,
-//! then, in a temporary HOME and a new crate holding the calculator example, `inspect`, `call`,
-//! `install` into every client (each file starting with an entry of someone else's that must
-//! survive byte for byte, and a second run that must change nothing) and `card`, whose two
-//! documents are validated here against the vendored schemas.
+//! `cargo mcp` as a user runs it: the `cargo-mcp` binary cargo built for this test, on the
+//! PATH as `cargo install` puts it (so `cargo mcp` finds it), then, in a temporary HOME and a
+//! new crate holding the calculator example, `inspect`, `call`, `install` into every client
+//! (each file starting with an entry of someone else's that must survive byte for byte, and a
+//! second run that must change nothing) and `card`, whose two documents are validated here
+//! against the vendored schemas.
 //!
 //! The builds share the workspace's target directory, so what `cargo test` compiled is reused.
 //! Every child process is bounded in time.
@@ -66,12 +67,30 @@ fn target_dir() -> PathBuf {
     exe.ancestors().nth(3).unwrap().to_path_buf()
 }
 
+/// The example NAME of the workspace, as `cargo test --workspace` built it (on the workspace's
+/// features); built here when this package is tested alone.
+fn example(name: &str) -> PathBuf {
+    let binary = target_dir().join("debug/examples").join(name);
+    if !binary.exists() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let built = run(
+            Command::new(&cargo)
+                .args(["build", "-p", "mcp-examples", "--example", name])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .env("CARGO_TARGET_DIR", target_dir()),
+            BUILD,
+        );
+        assert!(built.status.success(), "{}", text(&built.stderr));
+    }
+    binary
+}
+
 struct World {
     /// The temporary HOME.
     home: PathBuf,
     /// The user's crate: the calculator.
     project: PathBuf,
-    /// `cargo-mcp` as `cargo install` put it.
+    /// Where `cargo-mcp` is, as `cargo install` would put it.
     bin_dir: PathBuf,
     _temp: TempDir,
 }
@@ -110,12 +129,19 @@ impl World {
                 std::env::var_os("CARGO_HOME").unwrap_or_else(|| real_home.join(".cargo").into()),
             )
             .env("CARGO_TARGET_DIR", target_dir())
+            // Where `install` copies the server: the temporary HOME's.
+            .env("CARGO_INSTALL_ROOT", self.home.join(".cargo"))
             .env_remove("CODEX_HOME")
             .env_remove("XDG_CONFIG_HOME");
         run(&mut command, BUILD)
     }
 
     fn ok(&self, args: &[&str]) -> String {
+        self.ok_with_stderr(args).0
+    }
+
+    /// Stdout and stderr of a run that must succeed.
+    fn ok_with_stderr(&self, args: &[&str]) -> (String, String) {
         let output = self.cargo_mcp(args);
         assert!(
             output.status.success(),
@@ -123,7 +149,7 @@ impl World {
             text(&output.stdout),
             text(&output.stderr)
         );
-        text(&output.stdout)
+        (text(&output.stdout), text(&output.stderr))
     }
 }
 
@@ -135,22 +161,10 @@ fn world() -> World {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(project.join("src")).unwrap();
 
-    // cargo install --path, from this workspace, into a root of the test's own.
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = run(
-        Command::new(&cargo)
-            .args(["install", "--debug", "--locked", "--path"])
-            .arg(env!("CARGO_MANIFEST_DIR"))
-            .arg("--root")
-            .arg(root.join("install"))
-            .env("CARGO_TARGET_DIR", target_dir()),
-        BUILD,
-    );
-    assert!(
-        output.status.success(),
-        "cargo install: {}",
-        text(&output.stderr)
-    );
+    // `cargo install` puts `cargo-mcp` in a bin directory on the PATH: so does this.
+    let bin_dir = root.join("install/bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_cargo-mcp"), bin_dir.join("cargo-mcp")).unwrap();
 
     // The user's crate: the calculator example, depending on the runtime by path.
     let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-runtime");
@@ -193,7 +207,7 @@ tracing-subscriber = {{ version = "0.3", features = ["env-filter"] }}
     World {
         home,
         project,
-        bin_dir: root.join("install/bin"),
+        bin_dir,
         _temp: TempDir(root),
     }
 }
@@ -403,16 +417,7 @@ fn installed_cargo_mcp_inspects_calls_installs_and_describes_the_calculator() {
     assert!(text(&refused.stderr).contains("tool error: cannot divide by zero"));
 
     // --http: the same jobs against a running Streamable HTTP server (the http example).
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let built = run(
-        Command::new(&cargo)
-            .args(["build", "-p", "mcp-examples", "--example", "http"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("CARGO_TARGET_DIR", target_dir()),
-        BUILD,
-    );
-    assert!(built.status.success(), "{}", text(&built.stderr));
-    let mut server = HttpExample::start(&target_dir().join("debug/examples/http"));
+    let mut server = HttpExample::start(&example("http"));
     let url = server.url.clone();
     let remote = world.ok(&["inspect", "--http", &url]);
     assert!(remote.starts_with("http-example "), "{remote}");
@@ -423,6 +428,34 @@ fn installed_cargo_mcp_inspects_calls_installs_and_describes_the_calculator() {
         "3\n"
     );
     server.stop();
+
+    // --unix: the same against a server on a Unix domain socket (the everything example's
+    // --unix), at http://localhost/mcp.
+    let socket = world.project.with_file_name("everything.sock");
+    let mut child = Command::new(example("everything"))
+        .arg("--unix")
+        .arg(&socket)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the everything example listens on its socket"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let path = socket.to_str().unwrap();
+    let local = world.ok(&["inspect", "--unix", path]);
+    assert!(local.starts_with("mcp-conformance-everything "), "{local}");
+    assert_eq!(
+        world.ok(&["call", "--unix", path, "test_simple_text"]),
+        "This is a simple text response for testing.\n"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
 
     // install into every client: parses as the client reads it, the other entry keeps its
     // bytes, and a second run changes nothing.
@@ -455,14 +488,13 @@ fn installed_cargo_mcp_inspects_calls_installs_and_describes_the_calculator() {
         let command = entry["command"]
             .as_str()
             .unwrap_or_else(|| panic!("{}: {after}", case.name));
-        assert!(
-            command.ends_with("/release/calculator"),
-            "{}: {command}",
-            case.name
-        );
-        assert!(
-            Path::new(command).is_file(),
-            "{}: {command} was not built",
+        // A copy of the release build of its own, which `cargo clean` leaves.
+        let installed = world.home.join(".cargo/mcp-servers/calculator/calculator");
+        assert_eq!(Path::new(command), installed, "{}", case.name);
+        assert_eq!(
+            std::fs::read(&installed).unwrap(),
+            std::fs::read(target_dir().join("release/calculator")).unwrap(),
+            "{}: not the release build",
             case.name
         );
         assert_eq!(entry["env"], json!({"RUST_LOG": "info"}), "{}", case.name);
@@ -500,6 +532,30 @@ fn installed_cargo_mcp_inspects_calls_installs_and_describes_the_calculator() {
             case.name
         );
     }
+
+    // --debug reuses the dev build `inspect` made; --in-place points at it, and says what
+    // that costs.
+    let (_, stderr) = world.ok_with_stderr(&[
+        "install",
+        "claude-code",
+        "--debug",
+        "--in-place",
+        "--name",
+        "calc-dev",
+    ]);
+    assert!(
+        stderr.contains("the dev build was fresh: nothing compiled"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`cargo clean` removes it"), "{stderr}");
+    let written = parse(
+        "json",
+        &std::fs::read_to_string(world.project.join(".mcp.json")).unwrap(),
+    );
+    let command = written["mcpServers"]["calc-dev"]["command"]
+        .as_str()
+        .unwrap();
+    assert_eq!(Path::new(command), target_dir().join("debug/calculator"));
 
     // card: both documents validate against their published schemas.
     let out = world.home.join("card");
