@@ -74,9 +74,10 @@ http() {
     wait "$pid" 2>/dev/null || true
     # The service call (axum's router and the handler) moves far less with timing.
     local service
+    # awk reads the whole listing (a `grep -m1` would close the pipe early, and pipefail would
+    # count callgrind_annotate's SIGPIPE as a failure).
     service=$(callgrind_annotate --inclusive=yes "$out/http1.$pid.1" 2>/dev/null \
-        | grep -m1 'Oneshot<S,Req> as core::future::future::Future>::poll' \
-        | awk '{gsub(",", "", $1); print $1}')
+        | awk '!found && /Oneshot<S,Req> as core::future::future::Future>::poll/ {gsub(",", "", $1); print $1; found=1}')
     echo "HTTP, one connection: $(( $(total "$out/http1.$pid.1") / 5000 )) instructions per request" \
         "($(( ${service:-0} / 5000 )) of them the service call)"
 }

@@ -54,13 +54,20 @@ async fn clear_notes() -> String {
 }
 
 fn usage() -> std::io::Error {
-    std::io::Error::other(
-        "usage: auth --port PORT --issuer ISSUER_URL --resource RESOURCE_URL [--introspect ID:SECRET]",
-    )
+    std::io::Error::other(USAGE.lines().next().unwrap_or(USAGE))
 }
+
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: auth --port PORT --issuer ISSUER_URL --resource RESOURCE_URL [--introspect ID:SECRET]
+
+An OAuth 2.1 resource server over Streamable HTTP on http://127.0.0.1:PORT/mcp: every
+request needs a bearer token the issuer made for the resource.
+";
 
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     let (mut port, mut issuer, mut resource, mut introspect) = (8000u16, None, None, None);
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {

@@ -104,6 +104,15 @@ fn server() -> Server {
 
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    // Written out rather than shared with the other examples: this file is also a crate of its
+    // own (the CLI's end-to-end test copies it into one).
+    if std::env::args().any(|arg| arg == "--help" || arg == "-h") {
+        println!(
+            "usage: calculator [--help]\n\nA calculator (add, divide, summary statistics) \
+             served over stdio."
+        );
+        return Ok(());
+    }
     // stdout carries the protocol; logs go to stderr.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -117,8 +117,17 @@ async fn workspace(ctx: Context) -> Result<String, ToolError> {
         .join("\n"))
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: context [--help]
+
+Logging, progress, cancellation and questions to the client (elicitation, sampling,
+roots), served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     Server::new("context", env!("CARGO_PKG_VERSION"))
         .serve_stdio()
         .await

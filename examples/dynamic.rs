@@ -49,8 +49,16 @@ fn clock(started: Instant) -> ToolDef {
     builder.build()
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: dynamic [--help]
+
+A server whose tools change while it runs, served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     // stdout carries the protocol; logs go to stderr.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

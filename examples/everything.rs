@@ -9,13 +9,21 @@
 //! PREFIX` puts its keys under another prefix than `mcp`); `--issuer URL --resource URL` makes
 //! it an OAuth 2.1 resource server for that issuer's tokens (what `scripts/hostile.sh` uses to
 //! key the fair shares by principal); `--trusted-proxy ADDRESS` believes that reverse proxy's
-//! `X-Forwarded-For` (HAProxy in front of replicas).
+//! `X-Forwarded-For` (HAProxy in front of replicas); `--json-response` answers every POST with
+//! `application/json`, never an SSE stream. `/healthz` and `/readyz` are the probes. `--unix
+//! PATH` instead of `--port` serves the same on a Unix domain socket (mode 0600, removed at
+//! shutdown). `--help` lists every flag.
 //!
 //! Production settings, on either transport: `--metrics-port M` keeps the OpenTelemetry
 //! conventions' metrics and serves them as Prometheus text at `http://127.0.0.1:M/metrics` (an
 //! HTTP server has them at `/metrics` on its own port too); `--rate-limit N` allows N
-//! `tools/call` a second per caller (the OAuth principal when there is one, else the session,
-//! else the client's address), refusing the rest with -32005 (HTTP 429 with `Retry-After`).
+//! `tools/call` a second per client (the OAuth principal when there is one, else the client's
+//! address; on stdio the connection), however many sessions it opens, refusing the rest with
+//! -32023 and `retryAfterMs` (HTTP 429 with `Retry-After`). `--cache` adds a response cache behind a tenant layer
+//! (the tenant from `_meta.tenant`, as the README's middleware example reads it) and a tool
+//! whose answer names the tenant and the client, `cached_report`, both off otherwise. With the
+//! `otel-context` feature, `--otel` has request spans continue the trace a client sends in
+//! `params._meta` (W3C Trace Context, exported nowhere).
 
 use std::time::Duration;
 
@@ -798,16 +806,114 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("Hello, {name}! (from a task)"))
 }
 
+/// The tenant a request's `_meta.tenant` names (`none` without one).
+#[derive(Clone, Hash)]
+struct Tenant(String);
+
+/// Puts the request's tenant in its extensions, as the README's middleware example does.
+async fn tenant_from_meta(
+    mut request: mcp_runtime::middleware::McpRequest,
+    next: mcp_runtime::middleware::Next,
+) -> mcp_runtime::middleware::McpResponse {
+    let tenant = request
+        .meta()
+        .and_then(|meta| meta.get("tenant")?.as_str())
+        .unwrap_or("none")
+        .to_owned();
+    request.extensions_mut().insert(Tenant(tenant));
+    next.run(request).await
+}
+
+/// `cached_report` (with `--cache`): read-only and idempotent, so the cache keeps its answers;
+/// the answer names the tenant and the client, and counts the runs, so one caller's answer
+/// served to another shows.
+fn cached_report() -> ToolDef {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static RUNS: AtomicU64 = AtomicU64::new(0);
+    let mut builder = mcp_runtime::tool::ToolBuilder::new(
+        "cached_report",
+        |call: mcp_runtime::tool::ToolCall| {
+            let ctx = call.context().clone();
+            Box::pin(async move {
+                let tenant = ctx
+                    .extensions()
+                    .get::<Tenant>()
+                    .map_or("none".to_owned(), |t| t.0.clone());
+                let client = ctx.client().implementation.name.clone();
+                let run = RUNS.fetch_add(1, Ordering::Relaxed) + 1;
+                CallToolResult::success([Content::text(format!(
+                    "tenant={tenant} client={client} run={run}"
+                ))])
+            })
+        },
+    );
+    builder
+        .description("The caller's report: names its tenant and its client.")
+        .raw_input_schema(serde_json::json!({"type": "object"}))
+        .annotations(mcp_runtime::tool::ToolAnnotations {
+            read_only_hint: Some(true),
+            idempotent_hint: Some(true),
+            ..Default::default()
+        });
+    builder.build()
+}
+
+/// `--otel` (feature `otel-context`): W3C Trace Context read from `params._meta` and spans made
+/// by the OpenTelemetry SDK, exported nowhere.
+#[cfg(feature = "otel-context")]
+fn with_trace_context<S>(otel: bool) -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::Layer as _;
+    if otel {
+        opentelemetry::global::set_text_map_propagator(
+            opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+        );
+    }
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("everything"))
+        .with_filter(tracing_subscriber::filter::filter_fn(move |_| otel))
+}
+
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: everything [--port PORT | --unix PATH] [--redis URL [--redis-prefix PREFIX]]
+                  [--issuer URL --resource URL] [--trusted-proxy ADDRESS] [--rate-limit N]
+                  [--metrics-port PORT] [--cache] [--otel] [--json-response] [--help]
+
+The catalogue of the MCP conformance suite. Serves stdio, or with --port Streamable HTTP on
+http://127.0.0.1:PORT/mcp (and the deprecated HTTP+SSE transport on /sse), or with --unix
+the same on a Unix domain socket at PATH (mode 0600; clients post to http://localhost/mcp).
+  --redis URL            share sessions with other replicas through that Redis
+  --redis-prefix PREFIX  the replicas' keys under PREFIX (mcp by default)
+  --issuer, --resource   an OAuth 2.1 resource server for that issuer's tokens
+  --trusted-proxy ADDR   believe that reverse proxy's Forwarded / X-Forwarded-For
+  --rate-limit N         N tools/call a second per client
+  --metrics-port PORT    Prometheus metrics on http://127.0.0.1:PORT/metrics
+  --cache                a response cache behind a tenant layer, and the cached_report tool
+  --otel                 spans continue the client's trace context (the otel-context feature)
+  --json-response        every POST answered with application/json, never an SSE stream
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    use tracing_subscriber::prelude::*;
+    mcp_examples::help(USAGE);
     // `RUST_LOG` picks what is logged; without it, warnings and the server's own `info` lines
     // (what it serves, shutdown and what it abandoned).
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcp_runtime=info"));
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .init();
+        .with_filter(filter);
+    #[cfg(feature = "otel-context")]
+    let logs = logs.and_then(with_trace_context(
+        std::env::args().any(|arg| arg == "--otel"),
+    ));
+    tracing_subscriber::registry().with(logs).init();
     let server = Server::new("mcp-conformance-everything", env!("CARGO_PKG_VERSION"))
         .description("Every tool, resource and prompt the MCP conformance suite checks.")
         .instructions("The catalogue of the MCP conformance suite.")
@@ -816,7 +922,7 @@ async fn main() -> mcp_runtime::Result<()> {
         // and embedded when this example compiles.
         .skills(mcp_runtime::skills!("skills"));
     // `--port PORT` serves Streamable HTTP; `--redis URL` beside it shares the sessions with
-    // the other replicas using the same Redis (issue 20).
+    // the other replicas using the same Redis.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| {
         args.iter()
@@ -859,7 +965,7 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--redis-prefix takes a prefix").into()),
         None => server,
     };
-    // `--rate-limit N`: N `tools/call` a second per caller (issue 28).
+    // `--rate-limit N`: N `tools/call` a second per client.
     let server = match flag("--rate-limit") {
         Some(Some(rate)) => {
             let rate: u32 = rate
@@ -870,7 +976,18 @@ async fn main() -> mcp_runtime::Result<()> {
         Some(None) => return Err(std::io::Error::other("--rate-limit takes a number").into()),
         None => server,
     };
-    // `--metrics-port M`: the conventions' metrics as Prometheus text on that port (issue 28).
+    // `--cache`: the response cache, outside a tenant layer, and a cacheable tool whose
+    // answer is the caller's.
+    let server = match flag("--cache") {
+        Some(_) => server
+            .tool_def(cached_report())
+            .layer(mcp_runtime::middleware::from_fn(tenant_from_meta))
+            .layer(mcp_runtime::middleware::CacheLayer::new()),
+        None => server,
+    };
+    // `--json-response`: every POST answered with `application/json`, never SSE.
+    let server = server.json_response(flag("--json-response").is_some());
+    // `--metrics-port M`: the conventions' metrics as Prometheus text on that port.
     let metrics_port = match flag("--metrics-port") {
         Some(port) => Some(
             port.and_then(|p| p.parse::<u16>().ok())
@@ -887,17 +1004,26 @@ async fn main() -> mcp_runtime::Result<()> {
             port.and_then(|p| p.parse::<u16>().ok())
                 .ok_or_else(|| std::io::Error::other("--port takes a port number"))?,
         ),
-        None if redis.is_some() || oauth.is_some() => {
-            return Err(std::io::Error::other(
-                "--redis and --issuer need --port (they concern HTTP)",
-            )
-            .into());
-        }
         None => None,
     };
-    let server = match (&redis, port) {
-        (Some(url), Some(_)) => server.redis(url.clone()),
-        _ => server,
+    // `--unix PATH`: Streamable HTTP on a Unix domain socket (mode 0600) instead of a port.
+    let unix = match flag("--unix") {
+        Some(Some(path)) if port.is_none() => Some(path),
+        Some(Some(_)) => {
+            return Err(std::io::Error::other("--unix and --port exclude each other").into());
+        }
+        Some(None) => return Err(std::io::Error::other("--unix takes a path").into()),
+        None => None,
+    };
+    if port.is_none() && unix.is_none() && (redis.is_some() || oauth.is_some()) {
+        return Err(std::io::Error::other(
+            "--redis and --issuer need --port or --unix (they concern HTTP)",
+        )
+        .into());
+    }
+    let server = match &redis {
+        Some(url) => server.redis(url.clone()),
+        None => server,
     };
     let server = match oauth {
         Some(oauth) => server.oauth(oauth),
@@ -912,6 +1038,7 @@ async fn main() -> mcp_runtime::Result<()> {
                     .remote(format!("http://127.0.0.1:{port}/mcp")),
             )
             .build()?,
+        None if unix.is_some() => server.legacy_sse(true).build()?,
         None => server.build()?,
     };
     if let Some(metrics_port) = metrics_port {
@@ -934,6 +1061,15 @@ async fn main() -> mcp_runtime::Result<()> {
             );
             service.serve_http(("127.0.0.1", port)).await
         }
-        None => service.serve_stdio().await,
+        None => match unix {
+            Some(path) => {
+                eprintln!(
+                    "serving Streamable HTTP on the Unix socket {path} (endpoint /mcp, \
+                     deprecated HTTP+SSE on /sse)"
+                );
+                service.serve_unix(path).await
+            }
+            None => service.serve_stdio().await,
+        },
     }
 }

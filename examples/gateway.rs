@@ -102,7 +102,7 @@ fn upstream(spec: &str) -> Result<(String, Upstream), String> {
         let program = words
             .next()
             .ok_or_else(|| format!("`{spec}`: no command after `stdio:`"))?;
-        Upstream::stdio(program, words)
+        Upstream::stdio(program, words.collect::<Vec<_>>())
     } else if let Some(url) = target.strip_prefix("http:") {
         Upstream::http(url)
     } else {
@@ -113,8 +113,20 @@ fn upstream(spec: &str) -> Result<(String, Upstream), String> {
     Ok((name.to_owned(), upstream))
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: gateway [--port PORT] [--upstream NAME=stdio:COMMAND ARGS..] [--upstream NAME=http:URL]
+               [--header NAME=HEADER:VALUE] [--bearer NAME=TOKEN] [--no-local] [--help]
+
+Other MCP servers behind one endpoint, each upstream's tools and prompts as NAME_tool, beside
+tools of its own (left out with --no-local). Serves stdio, or Streamable HTTP on
+http://127.0.0.1:PORT/mcp with --port. --header and --bearer add to the requests sent to
+the HTTP upstream NAME; each flag may be given again.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -182,10 +194,9 @@ async fn main() -> mcp_runtime::Result<()> {
     let service = server.build()?;
     let _ = SERVICE.set(service.clone());
     match port {
-        Some(port) => {
-            eprintln!("serving Streamable HTTP on http://127.0.0.1:{port}/mcp");
-            service.serve_http(("127.0.0.1", port)).await
-        }
+        // `serve_http` logs where it listens once its upstreams' first connections settled
+        // (and, meanwhile, what it waits for).
+        Some(port) => service.serve_http(("127.0.0.1", port)).await,
         None => service.serve_stdio().await,
     }
 }

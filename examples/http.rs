@@ -37,8 +37,17 @@ async fn count(to: u32, ctx: Context) -> String {
     format!("counted to {to}")
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: http [--port PORT] [--help]
+
+Streamable HTTP on http://127.0.0.1:PORT/mcp (8000 by default; 0 picks a free port),
+beside a /health route of its own.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     let port = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
         [flag, port] if flag == "--port" => port
             .parse()

@@ -212,8 +212,16 @@ impl Notes {
     }
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: notes [--help]
+
+A note store (tools, resources, prompts), served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())

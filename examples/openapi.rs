@@ -34,8 +34,17 @@ async fn remove_book_politely(
     Ok(format!("book {book_id} removed ({})", response.status()))
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: openapi --base-url URL [--help]
+
+The bookshelf API at URL served as MCP tools over stdio; with BOOKSHELF_TOKEN set, every
+request to the API carries it as a bearer token.
+";
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    mcp_examples::help(USAGE);
     // stdout carries the protocol; logs go to stderr.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -5,12 +5,14 @@
 //! `cargo run -p mcp-examples --example otlp --features otel` (serves stdio), or `-- --port 3000`
 //! for Streamable HTTP. `OTEL_EXPORTER_OTLP_ENDPOINT` points the exporters elsewhere.
 
+// ANCHOR: otlp
 use mcp_runtime::prelude::*;
 use mcp_runtime::telemetry::Telemetry;
+use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
-use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::prelude::*;
 
@@ -23,6 +25,14 @@ async fn add(a: i64, b: i64) -> i64 {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "--help" || a == "-h") {
+        println!(
+            "usage: otlp [--port PORT] [--help]\n\nSpans and metrics to the OpenTelemetry \
+             collector at OTEL_EXPORTER_OTLP_ENDPOINT (http://127.0.0.1:4318 by default) over \
+             OTLP/HTTP. Serves stdio, or Streamable HTTP on http://127.0.0.1:PORT/mcp with --port."
+        );
+        return Ok(());
+    }
     let resource = Resource::builder().with_service_name("adder").build();
     // Spans, batched and sent to the collector off the request path.
     let tracer_provider = SdkTracerProvider::builder()
@@ -42,8 +52,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .with_resource(resource)
         .build();
-    // W3C Trace Context: how `traceparent`/`tracestate` in `params._meta` are read and written.
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    // W3C Trace Context and Baggage: how `traceparent`/`tracestate` and `baggage` in
+    // `params._meta` are read and written.
+    opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
+        Box::new(TraceContextPropagator::new()),
+        Box::new(BaggagePropagator::new()),
+    ]));
     // Before the server is built: its instruments are made on the provider set then.
     opentelemetry::global::set_meter_provider(meter_provider.clone());
     tracing_subscriber::registry()
@@ -77,3 +91,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     meter_provider.shutdown()?;
     Ok(served?)
 }
+// ANCHOR_END: otlp

@@ -86,8 +86,16 @@ fn audiences(prefix: &str, _: &CompletionContext) -> Vec<&'static str> {
         .collect()
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: prompts [--help]
+
+Prompts with typed arguments and completion, served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     Server::new("prompts", env!("CARGO_PKG_VERSION"))
         .serve_stdio()
         .await

@@ -122,8 +122,16 @@ fn complete_id(prefix: &str, _: &CompletionContext) -> Vec<&'static str> {
         .collect()
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: resources [--help]
+
+Static and template resources with completion, served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     Server::new("library", env!("CARGO_PKG_VERSION"))
         .serve_stdio()
         .await

@@ -47,8 +47,16 @@ fn server() -> Server {
         .resource_def(page.build())
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: skills_apps [--help]
+
+Two skills and an MCP Apps page, served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     server().serve_stdio().await
 }
 

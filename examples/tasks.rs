@@ -96,8 +96,16 @@ async fn release(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("released {version}"))
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: tasks [--help]
+
+Long-running tools as tasks, served over stdio.
+";
+
 #[tokio::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_examples::help(USAGE);
     Server::new("tasks", "1.0.0")
         // At most 1,000 tasks at once, each kept for 10 minutes.
         .max_live_tasks(1_000)

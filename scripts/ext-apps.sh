@@ -13,9 +13,8 @@ package="$cache/node_modules/@modelcontextprotocol/ext-apps"
 installed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$package/package.json" 2>/dev/null || true)
 if [ "$installed" != "$version" ]; then
     echo "== installing @modelcontextprotocol/ext-apps@$version into $cache"
-    mkdir -p "$cache"
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-        "@modelcontextprotocol/ext-apps@$version"
+    . scripts/node.sh
+    npm_install "$cache" "@modelcontextprotocol/ext-apps@$version"
 fi
 test -f "$package/dist/src/generated/schema.json"
 echo "== @modelcontextprotocol/ext-apps $version: $package/dist/src/generated/schema.json"

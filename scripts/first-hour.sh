@@ -1,75 +1,56 @@
 #!/usr/bin/env bash
-# What a new user does first, from the README alone: Getting started followed literally. The
-# checkout sits next to a new crate (a link to this one stands in for the clone), the
-# dependencies are the README's block as it is (the path dependency, `[dev-dependencies]` with
-# `testing` and `serde_json`), `src/main.rs` is the README's first example with the three
-# logging lines at the start of `main` and the test appended; then `cargo test`, the binary
-# driven over stdio (the protocol on stdout, the start-up log line on stderr), the HTTP variant
-# (`.serve_http(..)` in place of `.serve_stdio()`, on port 0 instead of 8000 so runs never
-# collide) found through the "listening on" line it logs and called over HTTP, and a tool
-# whose result type derives `Serialize` and `JsonSchema` (the README's serde and schemars lines).
+# What a new user does first, from the README and the guide, in new crates outside the
+# workspace (a link to this checkout stands in for the clone, as `mcp-runtime` next to them):
 #
-# The new crate's build shares this workspace's target directory, so dependencies it already
-# compiled are not compiled again.
+# 1. the README: its first example, its dependency lines appended below the `[dependencies]`
+#    that `cargo new` wrote, its test; `cargo test`, then the binary driven over stdio;
+# 2. Getting started (guide/src/getting-started.md): guide/recipes/getting-started's lines and
+#    main.rs as the chapter shows them; `cargo test`; the binary driven over stdio (the start-up
+#    line on stderr, and `RUST_LOG=warn` hiding it: the filter is read from the environment); the
+#    HTTP variant (`.serve_http(..)` in place of `.serve_stdio()`, on port 0 so runs never
+#    collide) found through the "listening on" line and called over HTTP; a tool whose result
+#    type derives `Serialize` and `JsonSchema` (the serde and schemars lines);
+# 3. only stdio: guide/recipes/stdio-only's lines with the same server and test; `cargo test`,
+#    and `cargo tree -e normal,dev` without axum or hyper;
+# 4. the middleware chapter's server as written (guide/recipes/middleware): a search past its
+#    deadline is a tool error, and calls past the rate limit's burst are refused with
+#    `retryAfterMs`.
+#
+# The new crates share this workspace's target directory, so dependencies already compiled are
+# not compiled again.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+recipes="$root/guide/recipes"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# The README's blocks: the first ```rust block (the example), and under "## Getting started" the
-# ```toml block, the ```rust block after "**Logs.**" and the one after "**Test it.**".
-python3 - "$root/README.md" "$work" <<'PY2'
-import re, sys
-readme, work = open(sys.argv[1]).read(), sys.argv[2]
-def block(lang, text):
-    found = re.search(r"```" + lang + r"\n(.*?)```", text, re.S)
-    return found.group(1) if found else None
-start = readme.find("## Getting started")
-section = readme[start:readme.find("\n## ", start + 1)] if start >= 0 else ""
-example = block("rust", readme)
-deps = block("toml", section)
-logs = block("rust", section[section.find("**Logs.**"):]) if "**Logs.**" in section else None
-test = block("rust", section[section.find("**Test it.**"):]) if "**Test it.**" in section else None
-if not all([example, deps, logs, test]):
-    sys.exit("README.md: Getting started needs a ```toml block, a ```rust block after **Logs.** and one after **Test it.**")
-if not deps.lstrip().startswith("[dependencies]"):
-    sys.exit("README.md: the Getting started ```toml block must begin with [dependencies]")
-if 'path = "../mcp-runtime/mcp-runtime"' not in deps:
-    sys.exit("README.md: Getting started no longer depends on ../mcp-runtime/mcp-runtime by path")
-head = "async fn main() -> mcp_runtime::Result<()> {\n"
-if head not in example:
-    sys.exit("README.md: the first example has no `async fn main() -> mcp_runtime::Result<()> {`")
-indented = "".join("    " + line + "\n" for line in logs.rstrip("\n").split("\n"))
-main = example.replace(head, head + indented, 1) + "\n" + test
-open(f"{work}/main.rs", "w").write(main)
-open(f"{work}/deps.toml", "w").write(deps)
-PY2
-
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+export CARGO_TARGET_DIR="$target_dir"
+ln -s "$root" "$work/mcp-runtime"
 
-cd "$work"
-# Getting started: the checkout is cloned next to the new crate.
-ln -s "$root" mcp-runtime
-cargo new --bin --vcs none --quiet my-server
-cd my-server
-# `cargo new` ends the manifest with an empty [dependencies] table; the README's block replaces it.
-python3 - <<'PY'
-manifest = open("Cargo.toml").read().rstrip()
-assert manifest.endswith("[dependencies]"), manifest
-manifest = manifest[: -len("[dependencies]")]
-open("Cargo.toml", "w").write(manifest + open("../deps.toml").read())
+# new_crate NAME DEPENDENCY-LINES: `cargo new` in $work, the lines appended to the manifest
+# below the empty `[dependencies]` table it ends with, as the README and the guide say.
+new_crate() {
+    cd "$work"
+    cargo new --bin --vcs none --quiet "$1"
+    cd "$1"
+    python3 - "$2" <<'PY'
+import sys
+manifest = open("Cargo.toml").read()
+assert manifest.rstrip().endswith("[dependencies]"), f"`cargo new` no longer ends with [dependencies]:\n{manifest}"
+lines = open(sys.argv[1]).read()
+assert not lines.lstrip().startswith("[dependencies]"), "the lines to append start with a [dependencies] header `cargo new` already wrote"
+open("Cargo.toml", "w").write(manifest.rstrip() + "\n" + lines)
 PY
-cp ../main.rs src/main.rs
-echo "== Cargo.toml of the new crate"
-cat Cargo.toml
+}
 
+# drive BINARY TOOL ARGUMENTS TEXT [ENV=VALUE]: starts the server over stdio, checks what a
+# client sees (the tool listed and called, its result holding TEXT) and prints its stderr's
+# first line; with RUST_LOG=warn the start-up line must not be there.
 drive() {
-    # Drives the built binary over stdio and checks what a client sees; $1 names the tool to
-    # call, $2 its arguments, $3 the text its result must hold.
-    python3 - "$CARGO_TARGET_DIR/debug/my-server" "$1" "$2" "$3" <<'PY'
-import json, subprocess, sys, threading
+    env ${5:-} python3 - "$1" "$2" "$3" "$4" <<'PY'
+import json, os, subprocess, sys, threading
 binary, tool, arguments, expected = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
 child = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -100,24 +81,53 @@ child.stdin.close()
 child.wait(timeout=10)
 timer.cancel()
 logs = child.stderr.read()
-# The logging lines of Getting started: the start-up line is on stderr, stdout held only JSON.
-assert f"serving {len(names)} tools" in logs, logs
-print(f"   {tool}: listed with {names}; called: {text}; stderr: {logs.splitlines()[0].strip()}")
+started = f"serving {len(names)} tools"
+if os.environ.get("RUST_LOG") == "warn":
+    assert started not in logs, f"RUST_LOG=warn still logged the start-up line:\n{logs}"
+    print(f"   {tool}: called: {text}; RUST_LOG=warn: no start-up line")
+elif os.environ.get("EXPECT_LOGS") == "0":
+    print(f"   {tool}: listed with {names}; called: {text}")
+else:
+    assert started in logs, f"no `{started}` on stderr:\n{logs}"
+    print(f"   {tool}: listed with {names}; called: {text}; stderr: {logs.splitlines()[0].strip()}")
 PY
 }
 
-export CARGO_TARGET_DIR="$target_dir"
-echo "== building the README's first example, with the logging lines and the test"
+echo "== 1. the README: its example, its dependency lines, its test"
+python3 - "$root/README.md" "$work" <<'PY'
+import re, sys, textwrap
+readme, work = open(sys.argv[1]).read(), sys.argv[2]
+blocks = [(lang, textwrap.dedent(body)) for lang, body in re.findall(r"^ *```(\w+)\n(.*?)^ *```", readme, re.S | re.M)]
+rust = [body for lang, body in blocks if lang == "rust"]
+toml = [body for lang, body in blocks if lang == "toml"]
+if len(rust) < 2 or not toml:
+    sys.exit("README.md: needs the example and the test (```rust) and the dependency lines (```toml)")
+if "async fn main() -> mcp_runtime::Result<()> {" not in rust[0] or "#[tokio::test]" not in rust[1]:
+    sys.exit("README.md: the first ```rust block is the example, the second the test")
+open(f"{work}/readme-main.rs", "w").write(rust[0] + "\n" + rust[1])
+open(f"{work}/readme-deps.toml", "w").write(toml[0])
+PY
+new_crate readme-server "$work/readme-deps.toml"
+cp "$work/readme-main.rs" src/main.rs
+cargo test --quiet 2>&1 | tail -2
 cargo build --quiet
-echo "== cargo test (the README's test: the testing feature and serde_json)"
-cargo test --quiet 2>&1 | tail -3
-drive add '{"a": 2, "b": 3}' 5
+EXPECT_LOGS=0 drive "$CARGO_TARGET_DIR/debug/readme-server" add '{"a": 2, "b": 3}' 5
 
-echo "== over HTTP: serve_http, found through the address it logs"
+echo "== 2. Getting started: guide/recipes/getting-started"
+new_crate my-server "$recipes/getting-started/Cargo.toml.add"
+cp "$recipes/getting-started/main.rs" src/main.rs
+echo "   Cargo.toml of the new crate:"
+sed 's/^/     /' Cargo.toml
+cargo test --quiet 2>&1 | tail -2
+cargo build --quiet
+drive "$CARGO_TARGET_DIR/debug/my-server" add '{"a": 2, "b": 3}' 5
+drive "$CARGO_TARGET_DIR/debug/my-server" add '{"a": 2, "b": 3}' 5 RUST_LOG=warn
+
+echo "== 2. over HTTP: serve_http, found through the address it logs"
 cp src/main.rs ../stdio-main.rs
 python3 - <<'PY'
 main = open("src/main.rs").read()
-assert ".serve_stdio()" in main, "the README's example no longer calls serve_stdio()"
+assert ".serve_stdio()" in main, "the Getting started server no longer calls serve_stdio()"
 open("src/main.rs", "w").write(main.replace(".serve_stdio()", '.serve_http("127.0.0.1:0")', 1))
 PY
 cargo build --quiet
@@ -155,7 +165,7 @@ finally:
 PY
 cp ../stdio-main.rs src/main.rs
 
-echo "== a tool whose result type derives Serialize and JsonSchema"
+echo "== 2. a tool whose result type derives Serialize and JsonSchema"
 cat >> src/main.rs <<'RS'
 
 /// A sum and its operands.
@@ -173,5 +183,57 @@ fn add_verbose(a: i64, b: i64) -> Sum {
 }
 RS
 cargo build --quiet
-drive add_verbose '{"a": 2, "b": 3}' '"sum":5'
+drive "$CARGO_TARGET_DIR/debug/my-server" add_verbose '{"a": 2, "b": 3}' '"sum":5'
+
+echo "== 3. only stdio: guide/recipes/stdio-only, both lines without the default features"
+new_crate stdio-server "$recipes/stdio-only/Cargo.toml.add"
+cp "$recipes/getting-started/main.rs" src/main.rs
+cargo test --quiet 2>&1 | tail -2
+tree="$(cargo tree -e normal,dev --quiet)"
+if grep -nE '\b(axum|hyper)\b' <<<"$tree"; then
+    echo "FAIL: the stdio-only recipe (normal and dev dependencies) still pulls in axum or hyper (above)" >&2
+    exit 1
+fi
+echo "   cargo tree -e normal,dev: $(wc -l <<<"$tree") lines, no axum or hyper"
+cargo build --quiet
+drive "$CARGO_TARGET_DIR/debug/stdio-server" add '{"a": 2, "b": 3}' 5
+
+echo "== 4. the middleware chapter's server: guide/recipes/middleware"
+new_crate search-server "$recipes/middleware/Cargo.toml.add"
+cp "$recipes/middleware/main.rs" src/main.rs
+cargo build --quiet
+python3 - "$CARGO_TARGET_DIR/debug/search-server" <<'PY'
+import json, subprocess, sys, threading
+child = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+timer = threading.Timer(60, child.kill)
+timer.start()
+ids = iter(range(1, 1000))
+def call(method, params):
+    child.stdin.write(json.dumps({"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}) + "\n")
+    child.stdin.flush()
+    line = child.stdout.readline()
+    if not line:
+        sys.exit("the server closed stdout without answering")
+    return json.loads(line)
+call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "first-hour", "version": "0"}})
+child.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+late = call("tools/call", {"name": "search", "arguments": {"query": "mcp", "seconds": 3}})["result"]
+assert late.get("isError") and late["content"][0]["text"] == "tool `search` timed out", late
+served, refused = 0, None
+for _ in range(40):
+    answer = call("tools/call", {"name": "search", "arguments": {"query": "mcp"}})
+    if "result" in answer:
+        assert answer["result"]["content"][0]["text"] == "results for mcp", answer
+        served += 1
+    else:
+        refused = answer["error"]
+        break
+assert refused and refused.get("code") == -32023 and isinstance(refused.get("data", {}).get("retryAfterMs"), int), refused
+assert served >= 15, f"only {served} calls served before the limit"
+child.stdin.close()
+child.wait(timeout=10)
+timer.cancel()
+print(f"   a 3 s search: {late['content'][0]['text']}; {served} calls served, then {refused['code']} {refused['message']!r} with retryAfterMs {refused['data']['retryAfterMs']}")
+PY
 echo "== first hour: ok"

@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh            # 20 s per target
 #   scripts/fuzz.sh 600        # a longer run: 10 minutes per target
 #   scripts/fuzz.sh 3600 session   # one target for an hour
+#   scripts/fuzz.sh --install-only # install cargo-fuzz if missing; build nothing
+#   scripts/fuzz.sh --build-only   # install cargo-fuzz if missing and build every target; run none
 #
 # cargo-fuzz needs nightly-only flags (sanitizers, -Z options); the stable toolchain accepts them
 # with RUSTC_BOOTSTRAP=1, which is set here for the fuzz build only. cargo-fuzz itself is installed
@@ -16,6 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+mode=
+case "${1:-}" in
+    --install-only | --build-only) mode=$1; shift ;;
+esac
 seconds="${1:-20}"
 shift || true
 targets=("$@")
@@ -30,8 +36,22 @@ if ! command -v cargo-fuzz >/dev/null 2>&1 && [ ! -x "$root/bin/cargo-fuzz" ]; t
 fi
 export PATH="$root/bin:$PATH"
 export RUSTC_BOOTSTRAP=1
+if [ "$mode" = --install-only ]; then
+    exit 0
+fi
 
 cd fuzz
+# Every target in one build (the dependencies once, both cores busy); `cargo fuzz run` below then
+# finds each built.
+echo "== building the fuzz targets: ${targets[*]}"
+if [ "$#" -eq 0 ]; then
+    cargo fuzz build
+else
+    for target in "${targets[@]}"; do cargo fuzz build "$target"; done
+fi
+if [ "$mode" = --build-only ]; then
+    exit 0
+fi
 for target in "${targets[@]}"; do
     echo "== fuzz $target for ${seconds}s"
     mkdir -p "corpus/$target"

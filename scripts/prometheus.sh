@@ -9,25 +9,24 @@
 #
 #   scripts/prometheus.sh              # install, build, run every test
 #   scripts/prometheus.sh -k stdio     # extra arguments go to pytest
+#   scripts/prometheus.sh --install-only   # prometheus and the venv; nothing built or run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+. scripts/debian.sh
+debian_install prometheus
 find_tool() { command -v "$1" || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
-if [ -z "$(find_tool prometheus)" ]; then
-    echo "== installing prometheus (Debian)"
-    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; }; then
-        echo "FAIL: could not install prometheus with apt-get: the metrics tests cannot run" >&2
-        exit 1
-    fi
-fi
 PROMETHEUS_BIN="$(find_tool prometheus)"
 export PROMETHEUS_BIN
 echo "== $("$PROMETHEUS_BIN" --version 2>&1 | head -1)"
 
 . scripts/python-venv.sh
 python_venv
+if [ "${1:-}" = "--install-only" ]; then
+    exit 0
+fi
 
 . scripts/everything-server.sh
-everything_binary
+example_binaries
 echo "== pytest tests/prometheus against $MCP_EVERYTHING_BIN"
 exec "$venv/bin/python" -m pytest tests/prometheus -p no:cacheprovider --timeout 120 -q -rfE "$@"

@@ -9,24 +9,22 @@
 #
 #   scripts/replicas.sh                  # install, build, run every test
 #   scripts/replicas.sh -k killed        # extra arguments go to pytest
+#   scripts/replicas.sh --install-only   # redis-server, haproxy and the venv; nothing built or run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-find_tool() { command -v "$1" || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
-if [ -z "$(find_tool redis-server)" ] || [ -z "$(find_tool haproxy)" ]; then
-    echo "== installing redis-server and haproxy (Debian)"
-    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server haproxy; }; then
-        echo "FAIL: could not install redis-server and haproxy with apt-get: the replica tests cannot run" >&2
-        exit 1
-    fi
-fi
+. scripts/debian.sh
+debian_install redis-server haproxy
 # The packages' own services are not used (the tests start their own on free ports).
 echo "== $(redis-server --version | cut -d' ' -f1-3), $(haproxy -v | head -1 | cut -d' ' -f1-3)"
 
 . scripts/python-venv.sh
 python_venv
+if [ "${1:-}" = "--install-only" ]; then
+    exit 0
+fi
 
 . scripts/everything-server.sh
-everything_binary
+example_binaries
 echo "== pytest tests/replicas against $MCP_EVERYTHING_BIN"
 exec "$venv/bin/python" -m pytest tests/replicas -p no:cacheprovider --timeout 120 -q -rfE "$@"

@@ -10,11 +10,12 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::testing::Client;
 use mcp_tests::http::{self, body_json, post, send, stateless_post};
+use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use opentelemetry::{KeyValue, Value as OtelValue};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, SdkMeterProvider};
-use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
 use tracing_subscriber::prelude::*;
@@ -97,7 +98,11 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
         .with_periodic_exporter(metric_exporter.clone())
         .build();
     opentelemetry::global::set_meter_provider(meters.clone());
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    // W3C Trace Context and Baggage, as a deployment that forwards baggage installs them.
+    opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
+        Box::new(TraceContextPropagator::new()),
+        Box::new(BaggagePropagator::new()),
+    ]));
     tracing_subscriber::registry()
         .with(tracing_opentelemetry::layer().with_tracer(tracer.tracer("test")))
         .init();
@@ -111,13 +116,15 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
             // The server's own request carries its `CLIENT` span's context on.
             let traceparent = params["_meta"]["traceparent"].as_str().unwrap_or_default();
             assert!(traceparent.starts_with(&format!("00-{TRACE}-")), "{params}");
+            // And the baggage the client sent with the call, continued.
+            assert_eq!(params["_meta"]["baggage"], "user=ada", "{params}");
             Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
         })
         .connect_service(&service)
         .await
         .unwrap();
     let traceparent = format!("00-{TRACE}-{PARENT}-01");
-    let call = |name: &str, args: Value| json!({"name": name, "arguments": args, "_meta": {"traceparent": traceparent, "tracestate": "rojo=1"}});
+    let call = |name: &str, args: Value| json!({"name": name, "arguments": args, "_meta": {"traceparent": traceparent, "tracestate": "rojo=1", "baggage": "user=ada"}});
     let added = client
         .request_raw("tools/call", call("add", json!({"a": 1, "b": 2})))
         .await
@@ -288,6 +295,8 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
         Some("2026-07-28")
     );
     assert_eq!(text(&span, "network.transport").as_deref(), Some("pipe"));
+    // No session in this era, though the stdio connection has a name.
+    assert_eq!(attribute(&span, "mcp.session.id"), None, "{span:#?}");
 
     // HTTP: a session's request, and a stateless one that continues the client's trace.
     let span = span_of(&exported, "tools/call add", "h-1", "2025-11-25");

@@ -335,6 +335,42 @@ async fn with_telemetry_the_request_span_names_each_thing_by_the_conventions() {
 }
 
 #[tokio::test]
+async fn with_telemetry_a_megabyte_of_request_id_is_cut_in_the_log_as_without() {
+    let (_alone, captured) = alone().await;
+    let long_id = "i".repeat(1 << 20);
+    for telemetry in [true, false] {
+        captured.0.lock().unwrap().clear();
+        let server = Server::builder().tool(traced_forecast);
+        let server = match telemetry {
+            true => server.telemetry(mcp_runtime::telemetry::Telemetry::new()),
+            false => server,
+        };
+        let client = Client::connect(server).await.unwrap();
+        let call = json!({"jsonrpc": "2.0", "id": long_id, "method": "tools/call",
+            "params": {"name": "traced_forecast", "arguments": {"city": "Paris"}}});
+        client.send_line(call.to_string()).unwrap();
+        // The tool's own log messages come first, then the answer, under the whole id.
+        let answer = loop {
+            let message = client.next_message().await.unwrap();
+            if message.get("id").is_some() {
+                break message;
+            }
+        };
+        assert_eq!(answer["id"].as_str().map(str::len), Some(1 << 20));
+        let line = captured.line_with("looking up");
+        assert!(
+            line.len() < 2_048,
+            "telemetry {telemetry}: the line is {} bytes",
+            line.len()
+        );
+        assert!(
+            line.contains(&format!("{}… (1048576 bytes)", "i".repeat(128))),
+            "telemetry {telemetry}: the id's head and its length in {line}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_sync_tool_s_events_reach_its_client_and_stay_in_the_request_span() {
     let (_alone, captured) = alone().await;
     let client = Client::connect(Server::builder().tool(traced_sync_forecast))

@@ -486,25 +486,43 @@ async fn dropping_a_call_cancels_it_and_a_timeout_is_an_error() {
 /// A child that dies mid-call gives that call an error naming its exit, and later calls too.
 #[tokio::test]
 async fn a_child_that_dies_mid_call_fails_the_call() {
-    // `timeout` runs server-everything and kills it after 2 s, in the middle of a 10 s call.
-    let command = StdioCommand::new("timeout")
-        .arg("2")
-        .arg(node())
-        .arg(server_everything_js())
-        .arg("stdio")
+    // server-everything, which writes its process id for the test to kill it in the middle of
+    // a 10 s call (`exec` keeps the shell's id), whatever the load makes its start-up take.
+    let pid_file =
+        std::env::temp_dir().join(format!("mcp-dies-mid-call-{}.pid", std::process::id()));
+    let script = format!(
+        "echo $$ > '{}' && exec '{}' '{}' stdio",
+        pid_file.display(),
+        node().display(),
+        server_everything_js().display()
+    );
+    let command = StdioCommand::new("sh")
+        .arg("-c")
+        .arg(script)
         .stderr(Stderr::Null);
     let client = Client::builder()
         .era(Era::Handshake(ProtocolVersion::V2025_11_25))
         .stdio(command)
         .await
         .unwrap();
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let _ = std::fs::remove_file(&pid_file);
     let started = tokio::time::Instant::now();
-    let outcome = client
-        .call_tool(
-            "trigger-long-running-operation",
-            json!({"duration": 10, "steps": 2}),
-        )
-        .await;
+    let call = client.call_tool(
+        "trigger-long-running-operation",
+        json!({"duration": 10, "steps": 2}),
+    );
+    let kill = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let killed = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill {}", pid.trim()))
+            .status()
+            .await
+            .unwrap();
+        assert!(killed.success(), "kill {pid}");
+    };
+    let (outcome, ()) = tokio::join!(call, kill);
     assert!(
         started.elapsed() < Duration::from_secs(8),
         "the error came at the death"

@@ -704,3 +704,47 @@ async fn a_change_made_outside_the_runtime_is_a_sessions_first_notification() {
     .await;
     assert_eq!(heard.last().unwrap().1, list_changed("tools"));
 }
+
+#[tokio::test]
+async fn a_log_from_the_handle_reaches_every_session_at_its_own_level() {
+    let service = Server::builder().dynamic_tools().build().unwrap();
+    let quick = || {
+        Client::builder()
+            .timeout(Duration::from_millis(500))
+            .connect_service(&service)
+    };
+    let default_level = quick().await.unwrap();
+    let errors_only = quick().await.unwrap();
+    assert_eq!(
+        errors_only
+            .request("logging/setLevel", json!({"level": "critical"}))
+            .await
+            .unwrap(),
+        json!({})
+    );
+    let handle = service.handle();
+    handle.log(
+        mcp_runtime::protocol::LoggingLevel::Error,
+        Some("build"),
+        json!("error[E0425]: cannot find value `x`"),
+    );
+    assert_eq!(
+        default_level.next_message().await.unwrap(),
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+            "level": "error", "logger": "build", "data": "error[E0425]: cannot find value `x`"
+        }})
+    );
+    assert!(matches!(
+        errors_only.next_message().await,
+        Err(ClientError::Timeout(_))
+    ));
+    handle.log(
+        mcp_runtime::protocol::LoggingLevel::Debug,
+        None,
+        json!("below info"),
+    );
+    assert!(matches!(
+        default_level.next_message().await,
+        Err(ClientError::Timeout(_))
+    ));
+}

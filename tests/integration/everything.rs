@@ -498,7 +498,8 @@ async fn stateless_fixtures_of_the_2026_suite() {
 }
 
 /// `--rate-limit N` on stdio: N `tools/call` a second on the connection, the rest refused with
-/// -32005 and `retryAfter`, other methods untouched; `--metrics-port M` serves the calls' count.
+/// -32023 (`RateLimited`, SEP-3304) and an integer `retryAfterMs`, other methods untouched;
+/// `--metrics-port M` serves the calls' count.
 #[tokio::test]
 async fn the_rate_limit_and_metrics_flags_on_stdio() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -525,11 +526,14 @@ async fn the_rate_limit_and_metrics_flags_on_stdio() {
         }
     }
     assert!(!refused.is_empty(), "4 calls at once are over 2 a second");
-    assert!(
-        refused
-            .iter()
-            .all(|e| e.code == -32005 && e.data.as_ref().unwrap()["retryAfter"] == 1)
-    );
+    for error in &refused {
+        assert_eq!(error.code, -32023, "{error:?}");
+        // Whole milliseconds (an integer, not 0.4), within the half second a call at 2 a second
+        // takes to come back.
+        let data = error.data.as_ref().expect("data");
+        let millis = data["retryAfterMs"].as_u64();
+        assert!(millis.is_some_and(|ms| (1..=500).contains(&ms)), "{data}");
+    }
     client.request("tools/list", json!({})).await.unwrap();
     // The metrics port answers with the calls that ran.
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -559,7 +563,7 @@ async fn the_rate_limit_and_metrics_flags_on_stdio() {
         "{text}"
     );
     assert!(
-        text.contains("error_type=\"-32005\""),
+        text.contains("error_type=\"-32023\""),
         "the refusals are counted too: {text}"
     );
 }

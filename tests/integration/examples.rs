@@ -341,3 +341,79 @@ async fn gateway_example_serves_its_own_items_and_a_mounted_server() {
     let none = client.call_tool("upstreams", json!({})).await.unwrap();
     assert_eq!(none.text(), "");
 }
+
+#[tokio::test]
+async fn an_http_server_serves_stdio_when_the_environment_says_so() {
+    // `everything --port` serves Streamable HTTP through `serve_http`; with the variable that
+    // `cargo mcp dev` sets it answers on stdin and stdout instead, and binds nothing.
+    let mut child = tokio::process::Command::new(example_binary("everything"))
+        .args(["--port", "0"])
+        .env("MCP_RUNTIME_TRANSPORT", "stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the everything example");
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let client = Client::builder()
+        .timeout(WAIT)
+        .connect_io(stdout, stdin)
+        .await
+        .unwrap();
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    assert!(
+        listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "test_simple_text"),
+        "{listed}"
+    );
+}
+
+/// Every example built by default answers `--help` (and `-h`) with its usage on stdout and exit
+/// status 0, before it serves anything: a stdio example does not wait for input, and the
+/// gateway does not take the flag for an unknown argument. (`otlp` needs `--features otel`,
+/// which the default build leaves out.)
+#[test]
+fn every_example_prints_its_usage_for_help() {
+    let examples = [
+        "auth",
+        "calculator",
+        "context",
+        "dynamic",
+        "everything",
+        "gateway",
+        "http",
+        "notes",
+        "openapi",
+        "prompts",
+        "resources",
+        "skills_apps",
+        "tasks",
+    ];
+    for name in examples {
+        for flag in ["--help", "-h"] {
+            // stdin closed: an example that served stdio instead would read EOF and exit 0
+            // with nothing on stdout, which the usage check below tells apart.
+            let output = std::process::Command::new(example_binary(name))
+                .arg(flag)
+                .stdin(Stdio::null())
+                .output()
+                .expect("run the example");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success(),
+                "{name} {flag}: {:?}, stderr {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert!(
+                stdout.starts_with(&format!("usage: {name} ")),
+                "{name} {flag} printed: {stdout}"
+            );
+        }
+    }
+}

@@ -82,7 +82,8 @@ async fn a_declared_body_that_never_arrives_holds_nothing() {
 
 /// A `slow` call that does not end for a minute, with `pad` bytes in its `_meta`, sent on its
 /// own connection from `from`: its status (200 once it runs: its answer turned into an SSE
-/// stream; else the refusal), and what to cancel it by.
+/// stream; else the refusal), and what to cancel it by, which holds its stream open (a stream
+/// its client leaves is given up after `stream_resume_grace`, and its call with it).
 async fn hung_call(addr: &str, from: &str, session: &str, pad: usize) -> (StatusCode, Hung) {
     static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let id = IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -100,15 +101,17 @@ async fn hung_call(addr: &str, from: &str, session: &str, pad: usize) -> (Status
         from: from.to_owned(),
         session: session.to_owned(),
         id,
+        _stream: response,
     };
     (status, hung)
 }
 
-/// A call left running: its client, session and id.
+/// A call left running: its client, session and id, and its answer's stream, unread.
 struct Hung {
     from: String,
     session: String,
     id: u64,
+    _stream: hyper::Response<hyper::body::Incoming>,
 }
 
 impl Hung {

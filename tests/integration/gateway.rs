@@ -1203,3 +1203,266 @@ async fn an_upstreams_odd_names_and_items_are_made_servable() {
         "the nameless tool, `stringy`, two templates: {status:?}"
     );
 }
+
+/// Counts the calls of an upstream's `hang` that started and the ones stopped since.
+#[derive(Default)]
+struct Hung {
+    started: AtomicUsize,
+    stopped: AtomicUsize,
+}
+
+/// Stops counting when dropped: the handler was cancelled.
+struct Stopped(Arc<Hung>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.stopped.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// An upstream with `hang`, which never answers (counted in `hung`), and `quick`.
+fn hanging_upstream(hung: &Arc<Hung>) -> Server {
+    use mcp_runtime::tool::ToolBuilder;
+    let hung = Arc::clone(hung);
+    let mut hang = ToolBuilder::new("hang", move |_call: mcp_runtime::tool::ToolCall| {
+        let hung = Arc::clone(&hung);
+        Box::pin(async move {
+            hung.started.fetch_add(1, Ordering::SeqCst);
+            let _stopped = Stopped(hung);
+            std::future::pending::<()>().await;
+            CallToolResult::success([Content::text("never")])
+        })
+    });
+    hang.raw_input_schema(json!({"type": "object"}));
+    let mut quick = ToolBuilder::new("quick", |_call: mcp_runtime::tool::ToolCall| {
+        Box::pin(async { CallToolResult::success([Content::text("quick")]) })
+    });
+    quick.raw_input_schema(json!({"type": "object"}));
+    Server::builder()
+        .tool_def(hang.build())
+        .tool_def(quick.build())
+}
+
+/// A downstream client that calls an upstream tool that never answers, on a connection per
+/// call that it closes once the response's head is in, takes no more than its share of the
+/// upstream's places: another client's call through the same upstream is served at once; and
+/// once the closed streams are not resumed within the grace, every one of those calls is
+/// cancelled upstream (`notifications/cancelled`: its handler stops) and its place comes back.
+#[tokio::test]
+async fn dropped_downstream_calls_are_cancelled_upstream_and_another_client_is_served_at_once() {
+    use mcp_tests::http;
+    let hung = Arc::new(Hung::default());
+    let upstream = http::start(hanging_upstream(&hung)).await;
+    let gateway = http::start(
+        Server::builder()
+            .stream_resume_grace(Duration::from_millis(300))
+            .proxy(
+                "up",
+                Upstream::http(format!("http://{upstream}/mcp")).max_in_flight(8),
+            ),
+    )
+    .await;
+    let call = |session: &str, id: u32, tool: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}});
+        http::post(&gateway, Some(session), body)
+    };
+    // 12 calls, each dropped once its answer turned into a stream: more than the upstream's 8
+    // places, and six times the client's share of them (a quarter: 2).
+    let greedy = http::initialize_from(&gateway, "127.0.0.2").await;
+    let mut dropped = tokio::task::JoinSet::new();
+    for id in 1..=12 {
+        let request = call(&greedy, id, "up_hang");
+        let gateway = gateway.clone();
+        dropped.spawn(async move {
+            let response = http::send_from(&gateway, "127.0.0.2", request).await;
+            assert_eq!(response.status(), hyper::StatusCode::OK);
+            assert_eq!(response.headers()["content-type"], "text/event-stream");
+        });
+    }
+    tokio::time::timeout(WAIT, dropped.join_all())
+        .await
+        .expect("every stream opened");
+    // Another client, from another address, is served at once.
+    let other = http::initialize_from(&gateway, "127.0.0.3").await;
+    let started = tokio::time::Instant::now();
+    let answer = tokio::time::timeout(Duration::from_secs(5), async {
+        let response = http::send_from(&gateway, "127.0.0.3", call(&other, 100, "up_quick")).await;
+        http::body_json(response).await
+    })
+    .await
+    .expect("another client's call is answered while the first holds its share");
+    assert!(
+        answer.to_string().contains("quick"),
+        "{answer} after {:?}",
+        started.elapsed()
+    );
+    // The dropped calls are cancelled upstream, every one that started there.
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let (on, off) = (
+                hung.started.load(Ordering::SeqCst),
+                hung.stopped.load(Ordering::SeqCst),
+            );
+            if on > 0 && on == off {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| {
+        panic!(
+            "calls left running upstream: {} started, {} stopped",
+            hung.started.load(Ordering::SeqCst),
+            hung.stopped.load(Ordering::SeqCst)
+        )
+    });
+    assert!(
+        hung.started.load(Ordering::SeqCst) <= 12,
+        "no call started twice"
+    );
+}
+
+/// `Upstream::stdio` takes `[]` for a command without arguments.
+#[tokio::test]
+async fn a_stdio_upstream_without_arguments_is_written_with_an_empty_array() {
+    let binary = example_binary("everything");
+    let service = connected(Server::builder().proxy("ev", Upstream::stdio(&binary, []))).await;
+    let client = downstream(&service, "handshake").await;
+    let text = call(&client, "ev_test_simple_text", json!({})).await;
+    assert!(!text.is_error, "{text:?}");
+}
+
+/// An upstream that complains on stderr, when it connects, of the `roots/list` the gateway
+/// refused, and ends a moment later: the gateway's error says how long before its end that
+/// line was written, and that the gateway refused its roots request and why, rather than
+/// passing the complaint off as the cause.
+#[tokio::test]
+async fn an_upstream_s_end_is_not_blamed_on_its_complaint_about_roots() {
+    let script = root().join("tests/python/roots_upstream.py");
+    let command = StdioCommand::new("python3")
+        .arg(script)
+        .stderr(Stderr::Capture);
+    let service = connected(Server::builder().proxy(
+        "ro",
+        Upstream::command(command).backoff(Duration::from_secs(60), Duration::from_secs(60)),
+    ))
+    .await;
+    let reason = tokio::time::timeout(WAIT, async {
+        loop {
+            if let UpstreamState::Down { reason, .. } = &service.upstreams()[0].state {
+                return reason.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the upstream ended");
+    assert!(reason.contains("exited"), "{reason}");
+    assert!(
+        reason.contains(
+            "its last stderr line, written 1 s before it ended: Failed to request roots from client"
+        ) || reason.contains(
+            "its last stderr line, written 2 s before it ended: Failed to request roots from client"
+        ),
+        "the line's age: {reason}"
+    );
+    assert!(
+        reason.contains("this gateway refused the upstream's `roots/list` when it connected")
+            && reason.contains("not why it ended"),
+        "what the gateway did: {reason}"
+    );
+    // What a client calling its tool reads says the same.
+    let client = downstream(&service, "handshake").await;
+    let answer = call(&client, "ro_hello", json!({})).await;
+    assert!(answer.is_error);
+    assert!(
+        answer
+            .text()
+            .contains("refused the upstream's `roots/list`"),
+        "{answer:?}"
+    );
+}
+
+/// The gateway example's start-up log over HTTP with one slow upstream (`--no-local`): the
+/// first line of what it serves says the upstream's items are still to come (not a bare
+/// `serving 0 tools []`), the wait before `listening on` says what it waits for, and once the
+/// upstream is connected what is served is logged again, its tools in it.
+#[tokio::test]
+async fn the_gateway_s_start_up_log_says_what_it_waits_for() {
+    use tokio::io::AsyncBufReadExt as _;
+    let work = std::env::temp_dir().join(format!("gateway-slow-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let slow = work.join("slow-everything.sh");
+    std::fs::write(
+        &slow,
+        format!(
+            "#!/bin/sh\nsleep 1\nexec '{}'\n",
+            example_binary("everything").display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", &slow.display().to_string()])
+        .status()
+        .unwrap();
+    let port = free_port();
+    let mut gateway = Command::new(example_binary("gateway"))
+        .args(["--port", &port.to_string(), "--no-local", "--upstream"])
+        .arg(format!("ev=stdio:{}", slow.display()))
+        .env_remove("RUST_LOG")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(gateway.stderr.take().unwrap()).lines();
+    let mut log = Vec::new();
+    tokio::time::timeout(WAIT, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let done = line.contains("listening on") && !line.contains("waiting for");
+            log.push(line);
+            if done {
+                return;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no `listening on` line: {log:#?}"));
+    if !log
+        .last()
+        .is_some_and(|line| line.contains("listening on") && !line.contains("waiting for"))
+    {
+        panic!("the gateway ended ({:?}): {log:#?}", gateway.wait().await);
+    }
+    let position = |text: &str| {
+        log.iter()
+            .position(|line| line.contains(text))
+            .unwrap_or_else(|| panic!("no line with `{text}`: {log:#?}"))
+    };
+    let first = position("serving ");
+    assert!(
+        log[first].contains(
+            "serving 0 tools [], 0 resources [], 0 prompts [] of its own; what its 1 proxied \
+             upstream(s) (`ev`) serve is added as each connects"
+        ),
+        "{log:#?}"
+    );
+    let waiting = position(&format!(
+        "waiting for the first connection of the upstream `ev` (at most 30 s) before listening \
+         on http://127.0.0.1:{port}/mcp"
+    ));
+    let all = position("ev_test_simple_text");
+    assert!(
+        log[all].contains("; the upstream `ev` connected"),
+        "{log:#?}"
+    );
+    let listening = log.len() - 1;
+    assert!(
+        first < waiting && waiting < listening && all < listening,
+        "{log:#?}"
+    );
+    let _ = gateway.kill().await;
+    let _ = std::fs::remove_dir_all(&work);
+}

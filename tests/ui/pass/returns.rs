@@ -1,5 +1,6 @@
 //! Every accepted return type: structured values, text, content blocks, whole results, `Result`s
-//! and a user type implementing `IntoCallToolResult`.
+//! `Structured<T>` with the text block of its choice, and a user type implementing
+//! `IntoCallToolResult`.
 
 use mcp_runtime::IntoCallToolResult;
 use mcp_runtime::prelude::*;
@@ -103,6 +104,23 @@ fn whole() -> CallToolResult {
 async fn fallible(ok: bool) -> Result<Stats, ToolError> {
     if ok {
         Ok(stats().await)
+    } else {
+        Err(ToolError::new("failed"))
+    }
+}
+
+#[tool]
+fn structured_indented() -> Structured<Stats> {
+    Structured::indented(Stats {
+        count: 1,
+        mean: None,
+    })
+}
+
+#[tool]
+async fn structured_text(ok: bool) -> Result<Structured<Vec<u32>>, ToolError> {
+    if ok {
+        Ok(Structured::with_text(vec![1, 2], "one and two"))
     } else {
         Err(ToolError::new("failed"))
     }

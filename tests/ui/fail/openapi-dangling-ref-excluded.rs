@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/dangling-ref-excluded.yaml", exclude_operations = ["addPet"]);
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/dangling-ref-xml.json");
+
+fn main() {}

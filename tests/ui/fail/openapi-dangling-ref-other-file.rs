@@ -1,0 +1,3 @@
+mcp_runtime::openapi!("openapi/dangling-ref-other-file.yaml");
+
+fn main() {}
