@@ -10,14 +10,14 @@
 fn ui() {
     generate_skill_fixtures();
     let cases = trybuild::TestCases::new();
-    cases.compile_fail("ui/fail/*.rs");
-    cases.pass("ui/pass/*.rs");
+    cases.compile_fail("fail/*.rs");
+    cases.pass("pass/*.rs");
 }
 
 /// The `skills!` cases over the limits need directories too big to commit: 513 files, and 16 MiB
-/// and a byte (a sparse file). Written under `ui/fail/skills/generated/` (ignored by git).
+/// and a byte (a sparse file). Written under `fail/skills/generated/` (ignored by git).
 fn generate_skill_fixtures() {
-    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/fail/skills/generated");
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fail/skills/generated");
     let manifest = |name: &str| format!("---\nname: {name}\ndescription: Over a limit.\n---\n");
     let many = base.join("too-many/many");
     std::fs::create_dir_all(&many).unwrap();
