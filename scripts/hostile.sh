@@ -14,7 +14,8 @@
 # gateway's the `gateway` example over it.
 #
 # MCP_EVERYTHING_BIN=path (and MCP_GATEWAY_BIN=path) runs against those binaries instead of
-# building them (for a "before" measurement of an older commit). Extra arguments go to the
+# building them (for a "before" measurement of an older commit; `.ci/run` passes the debug
+# build its test command made). Extra arguments go to the
 # driver, scripts/hostile.py: `--only get-sse-unread,sigterm` runs some rows, `--report FILE`
 # writes the table to FILE. Bounded: every loop has a count and a deadline; about 10 minutes
 # on 2 cores, 15 at most.
