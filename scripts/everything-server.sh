@@ -9,8 +9,8 @@
 #
 # The examples are built with the whole workspace's features, as `cargo test --workspace` builds
 # them, so after that command this builds nothing and the suites run the same binaries the
-# integration tests ran. (hostile.sh's release build is `-p mcp-examples` alone: that one checks
-# the examples build on their own crate's features.)
+# integration tests ran. (.ci/run's feature-set step checks that the examples also build on
+# their own crate's features, `-p mcp-examples` alone.)
 
 example_binaries() {
     if [ -z "${MCP_EVERYTHING_BIN:-}" ]; then

@@ -69,7 +69,10 @@ pub fn example_binary(name: &str) -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let mut build = std::process::Command::new(cargo);
         build
-            .args(["build", "-p", "mcp-examples", "--examples"])
+            // The workspace's examples on the workspace's features, as `cargo test --workspace`
+            // built them, so this builds nothing after it; `-p mcp-examples` would resolve the
+            // runtime's features for that package alone and compile the runtime once more.
+            .args(["build", "--workspace", "--examples"])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
         if profile_dir.ends_with("release") {
             build.arg("--release");
