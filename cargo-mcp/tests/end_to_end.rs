@@ -5,8 +5,9 @@
 //! second run that must change nothing) and `card`, whose two documents are validated here
 //! against the vendored schemas.
 //!
-//! The builds share the workspace's target directory, so what `cargo test` compiled is reused.
-//! Every child process is bounded in time.
+//! The builds share the workspace's target directory, so what `cargo test` compiled is reused;
+//! `install`'s release build is unoptimized (`CARGO_PROFILE_RELEASE_OPT_LEVEL=0`). Every child
+//! process is bounded in time.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -129,6 +130,10 @@ impl World {
                 std::env::var_os("CARGO_HOME").unwrap_or_else(|| real_home.join(".cargo").into()),
             )
             .env("CARGO_TARGET_DIR", target_dir())
+            // `install` builds the release profile, as it does for a user, into target/release;
+            // unoptimized here, since what is tested is what it builds, copies and writes, and
+            // the runtime's optimized build would be most of this test's time.
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
             // Where `install` copies the server: the temporary HOME's.
             .env("CARGO_INSTALL_ROOT", self.home.join(".cargo"))
             .env_remove("CODEX_HOME")
