@@ -49,8 +49,12 @@ npm_original() {
 }
 
 # ours PACKAGE: builds our server and prints its binary's path.
+# Our server NAME, as the workspace builds it: on the workspace's features, which `cargo test
+# --workspace` compiled the runtime with (`-p NAME` alone would resolve the runtime's features for
+# that package and compile it again, once per server). .ci/run's feature-set step checks that
+# each also builds on its own features.
 ours() {
-    cargo build -p "$1" --locked --quiet >&2
+    cargo build --workspace --bins --locked --quiet >&2
     echo "$target_dir/debug/$1"
 }
 
