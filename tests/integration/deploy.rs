@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use hyper::{Request, StatusCode};
 use mcp_runtime::{OAuth, Server};
-use mcp_tests::http::{WAIT, body_json, connection, events, initialize, post, send, start};
+use mcp_tests::http::{
+    WAIT, body_json, connection, events, initialize, post, send, start, stoppable,
+};
 use serde_json::{Value, json};
 
 use crate::fixtures::*;
@@ -42,28 +44,6 @@ async fn probe_until(addr: &str, path: &str, status: StatusCode, within: Duratio
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// A server whose shutdown the test triggers.
-async fn stoppable(
-    server: Server,
-) -> (
-    String,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<mcp_runtime::Result<()>>,
-) {
-    let service = server.build().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        service
-            .serve_http_on(listener, async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    (addr, stop, task)
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use hyper::{Method, Request, StatusCode};
 use mcp_runtime::Server;
 pub(crate) use mcp_tests::http::{
-    WAIT, body_json, events, initialize, post, send, start, stateless_post,
+    WAIT, body_json, events, initialize, post, send, start, stateless_post, stoppable,
 };
 use serde_json::{Value, json};
 
@@ -462,28 +462,6 @@ async fn an_uninitialized_session_expires_and_a_full_server_says_when_to_retry()
             .status(),
         StatusCode::OK
     );
-}
-
-/// A server whose shutdown this test triggers: its address, the trigger, and its task.
-async fn stoppable(
-    server: Server,
-) -> (
-    String,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<mcp_runtime::Result<()>>,
-) {
-    let service = server.build().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        service
-            .serve_http_on(listener, async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    (addr, stop, task)
 }
 
 #[tokio::test]

@@ -26,6 +26,29 @@ pub async fn start(server: Server) -> String {
     addr.to_string()
 }
 
+/// A server on a free loopback port whose shutdown the test triggers: its address, the
+/// trigger, and its task.
+pub async fn stoppable(
+    server: Server,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<mcp_runtime::Result<()>>,
+) {
+    let service = server.build().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        service
+            .serve_http_on(listener, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (addr, stop, task)
+}
+
 /// An HTTP/1.1 connection to `addr` (kept alive; its driver runs on a task of its own).
 pub async fn connection<B>(addr: &str) -> SendRequest<B>
 where
