@@ -7,12 +7,11 @@ Run through `scripts/interop.sh`, which sets `MCP_EVERYTHING_BIN` to the built e
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 # `pytest_runtest_makereport` is the hook that keeps a test's report for `server_log`.
-from local_servers import free_port, listening, pytest_runtest_makereport  # noqa: F401
+from local_servers import free_port, listening, pytest_runtest_makereport, stderr_log  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,17 +34,7 @@ def everything_bin() -> Path:
 @pytest.fixture
 def server_log(request):
     """A file for the server's stderr, printed when the test fails."""
-    log = tempfile.NamedTemporaryFile("w+", prefix="everything-", suffix=".log", delete=False)
-    yield log
-    log.flush()
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        log.seek(0)
-        text = log.read()
-        if text.strip():
-            print(f"\n--- server stderr ({log.name})\n{text[-8000:]}")
-    log.close()
-    os.unlink(log.name)
+    yield from stderr_log(request, "everything-", "server stderr")
 
 
 @pytest.fixture

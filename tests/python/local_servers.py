@@ -6,8 +6,10 @@ puts this folder on `sys.path`).
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import tempfile
 import time
 from contextlib import contextmanager
 
@@ -74,6 +76,22 @@ def pytest_runtest_makereport(item, call):
     if report.when == "call":
         item.rep_call = report
     return report
+
+
+def stderr_log(request, prefix: str, what: str):
+    """A generator for a fixture: a file for child processes' stderr, printed (its last 8,000
+    characters, headed by `what`) when the test fails, then removed."""
+    log = tempfile.NamedTemporaryFile("w+", prefix=prefix, suffix=".log", delete=False)
+    yield log
+    log.flush()
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        log.seek(0)
+        text = log.read()
+        if text.strip():
+            print(f"\n--- {what} ({log.name})\n{text[-8000:]}")
+    log.close()
+    os.unlink(log.name)
 
 
 def run_within(timeout: float, scenario, *args) -> None:

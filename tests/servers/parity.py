@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.append(str(REPO / "tests" / "python"))
-from local_servers import pytest_runtest_makereport, run_within  # noqa: E402, F401
+from local_servers import pytest_runtest_makereport, run_within, stderr_log  # noqa: E402, F401
 
 REQUEST_TIMEOUT = 20.0  # each request's read timeout
 SESSION_TIMEOUT = 120.0  # a whole session, start and shutdown included
@@ -73,17 +72,7 @@ def implementations(name: str) -> dict[str, Implementation]:
 @pytest.fixture
 def server_log(request):
     """A file for the servers' stderr, printed when the test fails."""
-    log = tempfile.NamedTemporaryFile("w+", prefix="servers-", suffix=".log", delete=False)
-    yield log
-    log.flush()
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        log.seek(0)
-        text = log.read()
-        if text.strip():
-            print(f"\n--- servers' stderr ({log.name})\n{text[-8000:]}")
-    log.close()
-    os.unlink(log.name)
+    yield from stderr_log(request, "servers-", "servers' stderr")
 
 
 def run(scenario, *args) -> None:
