@@ -73,12 +73,15 @@ fn text(span: &SpanData, key: &str) -> Option<String> {
     attribute(span, key).map(|v| v.as_str().into_owned())
 }
 
-/// The one exported span named `name` whose `jsonrpc.request.id` is `id`, at `version`.
+/// The one exported span named `name` whose `jsonrpc.request.id` is `id`, at `version`, of the
+/// servers that trace every request.
 fn span_of(spans: &[SpanData], name: &str, id: &str, version: &str) -> SpanData {
     let found: Vec<&SpanData> = spans
         .iter()
         .filter(|s| s.name == name && text(s, "jsonrpc.request.id").as_deref() == Some(id))
         .filter(|s| text(s, "mcp.protocol.version").as_deref() == Some(version))
+        // The sampling server's one span, whose client's ids start again.
+        .filter(|s| s.span_context.trace_id().to_string() != SAMPLED_IN)
         .collect();
     assert_eq!(found.len(), 1, "one `{name}` span for id {id}: {spans:#?}");
     found[0].clone()
@@ -86,6 +89,9 @@ fn span_of(spans: &[SpanData], name: &str, id: &str, version: &str) -> SpanData 
 
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
+/// The traces of the sampling server's calls: one its client sampled, one it did not.
+const SAMPLED_IN: &str = "5bf92f3577b34da6a3ce929d0e0e4736";
+const SAMPLED_OUT: &str = "6bf92f3577b34da6a3ce929d0e0e4736";
 
 #[tokio::test]
 async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() {
@@ -185,8 +191,64 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
         11
     );
 
+    // Head sampling at 0: no span for a request its client left undecided, and the client's
+    // flag followed where its `traceparent` has one; the metrics count every request.
+    let sampled = Server::builder()
+        .tool(add)
+        .prompt(greet)
+        .telemetry(Telemetry::new().sample_ratio(0.0))
+        .build()
+        .unwrap();
+    let sampling = Client::builder().connect_service(&sampled).await.unwrap();
+    for (trace, flags) in [(SAMPLED_IN, "01"), (SAMPLED_OUT, "00")] {
+        let params = json!({"name": "add", "arguments": {"a": 1, "b": 1},
+            "_meta": {"traceparent": format!("00-{trace}-{PARENT}-{flags}")}});
+        let reply = sampling.request_raw("tools/call", params).await.unwrap();
+        assert_eq!(reply["result"]["structuredContent"]["result"], 2, "{reply}");
+    }
+    for _ in 0..2 {
+        sampling
+            .request_raw(
+                "prompts/get",
+                json!({"name": "greet", "arguments": {"name": "Ada"}}),
+            )
+            .await
+            .unwrap();
+    }
+
     let _ = tracer.force_flush();
     let exported = spans.get_finished_spans().unwrap();
+
+    let in_trace = |trace: &str| {
+        exported
+            .iter()
+            .filter(|s| s.span_context.trace_id().to_string() == trace)
+            .collect::<Vec<_>>()
+    };
+    let kept = in_trace(SAMPLED_IN);
+    assert_eq!(kept.len(), 1, "{kept:#?}");
+    assert_eq!(kept[0].name, "tools/call add");
+    assert_eq!(kept[0].parent_span_id.to_string(), PARENT);
+    assert!(in_trace(SAMPLED_OUT).is_empty(), "{exported:#?}");
+    let greets = exported
+        .iter()
+        .filter(|s| s.name == "prompts/get greet")
+        .count();
+    assert_eq!(
+        greets, 1,
+        "only the first server's prompts/get: {exported:#?}"
+    );
+    let counted = sampled.metrics_text().unwrap();
+    for (method, count) in [("tools/call", 2), ("prompts/get", 2)] {
+        assert!(
+            counted.lines().any(
+                |l| l.starts_with("mcp_server_operation_duration_seconds_count{")
+                    && l.contains(&format!("mcp_method_name=\"{method}\""))
+                    && l.ends_with(&format!(" {count}"))
+            ),
+            "{counted}"
+        );
+    }
 
     // `tools/call add`: a SERVER span, child of the client's span, with the conventions' attributes.
     let span = span_of(&exported, "tools/call add", &add_id, "2025-11-25");

@@ -6,6 +6,11 @@
 //! `_OTHER`), tool and prompt names only of items the server serves, error types from the error
 //! codes the server sends; never a session id, an argument or a URI. Past [`MAX_SERIES`] label
 //! sets per histogram, new ones are counted under one `_OTHER` series.
+//!
+//! Each label set is a cell, made the first time it is seen: its counts, which the Prometheus
+//! text is rendered from, and (feature `otel`) the OpenTelemetry histogram bound to the same
+//! labels once, so that recording an observation never builds, sorts or hashes an attribute
+//! list: it finds the cell by its labels and adds to both.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,41 +86,121 @@ pub(crate) struct SessionLabels {
     pub(crate) transport: Transport,
 }
 
-/// A histogram's series by label set, bounded.
-struct Histogram<L> {
-    series: Mutex<FastMap<L, Arc<Series>>>,
-    overflow: Series,
+/// One label set's cell: the counts the text is rendered from and, with the `otel` feature,
+/// the global meter provider's histogram bound to the same labels.
+struct Cell {
+    series: Series,
+    #[cfg(feature = "otel")]
+    bound: Option<opentelemetry::metrics::BoundHistogram<f64>>,
 }
 
-impl<L: Eq + std::hash::Hash + Clone> Histogram<L> {
-    fn new() -> Self {
+impl Cell {
+    fn observe(&self, duration: Duration) {
+        self.series.observe(duration);
+        #[cfg(feature = "otel")]
+        if let Some(bound) = &self.bound {
+            bound.record(duration.as_secs_f64());
+        }
+    }
+}
+
+/// A label set a histogram keeps apart.
+pub(crate) trait LabelSet: Eq + std::hash::Hash + Clone {
+    /// The labels as OpenTelemetry attributes (the conventions' dotted names).
+    #[cfg(feature = "otel")]
+    fn attributes(&self) -> Vec<opentelemetry::KeyValue>;
+
+    /// The attributes of the one cell that counts the label sets past [`MAX_SERIES`].
+    #[cfg(feature = "otel")]
+    fn overflow() -> Vec<opentelemetry::KeyValue>;
+}
+
+impl LabelSet for Operation {
+    #[cfg(feature = "otel")]
+    fn attributes(&self) -> Vec<opentelemetry::KeyValue> {
+        super::otel::operation_attributes(self)
+    }
+
+    #[cfg(feature = "otel")]
+    fn overflow() -> Vec<opentelemetry::KeyValue> {
+        vec![opentelemetry::KeyValue::new("mcp.method.name", "_OTHER")]
+    }
+}
+
+impl LabelSet for SessionLabels {
+    #[cfg(feature = "otel")]
+    fn attributes(&self) -> Vec<opentelemetry::KeyValue> {
+        super::otel::session_attributes(self)
+    }
+
+    #[cfg(feature = "otel")]
+    fn overflow() -> Vec<opentelemetry::KeyValue> {
+        Vec::new()
+    }
+}
+
+/// A histogram's cells by label set, bounded.
+struct Histogram<L> {
+    cells: Mutex<FastMap<L, Arc<Cell>>>,
+    overflow: Cell,
+    /// The global meter provider's histogram (feature `otel`), bound once per cell.
+    #[cfg(feature = "otel")]
+    otel: Option<opentelemetry::metrics::Histogram<f64>>,
+}
+
+impl<L: LabelSet> Histogram<L> {
+    fn new(#[cfg(feature = "otel")] otel: Option<opentelemetry::metrics::Histogram<f64>>) -> Self {
+        #[cfg(feature = "otel")]
+        let overflow = Cell {
+            series: Series::default(),
+            bound: otel
+                .as_ref()
+                .map(|histogram| histogram.bind(&L::overflow())),
+        };
+        #[cfg(not(feature = "otel"))]
+        let overflow = Cell {
+            series: Series::default(),
+        };
         Self {
-            series: Mutex::new(FastMap::default()),
-            overflow: Series::default(),
+            cells: Mutex::new(FastMap::default()),
+            overflow,
+            #[cfg(feature = "otel")]
+            otel,
+        }
+    }
+
+    fn cell(&self, #[cfg_attr(not(feature = "otel"), allow(unused_variables))] labels: &L) -> Cell {
+        Cell {
+            series: Series::default(),
+            #[cfg(feature = "otel")]
+            bound: self
+                .otel
+                .as_ref()
+                .map(|histogram| histogram.bind(&labels.attributes())),
         }
     }
 
     fn observe(&self, labels: &L, duration: Duration) {
-        let series = {
-            let mut map = self.series.lock().unwrap_or_else(|e| e.into_inner());
+        let cell = {
+            let mut map = self.cells.lock().unwrap_or_else(|e| e.into_inner());
             match map.get(labels) {
-                Some(series) => Some(Arc::clone(series)),
+                Some(cell) => Some(Arc::clone(cell)),
                 None if map.len() < MAX_SERIES => {
-                    let series = Arc::new(Series::default());
-                    map.insert(labels.clone(), Arc::clone(&series));
-                    Some(series)
+                    let cell = Arc::new(self.cell(labels));
+                    map.insert(labels.clone(), Arc::clone(&cell));
+                    Some(cell)
                 }
                 None => None,
             }
         };
-        match series {
-            Some(series) => series.observe(duration),
+        match cell {
+            Some(cell) => cell.observe(duration),
             None => self.overflow.observe(duration),
         }
     }
 
-    fn snapshot(&self) -> Vec<(L, Arc<Series>)> {
-        let map = self.series.lock().unwrap_or_else(|e| e.into_inner());
+    fn snapshot(&self) -> Vec<(L, Arc<Cell>)> {
+        let map = self.cells.lock().unwrap_or_else(|e| e.into_inner());
         map.iter()
             .map(|(l, s)| (l.clone(), Arc::clone(s)))
             .collect()
@@ -131,10 +216,22 @@ pub(crate) struct Metrics {
 }
 
 impl Metrics {
+    /// The metrics; with the `otel` feature, recorded on the global meter provider too (as it
+    /// is when the server is built).
     pub(crate) fn new() -> Self {
+        #[cfg(feature = "otel")]
+        let (operations, sessions) = {
+            let [operations, sessions] = super::otel::histograms();
+            (
+                Histogram::new(Some(operations)),
+                Histogram::new(Some(sessions)),
+            )
+        };
+        #[cfg(not(feature = "otel"))]
+        let (operations, sessions) = (Histogram::new(), Histogram::new());
         Self {
-            operations: Histogram::new(),
-            sessions: Histogram::new(),
+            operations,
+            sessions,
             observed: AtomicU64::new(0),
         }
     }
@@ -164,21 +261,28 @@ impl Metrics {
             "# HELP mcp_server_operation_duration_seconds MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.\n\
              # TYPE mcp_server_operation_duration_seconds histogram\n",
         );
-        for (labels, series) in &operations {
+        for (labels, cell) in &operations {
             write_series(
                 &mut out,
                 "mcp_server_operation_duration_seconds",
                 &operation_labels(labels),
-                series,
+                &cell.series,
             );
         }
-        if self.operations.overflow.count.load(Ordering::Relaxed) > 0 {
+        if self
+            .operations
+            .overflow
+            .series
+            .count
+            .load(Ordering::Relaxed)
+            > 0
+        {
             let labels = vec![("mcp_method_name", "_OTHER".to_owned())];
             write_series(
                 &mut out,
                 "mcp_server_operation_duration_seconds",
                 &labels,
-                &self.operations.overflow,
+                &self.operations.overflow.series,
             );
         }
         let mut sessions = self.sessions.snapshot();
@@ -187,12 +291,12 @@ impl Metrics {
             "# HELP mcp_server_session_duration_seconds The duration of the MCP session as observed on the MCP server.\n\
              # TYPE mcp_server_session_duration_seconds histogram\n",
         );
-        for (labels, series) in &sessions {
+        for (labels, cell) in &sessions {
             write_series(
                 &mut out,
                 "mcp_server_session_duration_seconds",
                 &session_labels(labels),
-                series,
+                &cell.series,
             );
         }
         out

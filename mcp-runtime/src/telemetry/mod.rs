@@ -45,6 +45,13 @@
 //! 4 MiB for all the requests in flight; past it, a request starts a trace of its own. Only
 //! `params._meta` is read: HTTP headers carry no trace context here.
 //!
+//! # Sampling
+//!
+//! [`Telemetry::sample_ratio`] samples at the head: a request gets a span or not when it
+//! arrives, before any span work, by the ratio, or (feature `otel`) by the sampled flag of its
+//! `traceparent` when it has one, as a parent-based sampler does. A request sampled out has no
+//! span (none exported, none in logs); the metrics count every request.
+//!
 //! # Metrics
 //!
 //! `mcp.server.operation.duration` (from a request's arrival to its answer) and
@@ -52,7 +59,9 @@
 //! seconds with the conventions' buckets (0.01 to 300 s) and attributes. The server keeps them
 //! itself ([`McpService::metrics_text`](crate::McpService::metrics_text), and with the
 //! `prometheus` feature `GET /metrics` and [`serve_metrics`]); with the `otel` feature they also
-//! go to the global meter provider. Label cardinality is bounded: tool and prompt names only of
+//! go to the global meter provider, bound to each label set once (OpenTelemetry's bound
+//! instruments), so a record finds its label set's cell and adds to it. Label cardinality is
+//! bounded: tool and prompt names only of
 //! items the server serves, never a session id, an argument or a URI, at most 2,000 label sets
 //! per histogram (the rest counted as `_OTHER`). The `/metrics` text is rendered at most once a
 //! second (and only when a number changed), one render at a time, and shared by every scrape
@@ -96,6 +105,8 @@ use crate::server::{Core, McpService, Server, Transport};
 pub struct Telemetry {
     spans: bool,
     metrics: bool,
+    /// The share of requests that get a span (1: all).
+    ratio: f64,
 }
 
 impl Default for Telemetry {
@@ -110,7 +121,31 @@ impl Telemetry {
         Self {
             spans: true,
             metrics: true,
+            ratio: 1.0,
         }
+    }
+
+    /// Head sampling: the share of requests (0 to 1; 1, every request, by default) that get a
+    /// span, decided when a request arrives and before any span work. A request whose
+    /// `params._meta.traceparent` (feature `otel`) says whether its client sampled it follows
+    /// that flag instead, as OpenTelemetry's parent-based sampler does. A request sampled out has
+    /// no span at all (none exported, none in logs) and costs what the metrics cost; metrics
+    /// count every request.
+    ///
+    /// ```
+    /// use mcp_runtime::telemetry::Telemetry;
+    ///
+    /// // One request in ten traced, unless its client decided.
+    /// let telemetry = Telemetry::new().sample_ratio(0.1);
+    /// # let _ = telemetry;
+    /// ```
+    pub fn sample_ratio(mut self, ratio: f64) -> Self {
+        self.ratio = if ratio.is_nan() {
+            0.0
+        } else {
+            ratio.clamp(0.0, 1.0)
+        };
+        self
     }
 
     /// Whether request spans carry the conventions' fields (on by default).
@@ -129,9 +164,9 @@ impl Telemetry {
 /// A server's telemetry, once built.
 pub(crate) struct Observer {
     spans: bool,
+    /// Requests sampled in per 2^64 (as a threshold), when not all are.
+    sample_below: Option<u64>,
     pub(crate) metrics: Option<Metrics>,
-    #[cfg(feature = "otel")]
-    instruments: Option<otel::Instruments>,
     /// The trace context the spans of requests in flight keep.
     #[cfg(feature = "otel")]
     kept: Arc<otel::KeptContext>,
@@ -152,9 +187,9 @@ impl Observer {
     pub(crate) fn new(telemetry: Telemetry) -> Self {
         Self {
             spans: telemetry.spans,
+            // 2^64 times the ratio, below which a random draw is sampled in.
+            sample_below: (telemetry.ratio < 1.0).then(|| (telemetry.ratio * 2f64.powi(64)) as u64),
             metrics: telemetry.metrics.then(Metrics::new),
-            #[cfg(feature = "otel")]
-            instruments: telemetry.metrics.then(otel::Instruments::new),
             #[cfg(feature = "otel")]
             kept: Arc::default(),
         }
@@ -166,18 +201,34 @@ impl Observer {
         let request = arrival.request;
         let method = method_label(&request.method);
         // The name a `tools/call` or `prompts/get` gives, looked up once for span and label.
-        let name = request.params.get("name").and_then(Value::as_str);
+        let name = match request.method.as_str() {
+            "tools/call" | "prompts/get" => request.params.get("name").and_then(Value::as_str),
+            _ => None,
+        };
         let target = target_of(request, name, arrival.registry);
-        let span = if self.spans {
-            request_span(arrival, name, target.as_ref())
-        } else {
-            crate::trace::request_span(request, arrival.session)
+        // Whether a subscriber takes the span: with none, there is no span work at all.
+        let live =
+            self.spans && tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO);
+        // `_meta` is looked up only for a span that may continue its client's trace.
+        #[cfg(feature = "otel")]
+        let meta = match live {
+            true => match request.params.get("_meta") {
+                Some(Value::Object(meta)) => Some(meta),
+                _ => None,
+            },
+            false => None,
+        };
+        #[cfg(not(feature = "otel"))]
+        let meta = None;
+        let span = match self.spans {
+            true if live && self.sampled(meta) => request_span(arrival, name, target.as_ref()),
+            // Sampled out: no span, and no span work.
+            true => tracing::Span::none(),
+            false => crate::trace::request_span(request, arrival.session),
         };
         #[cfg(feature = "otel")]
-        let context = match request.params.get("_meta") {
-            Some(Value::Object(meta)) if self.spans && !span.is_disabled() => {
-                otel::continue_trace(&span, meta, &self.kept)
-            }
+        let context = match meta {
+            Some(meta) if !span.is_disabled() => otel::continue_trace(&span, meta, &self.kept),
             _ => None,
         };
         let observation = Watch {
@@ -197,6 +248,21 @@ impl Observer {
         (span, observation)
     }
 
+    /// Whether a request gets a span: as its client's `traceparent` says when it has one
+    /// (feature `otel`), otherwise by the sampling ratio.
+    fn sampled(&self, meta: Option<&serde_json::Map<String, Value>>) -> bool {
+        #[cfg(feature = "otel")]
+        if let Some(sampled) = meta.and_then(otel::parent_sampled) {
+            return sampled;
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = meta;
+        match self.sample_below {
+            None => true,
+            Some(below) => random() < below,
+        }
+    }
+
     /// A session ended after `lasted`.
     fn end_session(
         &self,
@@ -206,10 +272,6 @@ impl Observer {
     ) {
         if let Some(metrics) = &self.metrics {
             metrics.session(&SessionLabels { version, transport }, lasted);
-        }
-        #[cfg(feature = "otel")]
-        if let Some(instruments) = &self.instruments {
-            instruments.session(version, transport, lasted);
         }
     }
 }
@@ -234,10 +296,6 @@ impl Observation for Watch {
         }
         if let Some(metrics) = &self.observer.metrics {
             metrics.operation(&self.labels, lasted);
-        }
-        #[cfg(feature = "otel")]
-        if let Some(instruments) = &self.observer.instruments {
-            instruments.operation(&self.labels, lasted);
         }
     }
 }
@@ -278,6 +336,26 @@ impl Observe for Observer {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// A random number for head sampling: xorshift64* per thread, seeded from the operating
+/// system's randomness (std's `RandomState` keys).
+fn random() -> u64 {
+    use std::cell::Cell;
+    use std::hash::BuildHasher;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(
+            std::collections::hash_map::RandomState::new().hash_one(std::thread::current().id()) | 1,
+        );
+    }
+    STATE.with(|state| {
+        let mut x = state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    })
 }
 
 /// The metrics `core`'s telemetry keeps, if it keeps any.
@@ -340,6 +418,7 @@ fn target_of(
 
 /// The request's `mcp.request` span with the conventions' fields in place of its own (see
 /// [`trace`](crate::trace)), all given at once: one call into the subscriber, not one per field.
+/// Made only when a subscriber takes it, for a request sampled in.
 ///
 /// Every field costs: `tracing-opentelemetry` visits each one and copies each text into an
 /// attribute of its own. So the span names each thing once, by the conventions' name (not
@@ -351,9 +430,6 @@ fn request_span(
     target: Option<&(&'static str, Arc<str>)>,
 ) -> tracing::Span {
     use tracing::field::Empty;
-    if !tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO) {
-        return tracing::Span::none();
-    }
     let request = arrival.request;
     // Every value the client wrote is cut as messages cut it, before it reaches a field: a
     // field is an exported attribute and a log line, and a megabyte of id or name would be

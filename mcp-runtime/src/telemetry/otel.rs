@@ -1,15 +1,13 @@
 //! The `otel` feature: trace context through `params._meta` and the metrics on the global meter
 //! provider.
 
-use std::time::Duration;
-
 use opentelemetry::metrics::Histogram;
 use opentelemetry::propagation::{Extractor, Injector};
 use opentelemetry::{KeyValue, global};
 use serde_json::{Map, Value};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-use super::metrics::{BOUNDARIES, ErrorType, Operation};
+use super::metrics::{BOUNDARIES, ErrorType, Operation, SessionLabels};
 use crate::protocol::ProtocolVersion;
 use crate::server::Transport;
 
@@ -154,6 +152,26 @@ impl Injector for MetaInjector<'_> {
     }
 }
 
+/// The sampled flag of `meta`'s `traceparent`, when it is a well-formed version-00 one (what
+/// the propagator would continue): `00-{32 hex}-{16 hex}-{2 hex}`, neither id all zeros.
+pub(crate) fn parent_sampled(meta: &Map<String, Value>) -> Option<bool> {
+    let value = meta.get("traceparent")?.as_str()?.as_bytes();
+    if value.len() != 55 || !value.starts_with(b"00-") || value[35] != b'-' || value[52] != b'-' {
+        return None;
+    }
+    let (trace, parent, flags) = (&value[3..35], &value[36..52], &value[53..55]);
+    let hex = |part: &[u8]| part.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    let zero = |part: &[u8]| part.iter().all(|&b| b == b'0');
+    if !hex(trace) || !hex(parent) || !hex(flags) || zero(trace) || zero(parent) {
+        return None;
+    }
+    let low = match flags[1] {
+        b @ b'0'..=b'9' => b - b'0',
+        b => b - b'a' + 10,
+    };
+    Some(low & 1 == 1)
+}
+
 /// Makes `span` continue the trace a request's `_meta` carries (`traceparent`, `tracestate`,
 /// `baggage` within their sizes: [`TRACE_FIELDS`]), as the global text-map propagator reads it,
 /// when what the span keeps of it fits in `kept`. Must run before the span is first entered.
@@ -177,65 +195,57 @@ pub(crate) fn carry_trace(span: &tracing::Span, meta: &mut Map<String, Value>) {
     global::get_text_map_propagator(|p| p.inject_context(&context, &mut MetaInjector(meta)));
 }
 
-/// The two histograms on the global meter provider (as it is when the server is built).
-pub(crate) struct Instruments {
-    operation: Histogram<f64>,
-    session: Histogram<f64>,
+/// The two histograms on the global meter provider (as it is when the server is built):
+/// `mcp.server.operation.duration` and `mcp.server.session.duration`. The metrics bind them to
+/// each label set once ([`Histogram::bind`]), so a record is an update of the bound cell.
+pub(crate) fn histograms() -> [Histogram<f64>; 2] {
+    let meter = global::meter("mcp-runtime");
+    [
+        meter
+            .f64_histogram("mcp.server.operation.duration")
+            .with_unit("s")
+            .with_description("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.")
+            .with_boundaries(BOUNDARIES.to_vec())
+            .build(),
+        meter
+            .f64_histogram("mcp.server.session.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP session as observed on the MCP server.")
+            .with_boundaries(BOUNDARIES.to_vec())
+            .build(),
+    ]
 }
 
-impl Instruments {
-    pub(crate) fn new() -> Self {
-        let meter = global::meter("mcp-runtime");
-        Self {
-            operation: meter
-                .f64_histogram("mcp.server.operation.duration")
-                .with_unit("s")
-                .with_description("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.")
-                .with_boundaries(BOUNDARIES.to_vec())
-                .build(),
-            session: meter
-                .f64_histogram("mcp.server.session.duration")
-                .with_unit("s")
-                .with_description("The duration of the MCP session as observed on the MCP server.")
-                .with_boundaries(BOUNDARIES.to_vec())
-                .build(),
+/// An operation's labels as the conventions' attributes.
+pub(crate) fn operation_attributes(labels: &Operation) -> Vec<KeyValue> {
+    let mut attributes = Vec::with_capacity(8);
+    attributes.push(KeyValue::new("mcp.method.name", labels.method));
+    if let Some((key, name)) = &labels.target {
+        let key = if *key == "gen_ai_tool_name" {
+            "gen_ai.tool.name"
+        } else {
+            "gen_ai.prompt.name"
+        };
+        attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
+    }
+    if labels.method == "tools/call" {
+        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+    }
+    if let Some(error) = labels.error {
+        attributes.push(KeyValue::new("error.type", error.label()));
+        if let ErrorType::Code(code) = error {
+            attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
         }
     }
+    common(&mut attributes, labels.version, labels.transport);
+    attributes
+}
 
-    pub(crate) fn operation(&self, labels: &Operation, lasted: Duration) {
-        let mut attributes = Vec::with_capacity(8);
-        attributes.push(KeyValue::new("mcp.method.name", labels.method));
-        if let Some((key, name)) = &labels.target {
-            let key = if *key == "gen_ai_tool_name" {
-                "gen_ai.tool.name"
-            } else {
-                "gen_ai.prompt.name"
-            };
-            attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
-        }
-        if labels.method == "tools/call" {
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
-        if let Some(error) = labels.error {
-            attributes.push(KeyValue::new("error.type", error.label()));
-            if let ErrorType::Code(code) = error {
-                attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
-            }
-        }
-        common(&mut attributes, labels.version, labels.transport);
-        self.operation.record(lasted.as_secs_f64(), &attributes);
-    }
-
-    pub(crate) fn session(
-        &self,
-        version: Option<ProtocolVersion>,
-        transport: Transport,
-        lasted: Duration,
-    ) {
-        let mut attributes = Vec::new();
-        common(&mut attributes, version, transport);
-        self.session.record(lasted.as_secs_f64(), &attributes);
-    }
+/// A session's labels as the conventions' attributes.
+pub(crate) fn session_attributes(labels: &SessionLabels) -> Vec<KeyValue> {
+    let mut attributes = Vec::new();
+    common(&mut attributes, labels.version, labels.transport);
+    attributes
 }
 
 fn common(attributes: &mut Vec<KeyValue>, version: Option<ProtocolVersion>, transport: Transport) {
@@ -248,5 +258,39 @@ fn common(attributes: &mut Vec<KeyValue>, version: Option<ProtocolVersion>, tran
     ));
     if transport != Transport::Stdio {
         attributes.push(KeyValue::new("network.protocol.name", "http"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(traceparent: &str) -> Map<String, Value> {
+        let mut meta = Map::new();
+        meta.insert("traceparent".into(), Value::from(traceparent));
+        meta
+    }
+
+    #[test]
+    fn the_parent_flag_is_read_only_from_a_well_formed_traceparent() {
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let parent = "00f067aa0ba902b7";
+        for (flags, sampled) in [("01", true), ("00", false), ("03", true), ("0a", false)] {
+            let value = format!("00-{trace}-{parent}-{flags}");
+            assert_eq!(parent_sampled(&meta(&value)), Some(sampled), "{value}");
+        }
+        for value in [
+            format!("01-{trace}-{parent}-01"),
+            format!("00-{}-{parent}-01", "0".repeat(32)),
+            format!("00-{trace}-{}-01", "0".repeat(16)),
+            format!("00-{trace}-{parent}-0G"),
+            format!("00-{}-{parent}-01", trace.to_uppercase()),
+            format!("00-{trace}-{parent}-01-"),
+            format!("00-{trace}-{parent}"),
+            "é".repeat(28),
+        ] {
+            assert_eq!(parent_sampled(&meta(&value)), None, "{value}");
+        }
+        assert_eq!(parent_sampled(&Map::new()), None);
     }
 }
