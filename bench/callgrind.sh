@@ -6,15 +6,15 @@
 # axum's router and the handler, which moves far less.
 #
 #   bench/callgrind.sh [BINARY] [OUT_DIR]   # default: bench/target/release/bench-ours, a temp dir
-#   bench/callgrind.sh --layers [OUT_DIR]    # issue 28's rows: bench-layers, stdio one at a time
+#   bench/callgrind.sh --layers [OUT_DIR] [BINARY]   # the telemetry rows: bench-layers, stdio
 #
 # - stdio, 1 and 64 in flight: `bench-runner --drive-stdio` against the server under callgrind,
 #   2,000 and 12,000 `tools/call add`; the difference over 10,000 (startup and shutdown cancel).
 # - HTTP, one connection: the server under callgrind, 1,000 calls of warm-up, counters zeroed,
 #   then 5,000 calls on a new connection (its handshake included) and a dump; the total over
 #   5,000. The callgrind files stay in OUT_DIR for `callgrind_annotate`.
-# - --layers: bench-layers' stdio server with no layer, metrics only and telemetry (spans and
-#   metrics), one call at a time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own
+# - --layers: bench-layers' stdio server with no layer, metrics only, telemetry (spans and
+#   metrics) and telemetry with every request sampled out, one call at a time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own
 #   cost of one span with a `tools/call` span's attributes (10,000 and 60,000 spans; the
 #   difference over 50,000).
 # valgrind is installed with apt-get when missing (Debian's package); bench-runner is built.
@@ -23,7 +23,8 @@ layers=
 if [ "${1:-}" = --layers ]; then
     layers=1
     shift
-    set -- "" "$@"
+    # --layers OUT_DIR BINARY: BINARY is a bench-layers build to count (built when not given).
+    set -- "${2:-}" "${1:-}"
 fi
 binary=${1:+$(realpath "$1")}
 out=${2:+$(realpath -m "$2")}
@@ -83,9 +84,11 @@ http() {
 }
 
 if [ -n "$layers" ]; then
-    cargo build --release --quiet -p bench-layers
-    binary=$PWD/target/release/bench-layers
-    for mode in stdio-none stdio-metrics stdio-telemetry; do
+    if [ "$binary" = "$PWD/target/release/bench-ours" ]; then
+        cargo build --release --quiet -p bench-layers
+        binary=$PWD/target/release/bench-layers
+    fi
+    for mode in stdio-none stdio-metrics stdio-telemetry stdio-sampled; do
         stdio 1 "$mode"
     done
     ir=()

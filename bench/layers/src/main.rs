@@ -6,6 +6,8 @@
 //! - `empty`: one layer that passes every request on (`middleware::from_fn`);
 //! - `rate`: `RateLimitLayer` per caller, at a rate no run reaches (the limiter's cost);
 //! - `metrics`: `Server::telemetry` with no `tracing` subscriber, so metrics only;
+//! - `sampled`: as `telemetry`, with head sampling at 0 (`Telemetry::sample_ratio(0.0)`), so
+//!   every request is sampled out: what a request costs that gets no span;
 //! - `telemetry`: `Server::telemetry` with spans exported through `tracing-opentelemetry` to an
 //!   SDK tracer (batch processor, an exporter that drops them), set up as the README's OTLP
 //!   example is (without `tracing-opentelemetry`'s own extra attributes), and the metrics kept
@@ -143,7 +145,7 @@ async fn main() -> mcp_runtime::Result<()> {
             opentelemetry::global::set_meter_provider(meters);
             server.telemetry(Telemetry::new())
         }
-        "telemetry" => {
+        "telemetry" | "sampled" => {
             let tracer = opentelemetry_sdk::trace::SdkTracerProvider::builder()
                 .with_batch_exporter(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
                 .build();
@@ -163,7 +165,8 @@ async fn main() -> mcp_runtime::Result<()> {
                 )
                 .build();
             opentelemetry::global::set_meter_provider(meters);
-            server.telemetry(Telemetry::new())
+            let ratio = if variant == "sampled" { 0.0 } else { 1.0 };
+            server.telemetry(Telemetry::new().sample_ratio(ratio))
         }
         _ => server,
     };
