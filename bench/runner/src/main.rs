@@ -22,8 +22,16 @@ use measure::{Run, cpu_us, rss_kib};
 pub const LAYERS: (&str, &str) = ("layers", "bench-layers");
 
 /// The variants of bench-layers' request path: no layer, an empty layer, the rate limiter,
-/// telemetry's metrics alone, telemetry (spans and metrics).
-pub const LAYER_VARIANTS: [&str; 5] = ["none", "empty", "rate", "metrics", "telemetry"];
+/// telemetry's metrics alone, telemetry (spans and metrics), telemetry with every request
+/// sampled out.
+pub const LAYER_VARIANTS: [&str; 6] = [
+    "none",
+    "empty",
+    "rate",
+    "metrics",
+    "telemetry",
+    "sampled",
+];
 
 pub const SERVERS: [(&str, &str); 3] = [
     ("ours", "bench-ours"),

@@ -18,12 +18,13 @@ const LAYER_SCENARIOS: [(&str, &str); 4] = [
 ];
 
 /// Issue 28's variants' labels, in `LAYER_VARIANTS`' order.
-const LAYER_LABELS: [&str; 5] = [
+const LAYER_LABELS: [&str; 6] = [
     "no layer",
     "one empty layer",
     "rate limiter",
     "metrics only",
     "telemetry (spans and metrics)",
+    "telemetry, sampled out",
 ];
 
 /// A row of the table: metric key, label, unit, and whether higher is better.
@@ -605,6 +606,12 @@ impl Results {
                 ratio,
                 ratio >= 0.95,
             ));
+            let ratio = rate("sampled") / rate("none");
+            checks.push((
+                format!("{label}: telemetry sampled out ≥ 0.95 of the throughput"),
+                ratio,
+                ratio >= 0.95,
+            ));
         }
         checks.retain(|(_, value, _)| !value.is_nan());
         checks
@@ -619,11 +626,12 @@ impl Results {
         let _ = writeln!(
             out,
             "`bench-layers`: bench-ours' server in one binary with the `rate-limit`, `otel` and \
-             `prometheus` features, run four ways (no layer; one `middleware::from_fn` layer that \
+             `prometheus` features, run six ways (no layer; one `middleware::from_fn` layer that \
              passes requests on; `RateLimitLayer` at a rate never reached; `Server::telemetry` \
              with no `tracing` subscriber, so its metrics alone (kept by the server and recorded \
              on an SDK meter provider); and with spans too, through `tracing-opentelemetry` to an \
-             SDK tracer whose batch exporter drops them), in the same repetitions as the table \
+             SDK tracer whose batch exporter drops them; and the same with every request sampled \
+             out, `Telemetry::sample_ratio(0.0)`), in the same repetitions as the table \
              above. Δ CPU is the server CPU per request over no layer.\n"
         );
         let _ = write!(out, "| scenario |");
@@ -631,7 +639,7 @@ impl Results {
             let _ = write!(out, " {label} |");
         }
         let _ = writeln!(out);
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
         for (scenario, label) in LAYER_SCENARIOS {
             let _ = write!(out, "| {label} (calls/s) |");
             for variant in LAYER_VARIANTS {
