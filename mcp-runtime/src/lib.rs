@@ -936,8 +936,8 @@
 //! conventions for MCP (`tools/call add`, kind `SERVER`, `mcp.*`, `gen_ai.*`, `error.type`),
 //! continues the trace a client sends in `params._meta` (feature `otel`), and keeps the
 //! `mcp.server.operation.duration` and `mcp.server.session.duration` histograms, as Prometheus
-//! text at `GET /metrics` (feature `prometheus`) and on the global meter provider (`otel`). See
-//! [`telemetry`].
+//! text at `GET /metrics` (feature `prometheus`) and on the global meter provider (`otel`);
+//! `Telemetry::sample_ratio` samples spans at the head. See [`telemetry`].
 //!
 //! # Testing
 //!
