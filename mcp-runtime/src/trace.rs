@@ -190,12 +190,14 @@ pin_project_lite::pin_project! {
         #[pin]
         future: Option<F>,
         span: tracing::Span,
+        context: OtelContext,
     }
 
     impl<F> PinnedDrop for InSpan<F> {
         fn drop(this: Pin<&mut Self>) {
             let mut this = this.project();
             if this.future.is_some() {
+                let _attached = attach(this.context);
                 let _entered = this.span.enter();
                 this.future.set(None);
             }
@@ -203,11 +205,39 @@ pin_project_lite::pin_project! {
     }
 }
 
-/// Runs `future` in `span` (see [`InSpan`]).
-pub(crate) fn in_span<F: Future>(future: F, span: tracing::Span) -> InSpan<F> {
+/// The OpenTelemetry context a request's span was made in directly (feature `otel`), current
+/// while its future is polled.
+#[cfg(feature = "otel")]
+pub(crate) type OtelContext = Option<opentelemetry::Context>;
+/// Nothing without the `otel` feature.
+#[cfg(not(feature = "otel"))]
+pub(crate) type OtelContext = NoContext;
+
+/// No OpenTelemetry context (the `otel` feature is off), and no guard of one.
+#[cfg(not(feature = "otel"))]
+#[derive(Clone, Copy)]
+pub(crate) struct NoContext;
+
+#[cfg(feature = "otel")]
+fn attach(context: &OtelContext) -> Option<opentelemetry::ContextGuard> {
+    context.as_ref().map(|context| context.clone().attach())
+}
+
+#[cfg(not(feature = "otel"))]
+fn attach(_: &OtelContext) -> NoContext {
+    NoContext
+}
+
+/// Runs `future` in `span`, and in `context` (see [`InSpan`]).
+pub(crate) fn in_span<F: Future>(
+    future: F,
+    span: tracing::Span,
+    context: OtelContext,
+) -> InSpan<F> {
     InSpan {
         future: Some(future),
         span,
+        context,
     }
 }
 
@@ -216,6 +246,7 @@ impl<F: Future> Future for InSpan<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let mut this = self.project();
+        let _attached = attach(this.context);
         let _entered = this.span.enter();
         // Not polled again once it has answered (it is awaited once).
         let Some(future) = this.future.as_mut().as_pin_mut() else {
@@ -234,7 +265,12 @@ pub(crate) fn carry_to_blocking<R>(
 ) -> impl FnOnce() -> R + Send + 'static {
     let span = tracing::Span::current();
     let peer = CLIENT_LOG.try_with(Arc::clone).ok();
+    #[cfg(feature = "otel")]
+    let context: OtelContext = Some(opentelemetry::Context::current());
+    #[cfg(not(feature = "otel"))]
+    let context: OtelContext = NoContext;
     move || {
+        let _attached = attach(&context);
         let _entered = span.enter();
         match peer {
             Some(peer) => CLIENT_LOG.sync_scope(peer, work),

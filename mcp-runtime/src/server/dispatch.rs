@@ -127,7 +127,8 @@ pub(crate) async fn handle_request(
         ))
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span).await
+    let context = otel_context(observation.as_deref());
+    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span, context).await
 }
 
 /// The span a request runs in, and its observation when the server has telemetry.
@@ -142,6 +143,17 @@ fn observe(core: &Core, arrival: &Arrival<'_>) -> (tracing::Span, Option<Box<dyn
             None,
         ),
     }
+}
+
+/// The OpenTelemetry context the request's handler runs in (feature `otel`).
+#[cfg(feature = "otel")]
+fn otel_context(observation: Option<&dyn Observation>) -> crate::trace::OtelContext {
+    observation.and_then(Observation::context)
+}
+
+#[cfg(not(feature = "otel"))]
+fn otel_context(_: Option<&dyn Observation>) -> crate::trace::OtelContext {
+    crate::trace::NoContext
 }
 
 /// A request's way to its answer, boxed: the future a guard runs.
@@ -249,7 +261,8 @@ pub(crate) async fn handle_stateless(
         ))
     };
     let routed = Box::pin(crate::trace::with_client_log(peer, routed));
-    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span).await
+    let context = otel_context(observation.as_deref());
+    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span, context).await
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,

@@ -60,4 +60,10 @@ pub(crate) trait Observation: Send {
     fn settled(&mut self, version: ProtocolVersion);
     /// The request was answered.
     fn finish(self: Box<Self>, status: &Status);
+    /// The OpenTelemetry context the request's handler runs in, when its span is made directly
+    /// on a tracer (feature `otel`): current while the request's future is polled.
+    #[cfg(feature = "otel")]
+    fn context(&self) -> Option<opentelemetry::Context> {
+        None
+    }
 }

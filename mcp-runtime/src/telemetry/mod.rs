@@ -75,9 +75,14 @@
 //! module. It may import the server's core, `trace`, `context`, `protocol` and `error`; only the
 //! transports (for `GET /metrics`) import it.
 
+#[cfg(feature = "otel")]
+mod events;
 mod metrics;
 #[cfg(feature = "otel")]
 pub(crate) mod otel;
+
+#[cfg(feature = "otel")]
+pub use self::events::{RequestEvents, request_events};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -101,12 +106,15 @@ use crate::server::{Core, McpService, Server, Transport};
 /// let server = Server::new("demo", "1.0.0").telemetry(Telemetry::new());
 /// # let _ = server;
 /// ```
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Telemetry {
     spans: bool,
     metrics: bool,
     /// The share of requests that get a span (1: all).
     ratio: f64,
+    /// The tracer request spans are made on directly (feature `otel`), if one is given.
+    #[cfg(feature = "otel")]
+    tracer: Option<Arc<opentelemetry::global::BoxedTracer>>,
 }
 
 impl Default for Telemetry {
@@ -122,7 +130,41 @@ impl Telemetry {
             spans: true,
             metrics: true,
             ratio: 1.0,
+            #[cfg(feature = "otel")]
+            tracer: None,
         }
+    }
+
+    /// Makes each request's span directly on `tracer` (an OpenTelemetry SDK tracer, such as
+    /// `provider.tracer("my-server")`), rather than as a `tracing` span that
+    /// `tracing-opentelemetry` turns into one: the same span, its name, kind, attributes,
+    /// status and parent, for about a third of the CPU (feature `otel`). The request's `tracing`
+    /// span stays, with its short fields, for logs and your own layers; it is made inside the
+    /// OpenTelemetry span's context, which is current while the handler runs, so the spans a
+    /// handler makes (through `tracing-opentelemetry` too) are children of the request's. Leave
+    /// the `mcp.request` span out of your `tracing-opentelemetry` layer
+    /// ([`exported_directly`]); taken by it, it is exported as well, as a child of the request's
+    /// span that holds the handler's events.
+    ///
+    /// ```
+    /// use mcp_runtime::telemetry::Telemetry;
+    /// use opentelemetry::trace::TracerProvider as _;
+    ///
+    /// // Your SDK's provider: `opentelemetry_sdk::trace::SdkTracerProvider::builder()...build()`.
+    /// let provider = opentelemetry::trace::noop::NoopTracerProvider::new();
+    /// let telemetry = Telemetry::new().tracer(provider.tracer("adder"));
+    /// # let _ = telemetry;
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn tracer<T>(mut self, tracer: T) -> Self
+    where
+        T: opentelemetry::trace::Tracer + Send + Sync + 'static,
+        T::Span: Send + Sync + 'static,
+    {
+        self.tracer = Some(Arc::new(opentelemetry::global::BoxedTracer::new(Box::new(
+            tracer,
+        ))));
+        self
     }
 
     /// Head sampling: the share of requests (0 to 1; 1, every request, by default) that get a
@@ -170,6 +212,9 @@ pub(crate) struct Observer {
     /// The trace context the spans of requests in flight keep.
     #[cfg(feature = "otel")]
     kept: Arc<otel::KeptContext>,
+    /// The tracer request spans are made on directly, when one was given.
+    #[cfg(feature = "otel")]
+    tracer: Option<Arc<opentelemetry::global::BoxedTracer>>,
 }
 
 /// A request being observed, until its answer.
@@ -181,11 +226,16 @@ pub(crate) struct Watch {
     /// What the span keeps of the client's trace context, counted until the request ends.
     #[cfg(feature = "otel")]
     _context: Option<otel::KeptCharge>,
+    /// The request's OpenTelemetry span, made directly on the tracer, in its context.
+    #[cfg(feature = "otel")]
+    direct: Option<opentelemetry::Context>,
 }
 
 impl Observer {
     pub(crate) fn new(telemetry: Telemetry) -> Self {
         Self {
+            #[cfg(feature = "otel")]
+            tracer: telemetry.tracer.filter(|_| telemetry.spans),
             spans: telemetry.spans,
             // 2^64 times the ratio, below which a random draw is sampled in.
             sample_below: (telemetry.ratio < 1.0).then(|| (telemetry.ratio * 2f64.powi(64)) as u64),
@@ -206,9 +256,14 @@ impl Observer {
             _ => None,
         };
         let target = target_of(request, name, arrival.registry);
-        // Whether a subscriber takes the span: with none, there is no span work at all.
-        let live =
-            self.spans && tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO);
+        // Whether a span is made: on the tracer given, or for a subscriber that takes it; with
+        // neither, there is no span work at all.
+        #[cfg(feature = "otel")]
+        let direct = self.tracer.is_some();
+        #[cfg(not(feature = "otel"))]
+        let direct = false;
+        let live = self.spans
+            && (direct || tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO));
         // `_meta` is looked up only for a span that may continue its client's trace.
         #[cfg(feature = "otel")]
         let meta = match live {
@@ -220,8 +275,39 @@ impl Observer {
         };
         #[cfg(not(feature = "otel"))]
         let meta = None;
+        let sampled = live && self.sampled(meta);
+        #[cfg(feature = "otel")]
+        if sampled && let Some(tracer) = &self.tracer {
+            let parent = meta.and_then(|meta| otel::client_context(meta, &self.kept));
+            let (parent, charge) = match parent {
+                Some((parent, charge)) => (parent, Some(charge)),
+                None => (opentelemetry::Context::current(), None),
+            };
+            let context = otel::request_span(tracer, arrival, name, target.as_ref(), parent);
+            // The `tracing` span, made inside the request's context: a `tracing-opentelemetry`
+            // layer that takes it makes it the request span's child.
+            let span = {
+                let _attached = context.clone().attach();
+                crate::trace::request_span(request, arrival.session)
+            };
+            let watch = Watch {
+                observer: Arc::clone(&self),
+                started: Instant::now(),
+                span: span.clone(),
+                labels: Operation {
+                    method,
+                    target,
+                    error: None,
+                    version: arrival.version,
+                    transport: arrival.transport,
+                },
+                _context: charge,
+                direct: Some(context),
+            };
+            return (span, watch);
+        }
         let span = match self.spans {
-            true if live && self.sampled(meta) => request_span(arrival, name, target.as_ref()),
+            true if sampled => request_span(arrival, name, target.as_ref()),
             // Sampled out: no span, and no span work.
             true => tracing::Span::none(),
             false => crate::trace::request_span(request, arrival.session),
@@ -244,6 +330,8 @@ impl Observer {
             },
             #[cfg(feature = "otel")]
             _context: context,
+            #[cfg(feature = "otel")]
+            direct: None,
         };
         (span, observation)
     }
@@ -279,9 +367,19 @@ impl Observer {
 impl Observation for Watch {
     fn settled(&mut self, version: ProtocolVersion) {
         self.labels.version = Some(version);
+        #[cfg(feature = "otel")]
+        if let Some(context) = &self.direct {
+            otel::settled(context, version);
+            return;
+        }
         if self.observer.spans && !self.span.is_disabled() {
             self.span.record("mcp.protocol.version", version.as_str());
         }
+    }
+
+    #[cfg(feature = "otel")]
+    fn context(&self) -> Option<opentelemetry::Context> {
+        self.direct.clone()
     }
 
     fn finish(mut self: Box<Self>, status: &Status) {
@@ -291,12 +389,27 @@ impl Observation for Watch {
             Status::ToolError => Some(ErrorType::ToolError),
             Status::Error(error) => Some(ErrorType::Code(error.code)),
         };
-        if self.observer.spans && !self.span.is_disabled() {
+        #[cfg(feature = "otel")]
+        if let Some(context) = self.direct.take() {
+            otel::end(&context, status);
+        }
+        if self.observer.spans && !self.span.is_disabled() && !self.direct_span() {
             record_answer(&self.span, status);
         }
         if let Some(metrics) = &self.observer.metrics {
             metrics.operation(&self.labels, lasted);
         }
+    }
+}
+
+impl Watch {
+    /// Whether the request's OpenTelemetry span is made directly (its `tracing` span then has
+    /// the short fields).
+    fn direct_span(&self) -> bool {
+        #[cfg(feature = "otel")]
+        return self.observer.tracer.is_some();
+        #[cfg(not(feature = "otel"))]
+        false
     }
 }
 
@@ -336,6 +449,28 @@ impl Observe for Observer {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// Whether `metadata` is the request's `mcp.request` span, which a server whose telemetry has a
+/// [`tracer`](Telemetry::tracer) exports itself: leave it out of a `tracing-opentelemetry`
+/// layer, which would export it a second time, as a child of the request's span.
+///
+/// ```
+/// use mcp_runtime::telemetry::exported_directly;
+/// use tracing_subscriber::filter::filter_fn;
+/// use tracing_subscriber::Layer as _;
+///
+/// # fn layer<S>(layer: impl tracing_subscriber::Layer<S>) -> impl tracing_subscriber::Layer<S>
+/// # where S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span> {
+/// // `layer` is your `tracing_opentelemetry::layer().with_tracer(..)`.
+/// layer.with_filter(filter_fn(|metadata| !exported_directly(metadata)))
+/// # }
+/// ```
+#[cfg(feature = "otel")]
+pub fn exported_directly(metadata: &tracing::Metadata<'_>) -> bool {
+    metadata.is_span()
+        && metadata.name() == "mcp.request"
+        && metadata.target() == "mcp_runtime::request"
 }
 
 /// A random number for head sampling: xorshift64* per thread, seeded from the operating

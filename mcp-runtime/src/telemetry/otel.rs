@@ -1,15 +1,21 @@
 //! The `otel` feature: trace context through `params._meta` and the metrics on the global meter
 //! provider.
 
+use std::borrow::Cow;
+
+use opentelemetry::global::BoxedTracer;
 use opentelemetry::metrics::Histogram;
 use opentelemetry::propagation::{Extractor, Injector};
-use opentelemetry::{KeyValue, global};
+use opentelemetry::trace::{SpanKind, TraceContextExt as _, Tracer as _};
+use opentelemetry::{Context, KeyValue, StringValue, global};
 use serde_json::{Map, Value};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::metrics::{BOUNDARIES, ErrorType, Operation, SessionLabels};
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{Method, ProtocolVersion, RequestId, echo};
 use crate::server::Transport;
+use crate::server::exchange::Status;
+use crate::server::observe::Arrival;
 
 /// The trace-context members of `params._meta` a propagator may read, each within the size its
 /// W3C specification gives; anything longer (or with more members) is ignored whole, before the
@@ -180,18 +186,120 @@ pub(crate) fn continue_trace(
     meta: &Map<String, Value>,
     kept: &std::sync::Arc<KeptContext>,
 ) -> Option<KeptCharge> {
+    let (context, charge) = client_context(meta, kept)?;
+    let _ = span.set_parent(context);
+    Some(charge)
+}
+
+/// The trace context a request's `_meta` carries (within the sizes of [`TRACE_FIELDS`]), as
+/// the global text-map propagator reads it, when what a span keeps of it fits in `kept`.
+pub(crate) fn client_context(
+    meta: &Map<String, Value>,
+    kept: &std::sync::Arc<KeptContext>,
+) -> Option<(Context, KeptCharge)> {
     let extractor = MetaExtractor::new(meta);
     extractor.fields[0]?;
     let charge = kept.take(extractor.kept())?;
     let context = global::get_text_map_propagator(|p| p.extract(&extractor));
-    let _ = span.set_parent(context);
-    Some(charge)
+    Some((context, charge))
+}
+
+/// The request's `SERVER` span made directly on `tracer`, child of `parent`, with the
+/// conventions' name and attributes (as [`request_span`](super::request_span) gives the
+/// `tracing` span): the context it is current in.
+pub(crate) fn request_span(
+    tracer: &BoxedTracer,
+    arrival: &Arrival<'_>,
+    name: Option<&str>,
+    target: Option<&(&'static str, std::sync::Arc<str>)>,
+    parent: Context,
+) -> Context {
+    let request = arrival.request;
+    // Text the client wrote is cut as messages cut it; a known method is the table's own text.
+    let method: Cow<'static, str> = match Method::parse(&request.method) {
+        Some(known) => Cow::Borrowed(known.name()),
+        None => Cow::Owned(echo(&request.method).into_owned()),
+    };
+    let mut attributes = Vec::with_capacity(12);
+    attributes.push(KeyValue::new("mcp.method.name", method.clone()));
+    // A served tool or prompt is named by the registry's own text, shared, not copied.
+    let named = || -> Option<StringValue> {
+        match target {
+            Some((_, served)) => Some(std::sync::Arc::clone(served).into()),
+            None => name.map(|name| echo(name).into_owned().into()),
+        }
+    };
+    match method.as_ref() {
+        "tools/call" => {
+            if let Some(tool) = named() {
+                attributes.push(KeyValue::new("gen_ai.tool.name", tool));
+                attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            }
+        }
+        "prompts/get" => {
+            if let Some(prompt) = named() {
+                attributes.push(KeyValue::new("gen_ai.prompt.name", prompt));
+            }
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            if let Some(uri) = request.params.get("uri").and_then(Value::as_str) {
+                attributes.push(KeyValue::new("mcp.resource.uri", echo(uri).into_owned()));
+            }
+        }
+        _ => {}
+    }
+    // A 2026-07-28 request has no session, even on a stdio connection that has a name.
+    if let Some(session) = arrival
+        .session
+        .filter(|_| arrival.version.is_none_or(|v| v.has_handshake()))
+    {
+        attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
+    }
+    if let Some(version) = arrival.version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+    }
+    let id = match &request.id {
+        RequestId::Number(n) => n.to_string(),
+        RequestId::String(s) => echo(s).into_owned(),
+    };
+    attributes.push(KeyValue::new("jsonrpc.request.id", id));
+    attributes.push(KeyValue::new(
+        "network.transport",
+        arrival.transport.network_transport(),
+    ));
+    if arrival.transport != Transport::Stdio {
+        attributes.push(KeyValue::new("network.protocol.name", "http"));
+    }
+    if let Some(peer) = arrival.peer {
+        attributes.push(KeyValue::new("client.address", peer.ip().to_string()));
+        // A client named by a trusted proxy's header has no port (0).
+        if peer.port() != 0 {
+            attributes.push(KeyValue::new("client.port", i64::from(peer.port())));
+        }
+    }
+    // `{mcp.method.name} {target}` for a served tool or prompt, else the method alone.
+    let span_name = match target {
+        Some((_, served)) => Cow::Owned([method.as_ref(), " ", served].concat()),
+        None => method,
+    };
+    let span = tracer
+        .span_builder(span_name)
+        .with_kind(SpanKind::Server)
+        .with_attributes(attributes)
+        .start_with_context(tracer, &parent);
+    parent.with_span(span)
 }
 
 /// Writes `span`'s context into `meta` (`traceparent`, `tracestate`), for a request the server
 /// sends its client.
 pub(crate) fn carry_trace(span: &tracing::Span, meta: &mut Map<String, Value>) {
     let context = span.context();
+    // A span no `tracing-opentelemetry` layer took has no OpenTelemetry context of its own: the
+    // request's, made directly on a tracer and current while its handler runs, goes out instead.
+    let context = match context.span().span_context().is_valid() {
+        true => context,
+        false => Context::current(),
+    };
     global::get_text_map_propagator(|p| p.inject_context(&context, &mut MetaInjector(meta)));
 }
 
@@ -259,6 +367,36 @@ fn common(attributes: &mut Vec<KeyValue>, version: Option<ProtocolVersion>, tran
     if transport != Transport::Stdio {
         attributes.push(KeyValue::new("network.protocol.name", "http"));
     }
+}
+
+/// `initialize` settled the revision of a request whose span was made directly.
+pub(crate) fn settled(context: &Context, version: ProtocolVersion) {
+    context
+        .span()
+        .set_attribute(KeyValue::new("mcp.protocol.version", version.as_str()));
+}
+
+/// Ends a span made directly, with the answer's outcome: `error.type` and the status `ERROR`
+/// for an error or a tool error, and `rpc.response.status_code` and the error's message for a
+/// JSON-RPC error.
+pub(crate) fn end(context: &Context, status: &Status) {
+    let span = context.span();
+    match status {
+        Status::Ok => {}
+        Status::ToolError => {
+            span.set_attribute(KeyValue::new("error.type", "tool_error"));
+            span.set_status(opentelemetry::trace::Status::error(""));
+        }
+        Status::Error(error) => {
+            let code = error.code.to_string();
+            span.set_attribute(KeyValue::new("error.type", code.clone()));
+            span.set_attribute(KeyValue::new("rpc.response.status_code", code));
+            span.set_status(opentelemetry::trace::Status::error(
+                error.message.to_string(),
+            ));
+        }
+    }
+    span.end();
 }
 
 #[cfg(test)]
