@@ -14,9 +14,11 @@
 #   then 5,000 calls on a new connection (its handshake included) and a dump; the total over
 #   5,000. The callgrind files stay in OUT_DIR for `callgrind_annotate`.
 # - --layers: bench-layers' stdio server with no layer, metrics only, telemetry (spans and
-#   metrics) and telemetry with every request sampled out, one call at a time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own
-#   cost of one span with a `tools/call` span's attributes (10,000 and 60,000 spans; the
-#   difference over 50,000).
+#   metrics, the request span made on the tracer), telemetry with every request sampled out, and
+#   telemetry with the request span made by `tracing-opentelemetry` (layered), one call at a
+#   time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own cost of one span with
+#   a `tools/call` span's attributes and one histogram record with its attributes (10,000 and
+#   60,000 of each; the difference over 50,000).
 # valgrind is installed with apt-get when missing (Debian's package); bench-runner is built.
 set -euo pipefail
 layers=
@@ -88,7 +90,7 @@ if [ -n "$layers" ]; then
         cargo build --release --quiet -p bench-layers
         binary=$PWD/target/release/bench-layers
     fi
-    for mode in stdio-none stdio-metrics stdio-telemetry stdio-sampled; do
+    for mode in stdio-none stdio-metrics stdio-telemetry stdio-sampled stdio-layered; do
         stdio 1 "$mode"
     done
     ir=()
@@ -97,7 +99,7 @@ if [ -n "$layers" ]; then
             "$binary" otel-floor "$spans" 2>/dev/null
         ir+=("$(total "$out/otel-floor-$spans.out")")
     done
-    echo "the SDK alone: $(( (ir[1] - ir[0]) / 50000 )) instructions per span"
+    echo "the SDK alone: $(( (ir[1] - ir[0]) / 50000 )) instructions per span and histogram record"
     echo "callgrind files in $out"
     exit 0
 fi

@@ -7,13 +7,14 @@
 
 // ANCHOR: otlp
 use mcp_runtime::prelude::*;
-use mcp_runtime::telemetry::Telemetry;
+use mcp_runtime::telemetry::{Telemetry, exported_directly, request_events};
 use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::prelude::*;
 
 /// Add two integers.
@@ -64,20 +65,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with(tracing_subscriber::filter::LevelFilter::INFO)
         // Logs on stderr (stdout carries the protocol on stdio).
         .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        // Spans (and the events inside them) to OpenTelemetry.
+        // The spans handlers make (and the events inside them) to OpenTelemetry; not the
+        // request's own span, which the server makes on the tracer itself.
         .with(
             tracing_opentelemetry::layer()
-                // Not the conventions' attributes, and a few µs a request: source location,
+                // Not the conventions' attributes, and a few µs a span: source location,
                 // thread, the `tracing` target, busy and idle time.
                 .with_location(false)
                 .with_threads(false)
                 .with_target(false)
                 .with_tracked_inactivity(false)
-                .with_tracer(tracer_provider.tracer("adder")),
+                .with_tracer(tracer_provider.tracer("adder"))
+                .with_filter(filter_fn(|metadata| !exported_directly(metadata))),
         )
+        // The events a handler emits outside spans of its own, on its request's span.
+        .with(request_events())
         .init();
 
-    let server = Server::builder().tool(add).telemetry(Telemetry::new());
+    // Request spans made on the tracer directly, by the conventions.
+    let telemetry = Telemetry::new().tracer(tracer_provider.tracer("adder"));
+    let server = Server::builder().tool(add).telemetry(telemetry);
     let port = std::env::args()
         .skip_while(|a| a != "--port")
         .nth(1)

@@ -8,10 +8,13 @@
 //! - `metrics`: `Server::telemetry` with no `tracing` subscriber, so metrics only;
 //! - `sampled`: as `telemetry`, with head sampling at 0 (`Telemetry::sample_ratio(0.0)`), so
 //!   every request is sampled out: what a request costs that gets no span;
-//! - `telemetry`: `Server::telemetry` with spans exported through `tracing-opentelemetry` to an
-//!   SDK tracer (batch processor, an exporter that drops them), set up as the README's OTLP
-//!   example is (without `tracing-opentelemetry`'s own extra attributes), and the metrics kept
-//!   by the server and recorded on an SDK meter provider;
+//! - `telemetry`: `Server::telemetry` with request spans made on an SDK tracer
+//!   (`Telemetry::tracer`; batch processor, an exporter that drops them) and a
+//!   `tracing-opentelemetry` layer that leaves them out (`exported_directly`), with
+//!   `request_events`, set up as the guide's OTLP example is, and the metrics kept by the server and recorded on an SDK meter
+//!   provider;
+//! - `layered` (for `bench/callgrind.sh --layers`): the same with the request span made by
+//!   `tracing-opentelemetry` from the `tracing` span instead;
 //! - `otel-floor N` (not a server): see [`otel_floor`].
 
 use mcp_runtime::middleware::{self, McpRequest, McpResponse, Next, RateLimitLayer};
@@ -81,7 +84,8 @@ async fn pass(request: McpRequest, next: Next) -> McpResponse {
 
 /// `otel-floor N`: N spans made directly with the OpenTelemetry API on the same SDK pipeline
 /// (batch processor, an exporter that drops them), each with what a `tools/call` span carries
-/// on stdio: what the SDK itself costs a span, under `bench/callgrind.sh`'s method (the
+/// on stdio, and as many records of a histogram with its attributes: what the SDK itself costs
+/// a request's span and metric, under `bench/callgrind.sh`'s method (the
 /// difference between two counts over the difference in spans), beside what the `telemetry`
 /// variant costs a request.
 fn otel_floor(spans: u64) {
@@ -103,6 +107,13 @@ fn otel_floor(spans: u64) {
         .with_span_processor(processor)
         .build();
     let tracer = provider.tracer("bench");
+    // One histogram record a request, with its attributes, on an SDK meter provider.
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_periodic_exporter(opentelemetry_sdk::metrics::InMemoryMetricExporter::default())
+        .build();
+    let histogram = opentelemetry::metrics::MeterProvider::meter(&meters, "bench")
+        .f64_histogram("mcp.server.operation.duration")
+        .build();
     for id in 0..spans {
         let mut span = tracer
             .span_builder(String::from("tools/call add"))
@@ -118,8 +129,19 @@ fn otel_floor(spans: u64) {
             ])
             .start(&tracer);
         span.end();
+        histogram.record(
+            0.001,
+            &[
+                KeyValue::new("mcp.method.name", "tools/call"),
+                KeyValue::new("gen_ai.tool.name", "add"),
+                KeyValue::new("gen_ai.operation.name", "execute_tool"),
+                KeyValue::new("mcp.protocol.version", "2025-11-25"),
+                KeyValue::new("network.transport", "pipe"),
+            ],
+        );
     }
     let _ = provider.shutdown();
+    let _ = meters.shutdown();
 }
 
 #[tokio::main]
@@ -145,10 +167,13 @@ async fn main() -> mcp_runtime::Result<()> {
             opentelemetry::global::set_meter_provider(meters);
             server.telemetry(Telemetry::new())
         }
-        "telemetry" | "sampled" => {
+        "telemetry" | "sampled" | "layered" => {
             let tracer = opentelemetry_sdk::trace::SdkTracerProvider::builder()
                 .with_batch_exporter(opentelemetry_sdk::testing::trace::NoopSpanExporter::new())
                 .build();
+            // `layered` leaves the request span to `tracing-opentelemetry`; the others make it on
+            // the tracer and leave it out of the layer, as the guide sets it up.
+            let direct = variant != "layered";
             tracing_subscriber::registry()
                 .with(
                     tracing_opentelemetry::layer()
@@ -156,8 +181,12 @@ async fn main() -> mcp_runtime::Result<()> {
                         .with_threads(false)
                         .with_target(false)
                         .with_tracked_inactivity(false)
-                        .with_tracer(tracer.tracer("bench")),
+                        .with_tracer(tracer.tracer("bench"))
+                        .with_filter(tracing_subscriber::filter::filter_fn(move |metadata| {
+                            !(direct && mcp_runtime::telemetry::exported_directly(metadata))
+                        })),
                 )
+                .with(direct.then(mcp_runtime::telemetry::request_events))
                 .init();
             let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
                 .with_periodic_exporter(
@@ -166,7 +195,11 @@ async fn main() -> mcp_runtime::Result<()> {
                 .build();
             opentelemetry::global::set_meter_provider(meters);
             let ratio = if variant == "sampled" { 0.0 } else { 1.0 };
-            server.telemetry(Telemetry::new().sample_ratio(ratio))
+            let telemetry = Telemetry::new().sample_ratio(ratio);
+            server.telemetry(match variant {
+                "layered" => telemetry,
+                _ => telemetry.tracer(tracer.tracer("mcp")),
+            })
         }
         _ => server,
     };

@@ -6,24 +6,45 @@
 use opentelemetry::trace::TraceContextExt as _;
 use opentelemetry::{Key, KeyValue, Value};
 use tracing::field::{Field, Visit};
-use tracing::{Event, Subscriber};
-use tracing_subscriber::layer::{Context, Layer};
+use tracing::subscriber::Interest;
+use tracing::{Event, Metadata, Subscriber};
+use tracing_subscriber::filter::Filtered;
+use tracing_subscriber::layer::{Context, Filter, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
 use super::exported_directly;
 
-/// A `tracing` layer that records the events emitted directly in a request's `mcp.request`
-/// span (a handler's `tracing::info!`, outside any span of its own) as events of the request's
-/// OpenTelemetry span, when [`Telemetry::tracer`](super::Telemetry::tracer) makes that span and
-/// the `mcp.request` span is left out of `tracing-opentelemetry` ([`exported_directly`]): the
-/// events `tracing-opentelemetry` would have put on it. An event's name is its message, its
-/// fields are its attributes, with `level` and `target` as `tracing-opentelemetry` writes them;
-/// events inside a handler's own spans are left to `tracing-opentelemetry`, which puts them on
-/// those spans. Install it beside that layer; see [`request_events`].
+/// A `tracing` layer that records the events a handler emits outside any span of its own (its
+/// `tracing::info!`) as events of its request's OpenTelemetry span, when
+/// [`Telemetry::tracer`](super::Telemetry::tracer) makes that span (current while the handler
+/// runs) and the `mcp.request` span is left out of `tracing-opentelemetry`
+/// ([`exported_directly`]): the events `tracing-opentelemetry` would have put on the request's
+/// span. An event's name is its message, its fields are its attributes, with `level` and
+/// `target` as `tracing-opentelemetry` writes them; an event inside one of the handler's spans
+/// is left to `tracing-opentelemetry`, which puts it on that span. It takes no span itself, so
+/// a subscriber with no other layer that takes `mcp.request` (`fmt`, say) makes none. Install
+/// it beside that layer; see [`request_events`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RequestEvents;
 
-/// The [`RequestEvents`] layer.
+/// What [`RequestEvents`] takes: everything but the `mcp.request` span.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotRequestSpan;
+
+impl<S> Filter<S> for NotRequestSpan {
+    fn enabled(&self, metadata: &Metadata<'_>, _: &Context<'_, S>) -> bool {
+        !exported_directly(metadata)
+    }
+
+    fn callsite_enabled(&self, metadata: &'static Metadata<'static>) -> Interest {
+        match exported_directly(metadata) {
+            true => Interest::never(),
+            false => Interest::always(),
+        }
+    }
+}
+
+/// The [`RequestEvents`] layer, which takes no `mcp.request` span ([`NotRequestSpan`]).
 ///
 /// ```
 /// use mcp_runtime::telemetry::{exported_directly, request_events};
@@ -39,8 +60,11 @@ pub struct RequestEvents;
 ///     .init();
 /// # }
 /// ```
-pub fn request_events() -> RequestEvents {
-    RequestEvents
+pub fn request_events<S>() -> Filtered<RequestEvents, NotRequestSpan, S>
+where
+    S: Subscriber + for<'span> LookupSpan<'span>,
+{
+    RequestEvents.with_filter(NotRequestSpan)
 }
 
 impl<S> Layer<S> for RequestEvents
@@ -48,10 +72,8 @@ where
     S: Subscriber + for<'span> LookupSpan<'span>,
 {
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
-        let Some(span) = ctx.event_span(event) else {
-            return;
-        };
-        if !exported_directly(span.metadata()) {
+        // An event in a span this layer takes (a handler's own) is `tracing-opentelemetry`'s.
+        if ctx.event_span(event).is_some() {
             return;
         }
         // The request's span is current while its handler runs (the server attaches it).

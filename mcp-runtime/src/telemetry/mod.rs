@@ -82,7 +82,7 @@ mod metrics;
 pub(crate) mod otel;
 
 #[cfg(feature = "otel")]
-pub use self::events::{RequestEvents, request_events};
+pub use self::events::{NotRequestSpan, RequestEvents, request_events};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
