@@ -8,13 +8,22 @@
 //!
 //! # Spans
 //!
-//! Each request's `mcp.request` span (see [`trace`](crate::trace)) carries the conventions'
-//! fields in place of its own short ones (`mcp.method.name` for `method`, `jsonrpc.request.id`
-//! for `id`, `gen_ai.tool.name` for `tool`, `gen_ai.prompt.name` for `prompt`,
-//! `mcp.resource.uri` for `uri`, `mcp.session.id` for `session`: each thing named once, since
-//! every field is an attribute to export), which `tracing-opentelemetry` turns into a span named
-//! `{mcp.method.name} {target}` (`tools/call add`; the method alone when there is no served tool
-//! or prompt to name), of kind `SERVER`:
+//! Each request gets a span named `{mcp.method.name} {target}` (`tools/call add`; the method
+//! alone when there is no served tool or prompt to name), of kind `SERVER`, made one of two
+//! ways:
+//!
+//! - on the tracer [`Telemetry::tracer`] gives (feature `otel`), with the OpenTelemetry API,
+//!   its context current while the handler runs; the request's `mcp.request` `tracing` span
+//!   (see [`trace`](crate::trace)) keeps its short fields for logs, and is left out of a
+//!   `tracing-opentelemetry` layer with [`exported_directly`]; [`request_events`] puts the
+//!   events a handler emits outside spans of its own on the request's span;
+//! - or by `tracing-opentelemetry` from the `mcp.request` span, which then carries the
+//!   conventions' fields in place of its own short ones (`mcp.method.name` for `method`,
+//!   `jsonrpc.request.id` for `id`, `gen_ai.tool.name` for `tool`, `gen_ai.prompt.name` for
+//!   `prompt`, `mcp.resource.uri` for `uri`, `mcp.session.id` for `session`: each thing named
+//!   once, since every field is an attribute to export).
+//!
+//! Either way the span has these attributes:
 //!
 //! | attribute | value |
 //! |---|---|
