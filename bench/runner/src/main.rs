@@ -24,14 +24,7 @@ pub const LAYERS: (&str, &str) = ("layers", "bench-layers");
 /// The variants of bench-layers' request path: no layer, an empty layer, the rate limiter,
 /// telemetry's metrics alone, telemetry (spans and metrics), telemetry with every request
 /// sampled out.
-pub const LAYER_VARIANTS: [&str; 6] = [
-    "none",
-    "empty",
-    "rate",
-    "metrics",
-    "telemetry",
-    "sampled",
-];
+pub const LAYER_VARIANTS: [&str; 6] = ["none", "empty", "rate", "metrics", "telemetry", "sampled"];
 
 pub const SERVERS: [(&str, &str); 3] = [
     ("ours", "bench-ours"),
@@ -514,12 +507,74 @@ async fn main() {
             results.push(LAYERS.0, rep, metrics);
         }
     }
+    // The telemetry rows' instructions a request, counted by callgrind (which other work on
+    // the machine does not move), in a full run that drove bench-layers.
+    if !config.quick
+        && config.servers.iter().any(|s| s == "ours")
+        && let Some(binary) = binaries.get(LAYERS.0)
+    {
+        eprintln!("counting the telemetry rows' instructions (bench/callgrind.sh --layers)...");
+        match callgrind_layers(&dir, binary) {
+            Ok(counts) => {
+                for (key, value) in counts {
+                    results.set_once(LAYERS.0, &key, value);
+                }
+            }
+            Err(message) => eprintln!("  callgrind failed: {message}"),
+        }
+    }
     match results.write(&dir) {
         Ok(table) => println!("{table}"),
         Err(error) => {
             eprintln!("bench-runner: writing the results: {error}");
             std::process::exit(1);
         }
+    }
+}
+
+/// `bench/callgrind.sh --layers` on `binary`: instructions a request by bench-layers mode
+/// (`ir_none`, `ir_metrics`, ...) and the SDK's own for a span and a histogram record
+/// (`ir_sdk_floor`).
+fn callgrind_layers(dir: &Path, binary: &Path) -> Result<Vec<(String, f64)>, String> {
+    let out = std::env::temp_dir().join(format!("bench-callgrind-{}", std::process::id()));
+    let output = std::process::Command::new(dir.join("callgrind.sh"))
+        .arg("--layers")
+        .arg(&out)
+        .arg(binary)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&out);
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut counts = Vec::new();
+    for line in text.lines() {
+        let number = |after: &str| {
+            line.split_once(after)?
+                .1
+                .split_whitespace()
+                .next()?
+                .parse::<f64>()
+                .ok()
+        };
+        // `stdio (stdio-metrics), 1 in flight: 25689 instructions per request`
+        if let Some(mode) = line
+            .strip_prefix("stdio (stdio-")
+            .and_then(|rest| rest.split_once(')'))
+            .map(|(mode, _)| mode)
+            && let Some(value) = number("in flight: ")
+        {
+            counts.push((format!("ir_{mode}"), value));
+        } else if line.starts_with("the SDK alone: ")
+            && let Some(value) = number("the SDK alone: ")
+        {
+            counts.push(("ir_sdk_floor".to_owned(), value));
+        }
+    }
+    match counts.is_empty() {
+        true => Err(format!("no counts in: {text}")),
+        false => Ok(counts),
     }
 }
 

@@ -27,6 +27,18 @@ const LAYER_LABELS: [&str; 6] = [
     "telemetry, sampled out",
 ];
 
+/// bench-layers' modes `bench/callgrind.sh --layers` counts, with their labels.
+const IR_MODES: [(&str, &str); 5] = [
+    ("none", "no layer"),
+    ("metrics", "metrics only"),
+    ("telemetry", "spans (made on the tracer) and metrics"),
+    ("sampled", "spans and metrics, every request sampled out"),
+    (
+        "layered",
+        "spans (through `tracing-opentelemetry`) and metrics",
+    ),
+];
+
 /// A row of the table: metric key, label, unit, and whether higher is better.
 const ROWS: &[(&str, &str, &str, bool)] = &[
     (
@@ -675,6 +687,53 @@ impl Results {
                 );
             }
             let _ = writeln!(out);
+        }
+        let ir = |mode: &str| self.median(LAYERS.0, &format!("ir_{mode}"));
+        if !ir("none").is_nan() {
+            let _ = writeln!(
+                out,
+                "\nInstructions a request under callgrind (`bench/callgrind.sh --layers`: stdio, \
+                 one call at a time, the difference of 2,000 and 12,000 calls over 10,000), and \
+                 the OpenTelemetry SDK's own cost of one `tools/call` span and one histogram \
+                 record with their attributes (`bench-layers otel-floor`):\n"
+            );
+            let _ = writeln!(
+                out,
+                "| bench-layers mode | instructions a request | over no layer |"
+            );
+            let _ = writeln!(out, "|---|---:|---:|");
+            let none = ir("none");
+            for (mode, label) in IR_MODES {
+                let value = ir(mode);
+                if value.is_nan() {
+                    continue;
+                }
+                let added = match mode {
+                    "none" => "–".to_owned(),
+                    _ => format!("{:+.0}", value - none),
+                };
+                let _ = writeln!(out, "| {label} | {value:.0} | {added} |");
+            }
+            let floor = ir("sdk_floor");
+            let _ = writeln!(
+                out,
+                "| the SDK alone: a span and a histogram record | | {floor:.0} |"
+            );
+            let spans = ir("telemetry") - none;
+            let metrics = ir("metrics") - none;
+            let _ = writeln!(
+                out,
+                "\n| target (issue 41) | figure | met |\n|---|---:|:---:|\n\
+                 | metrics alone: added instructions ≤ 1,000 | {metrics:.0} | {} |\n\
+                 | spans and metrics: added instructions ≤ 1.25x the SDK's own | {:.2} | {} |",
+                if metrics <= 1_000.0 { "yes" } else { "**no**" },
+                spans / floor,
+                if spans <= 1.25 * floor {
+                    "yes"
+                } else {
+                    "**no**"
+                },
+            );
         }
         let _ = writeln!(out, "\n| target (issue 28) | figure | met |");
         let _ = writeln!(out, "|---|---:|:---:|");
