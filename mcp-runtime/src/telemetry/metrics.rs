@@ -181,21 +181,18 @@ impl<L: LabelSet> Histogram<L> {
     }
 
     fn observe(&self, labels: &L, duration: Duration) {
-        let cell = {
-            let mut map = self.cells.lock().unwrap_or_else(|e| e.into_inner());
-            match map.get(labels) {
-                Some(cell) => Some(Arc::clone(cell)),
-                None if map.len() < MAX_SERIES => {
-                    let cell = Arc::new(self.cell(labels));
-                    map.insert(labels.clone(), Arc::clone(&cell));
-                    Some(cell)
-                }
-                None => None,
-            }
-        };
-        match cell {
-            Some(cell) => cell.observe(duration),
-            None => self.overflow.observe(duration),
+        // Counted under the lock (a few atomic adds): no reference to the cell taken and given
+        // back per observation.
+        let mut map = self.cells.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(cell) = map.get(labels) {
+            cell.observe(duration);
+        } else if map.len() < MAX_SERIES {
+            let cell = Arc::new(self.cell(labels));
+            cell.observe(duration);
+            map.insert(labels.clone(), cell);
+        } else {
+            drop(map);
+            self.overflow.observe(duration);
         }
     }
 

@@ -259,12 +259,6 @@ impl Observer {
     fn start_watch(self: Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Watch) {
         let request = arrival.request;
         let method = method_label(&request.method);
-        // The name a `tools/call` or `prompts/get` gives, looked up once for span and label.
-        let name = match request.method.as_str() {
-            "tools/call" | "prompts/get" => request.params.get("name").and_then(Value::as_str),
-            _ => None,
-        };
-        let target = target_of(request, name, arrival.registry);
         // Whether a span is made: on the tracer given, or for a subscriber that takes it; with
         // neither, there is no span work at all.
         #[cfg(feature = "otel")]
@@ -273,17 +267,16 @@ impl Observer {
         let direct = false;
         let live = self.spans
             && (direct || tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO));
-        // `_meta` is looked up only for a span that may continue its client's trace.
-        #[cfg(feature = "otel")]
-        let meta = match live {
-            true => match request.params.get("_meta") {
-                Some(Value::Object(meta)) => Some(meta),
-                _ => None,
-            },
-            false => None,
+        // The name a `tools/call` or `prompts/get` gives, for span and label, and `_meta`, only
+        // for a span that may continue its client's trace.
+        let named = matches!(request.method.as_str(), "tools/call" | "prompts/get");
+        let (name, meta) = match named || (live && cfg!(feature = "otel")) {
+            true => name_and_meta(&request.params),
+            false => (None, None),
         };
-        #[cfg(not(feature = "otel"))]
-        let meta = None;
+        let name = name.filter(|_| named);
+        let meta = meta.filter(|_| live);
+        let target = target_of(request, name, arrival.registry);
         let sampled = live && self.sampled(meta);
         #[cfg(feature = "otel")]
         if sampled && let Some(tracer) = &self.tracer {
@@ -532,6 +525,23 @@ impl McpService {
     pub fn metrics_text(&self) -> Option<String> {
         metrics_of(&self.core).map(Metrics::render)
     }
+}
+
+/// A request's `name` (a string) and `_meta` (an object), in one pass over its params: taking
+/// each by name would hash it (serde_json's map uses SipHash), which costs more than comparing
+/// the few keys a request has.
+fn name_and_meta(
+    params: &serde_json::Map<String, Value>,
+) -> (Option<&str>, Option<&serde_json::Map<String, Value>>) {
+    let (mut name, mut meta) = (None, None);
+    for (key, value) in params {
+        match (key.as_str(), value) {
+            ("name", Value::String(text)) => name = Some(text.as_str()),
+            ("_meta", Value::Object(members)) => meta = Some(members),
+            _ => {}
+        }
+    }
+    (name, meta)
 }
 
 /// The method's name as a label: one the server knows (the method table's), so that a label
