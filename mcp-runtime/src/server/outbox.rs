@@ -383,7 +383,6 @@ impl<T: Weigh> Queue<T> {
     }
 
     /// Whether the receiver is gone or the queue overflowed: nothing sent now is delivered.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.is_closed() || self.shared.overflowed.load(Ordering::Acquire)
     }

@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 
 use crate::error::Result;
 use crate::protocol::{
-    ErrorObject, Incoming, Line, Message, Outgoing, id_in_prefix, read_line, scan,
+    ErrorObject, Incoming, Line, Message, Outgoing, buffered_line, id_in_prefix, read_line, scan,
 };
 use crate::server::{
     Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
@@ -140,6 +140,17 @@ where
                 () = sink.drained() => {}
                 () = sink.closed() => break Ok(()),
             }
+        }
+        // A line already read whole is handled at once; the writer's end is checked as the
+        // wait below would.
+        if buffered_line(&mut reader, &mut line, max) {
+            if sink.is_closed() {
+                break Ok(());
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                inbox.receive(&session, &line, &sink);
+            }
+            continue;
         }
         let read = tokio::select! {
             read = read_line(&mut reader, &mut line, max) => read,
