@@ -41,7 +41,7 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
                 (_, false) => Line::Complete,
             });
         }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
             Some(newline) => (&available[..newline], Some(newline + 1)),
             None => (available, None),
         };
@@ -85,7 +85,7 @@ pub(crate) fn buffered_line<R: tokio::io::AsyncRead + Unpin>(
     max: usize,
 ) -> bool {
     let available = reader.buffer();
-    let Some(newline) = available.iter().position(|&b| b == b'\n') else {
+    let Some(newline) = memchr::memchr(b'\n', available) else {
         return false;
     };
     if newline > max {
