@@ -21,7 +21,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
 use tokio::sync::mpsc;
 
 use crate::error::Result;
@@ -426,11 +426,11 @@ enum Writer {
 /// waits instead of deadlocking.
 fn write_stdout(mut outbox: Outbox) -> io::Result<()> {
     let stdout = std::io::stdout();
-    let mut burst = Vec::with_capacity(64 * 1024);
+    let mut burst = Vec::with_capacity(BURST);
     while let Some(message) = outbox.blocking_recv() {
         burst.clear();
         push_line(&mut burst, &message);
-        while burst.len() < 64 * 1024 {
+        while burst.len() < BURST {
             match outbox.try_recv() {
                 Some(message) => push_line(&mut burst, &message),
                 None => break,
@@ -443,6 +443,9 @@ fn write_stdout(mut outbox: Outbox) -> io::Result<()> {
     Ok(())
 }
 
+/// How many bytes of replies are written at once.
+const BURST: usize = 64 * 1024;
+
 fn push_line(burst: &mut Vec<u8>, message: &Outgoing) {
     // `CloseStream` asks an HTTP stream to disconnect; stdio has nothing to do.
     if let Some(message) = message.bytes() {
@@ -451,26 +454,26 @@ fn push_line(burst: &mut Vec<u8>, message: &Outgoing) {
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut outbox: Outbox) -> io::Result<()> {
-    let mut writer = BufWriter::with_capacity(64 * 1024, writer);
+/// Writes every reply to `writer`, one burst at a time, until every sender is gone: the replies
+/// queued are copied into one buffer of up to [`BURST`] bytes, written and flushed together.
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut outbox: Outbox) -> io::Result<()> {
+    let mut burst = Vec::with_capacity(BURST);
     while let Some(message) = outbox.recv().await {
-        write_line(&mut writer, &message).await?;
-        while let Some(message) = outbox.try_recv() {
-            write_line(&mut writer, &message).await?;
+        burst.clear();
+        push_line(&mut burst, &message);
+        drop(message);
+        while burst.len() < BURST {
+            match outbox.try_recv() {
+                Some(message) => push_line(&mut burst, &message),
+                None => break,
+            }
         }
+        writer.write_all(&burst).await?;
         writer.flush().await?;
+        // A reply larger than a burst leaves its room behind.
+        if burst.capacity() > BURST {
+            burst = Vec::with_capacity(BURST);
+        }
     }
     writer.shutdown().await
-}
-
-async fn write_line<W: AsyncWrite + Unpin>(
-    writer: &mut BufWriter<W>,
-    message: &Outgoing,
-) -> io::Result<()> {
-    // `CloseStream` asks an HTTP stream to disconnect; stdio has nothing to do.
-    let Some(message) = message.bytes() else {
-        return Ok(());
-    };
-    writer.write_all(message).await?;
-    writer.write_all(b"\n").await
 }
