@@ -590,6 +590,7 @@ impl ToolDef {
             arguments,
             context,
             output: self.output,
+            taken: 0,
             errors: Vec::new(),
             takes_args_struct: self.takes_args_struct,
             argument_names: Arc::clone(&self.argument_names),
@@ -611,6 +612,7 @@ impl ToolDef {
             arguments,
             context,
             output: self.output,
+            taken: 0,
             errors: Vec::new(),
             takes_args_struct: self.takes_args_struct,
             argument_names: Arc::clone(&self.argument_names),
@@ -670,6 +672,9 @@ impl ToolDef {
 pub struct ToolCall {
     pub(crate) tool: Arc<str>,
     pub(crate) arguments: Map<String, Value>,
+    /// Which entries of `arguments` a parameter has taken, by position: their values are left
+    /// `null` (see [`take_argument`]).
+    taken: u32,
     pub(crate) context: Context,
     pub(crate) output: OutputShape,
     pub(crate) errors: Vec<String>,
@@ -685,6 +690,15 @@ impl ToolCall {
 
     /// Takes the call's arguments as they came (for tools built with a raw input schema).
     pub fn take_arguments(&mut self) -> Map<String, Value> {
+        if self.taken != 0 {
+            let mut at = 0;
+            let taken = self.taken;
+            self.arguments.retain(|_, _| {
+                at += 1;
+                !is_taken(taken, at - 1)
+            });
+            self.taken = 0;
+        }
         std::mem::take(&mut self.arguments)
     }
 
@@ -694,9 +708,16 @@ impl ToolCall {
 
     /// Whether every argument converted and none was unknown; records the unknown ones.
     pub(crate) fn arguments_ok(&mut self) -> bool {
-        if !self.takes_args_struct && !self.arguments.is_empty() {
+        let untaken = self.arguments.len() - self.taken.count_ones() as usize;
+        if !self.takes_args_struct && untaken > 0 {
             let expected = &self.argument_names;
-            let mut unknown: Vec<&String> = self.arguments.keys().collect();
+            let mut unknown: Vec<&String> = self
+                .arguments
+                .keys()
+                .enumerate()
+                .filter(|&(at, _)| !is_taken(self.taken, at))
+                .map(|(_, key)| key)
+                .collect();
             unknown.sort();
             // Named, each cut to a bound, the first few: the keys are the client's.
             let mut list = unknown
@@ -1093,7 +1114,7 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
     call: &mut ToolCall,
     meta: &ParamMeta<T>,
 ) -> Option<T> {
-    let value = match take_argument(&mut call.arguments, meta.name) {
+    let value = match take_argument(call, meta.name) {
         None => match meta.default {
             Some(default) => return Some(default()),
             None => match from_null::<T>() {
@@ -1126,23 +1147,31 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
 /// The most arguments searched by comparing names: more are looked up by hashing, so a call
 /// with thousands of unknown arguments costs each parameter one lookup, not a scan.
 const ARGUMENTS_SCANNED: usize = 16;
+// The positions taken fit in `ToolCall::taken`.
+const _: () = assert!(ARGUMENTS_SCANNED <= 32);
 
-/// The argument `name`, taken out of `arguments`. A tool has a few parameters, and a few name
-/// comparisons cost less than hashing the name (serde_json's map hashes with SipHash); the
-/// map's index is rebuilt from the hashes it keeps, so nothing is hashed again.
-fn take_argument(arguments: &mut Map<String, Value>, name: &str) -> Option<Value> {
-    if arguments.len() > ARGUMENTS_SCANNED {
-        return arguments.remove(name);
+/// The argument `name`, taken out of the call's arguments. A tool has a few parameters, and a
+/// few name comparisons cost less than hashing the name (serde_json's map hashes with SipHash):
+/// the value is taken where it is, `null` left in its place and its position marked taken, so
+/// the map is neither hashed nor rebuilt. A call with many (thousands of unknown ones) is
+/// looked up by hash, so each parameter costs one lookup, not a scan.
+fn take_argument(call: &mut ToolCall, name: &str) -> Option<Value> {
+    if call.arguments.len() > ARGUMENTS_SCANNED {
+        return call.arguments.remove(name);
     }
-    let mut taken = None;
-    arguments.retain(|key, value| {
-        if taken.is_none() && key == name {
-            taken = Some(std::mem::take(value));
-            return false;
-        }
-        true
-    });
-    taken
+    let taken = call.taken;
+    let (at, (_, value)) = call
+        .arguments
+        .iter_mut()
+        .enumerate()
+        .find(|&(at, (key, _))| key == name && !is_taken(taken, at))?;
+    call.taken |= 1 << at;
+    Some(std::mem::take(value))
+}
+
+/// Whether the argument at `at` is marked taken in `taken`.
+fn is_taken(taken: u32, at: usize) -> bool {
+    at < 32 && taken & (1 << at) != 0
 }
 
 /// What an absent argument of type `T` stands for: `T` deserialized from `null`, as
@@ -1220,7 +1249,7 @@ impl<'de> Deserializer<'de> for Null {
 
 /// Converts the whole arguments object into `T` (`Args<T>`).
 pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> Option<T> {
-    let arguments = Value::Object(std::mem::take(&mut call.arguments));
+    let arguments = Value::Object(call.take_arguments());
     match serde_path_to_error::deserialize::<_, T>(arguments) {
         Ok(value) => Some(value),
         Err(error) => {
@@ -1254,7 +1283,12 @@ pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> Call
 /// shape.
 fn shaped_result(json: Value, text: String, output: OutputShape) -> CallToolResult {
     let structured = match output {
-        OutputShape::Wrapped => serde_json::json!({ "result": json }),
+        // Built directly: `json!` would copy `json` through `to_value`.
+        OutputShape::Wrapped => {
+            let mut wrapped = Map::with_capacity(1);
+            wrapped.insert("result".to_owned(), json);
+            Value::Object(wrapped)
+        }
         OutputShape::Object | OutputShape::Content => json,
     };
     CallToolResult {

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt as _};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, BufReader};
 
 /// What [`read_line`] found.
 pub(crate) enum Line {
@@ -41,7 +41,7 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
                 (_, false) => Line::Complete,
             });
         }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
             Some(newline) => (&available[..newline], Some(newline + 1)),
             None => (available, None),
         };
@@ -75,6 +75,31 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
+/// Takes the next line into `buf` when `reader` holds all of it already, within `max` bytes:
+/// what [`read_line`] would read, without a future, so a burst of buffered lines costs no
+/// waiting machinery. `false` when the line is not buffered whole, or is too long, and
+/// [`read_line`] reads it.
+pub(crate) fn buffered_line<R: tokio::io::AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> bool {
+    let available = reader.buffer();
+    let Some(newline) = memchr::memchr(b'\n', available) else {
+        return false;
+    };
+    if newline > max {
+        return false;
+    }
+    buf.clear();
+    buf.extend_from_slice(&available[..newline]);
+    reader.consume(newline + 1);
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use tokio::io::BufReader;
@@ -82,10 +107,20 @@ mod tests {
     use super::*;
 
     async fn lines(input: &[u8], max: usize) -> Vec<String> {
-        let mut reader = BufReader::with_capacity(4, input);
+        read_lines(input, 4, max, false).await
+    }
+
+    /// Every line of `input`, read through a buffer of `capacity` bytes; with `buffered`, as the
+    /// stdio transport reads them: a line held whole in the buffer taken at once.
+    async fn read_lines(input: &[u8], capacity: usize, max: usize, buffered: bool) -> Vec<String> {
+        let mut reader = BufReader::with_capacity(capacity, input);
         let mut buf = Vec::new();
         let mut out = Vec::new();
         loop {
+            if buffered && buffered_line(&mut reader, &mut buf, max) {
+                out.push(String::from_utf8(buf.clone()).unwrap());
+                continue;
+            }
             match read_line(&mut reader, &mut buf, max).await.unwrap() {
                 Line::End => return out,
                 Line::Complete => out.push(String::from_utf8(buf.clone()).unwrap()),
@@ -101,5 +136,15 @@ mod tests {
             lines(b"0123456789abc\nok\nlast", 10).await,
             ["<13 bytes>", "ok", "last"]
         );
+    }
+
+    #[tokio::test]
+    async fn a_buffered_line_is_the_line_read_line_reads() {
+        let input = b"cd\nab\r\n0123456789abc\n0123456789\n\nok\nlast";
+        let expected = ["cd", "ab", "<13 bytes>", "0123456789", "", "ok", "last"];
+        for capacity in [1, 3, 8, 64] {
+            assert_eq!(read_lines(input, capacity, 10, true).await, expected);
+            assert_eq!(read_lines(input, capacity, 10, false).await, expected);
+        }
     }
 }

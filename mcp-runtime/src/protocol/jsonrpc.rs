@@ -395,7 +395,12 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Incoming, ErrorObject> {
 fn parse_unchecked(bytes: &[u8]) -> Result<Incoming, ErrorObject> {
     // Only an object: serde would also fill the struct from an array, by position.
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if object && let Ok(wire) = serde_json::from_slice::<Wire>(bytes) {
+    // Text checked as UTF-8 once, whole: read from bytes, serde_json checks every string apart.
+    // (Bytes that are not UTF-8 go the general way, which says where.)
+    if object
+        && let Ok(text) = std::str::from_utf8(bytes)
+        && let Ok(wire) = serde_json::from_str::<Wire>(text)
+    {
         let message = Message::from_members(Members {
             jsonrpc: wire.jsonrpc.map(|version| version.0),
             id: wire.id,
@@ -1010,6 +1015,19 @@ mod tests {
     fn invalid_utf8_is_a_parse_error() {
         let error = decode(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", 64).unwrap_err();
         assert_eq!(error.code, error_codes::PARSE_ERROR);
+    }
+
+    #[test]
+    fn a_message_with_invalid_utf8_is_the_parse_error_decode_gives() {
+        for bytes in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/\xff\"}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"\xfe\":1}}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\xff\"method\":\"x\"}",
+        ] {
+            let parsed = super::parse(bytes, 64).unwrap_err();
+            assert_eq!(parsed, decode(bytes, 64).unwrap_err());
+            assert_eq!(parsed.code, error_codes::PARSE_ERROR);
+        }
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub use self::content::{
     Annotations, Audio, BlobResourceContents, Content, EmbeddedResource, Icon, IconTheme, Image,
     ResourceContents, ResourceLink, Role, Text, TextResourceContents,
 };
-pub(crate) use self::framing::{Line, read_line};
+pub(crate) use self::framing::{Line, buffered_line, read_line};
 #[cfg(feature = "http")]
 pub(crate) use self::jsonrpc::Scanned;
 // The client reads whole messages; the server's transports scan first (`scan`).

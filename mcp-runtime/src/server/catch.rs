@@ -7,9 +7,8 @@ use std::panic::AssertUnwindSafe;
 use std::task::Poll;
 
 /// Runs a future, turning a panic inside it into an `Err` instead of a dead task.
-pub(crate) async fn catch_unwind<T>(
-    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + '_>>,
-) -> Result<T, Box<dyn Any + Send>> {
+pub(crate) async fn catch_unwind<F: Future>(future: F) -> Result<F::Output, Box<dyn Any + Send>> {
+    let mut future = std::pin::pin!(future);
     std::future::poll_fn(move |cx| {
         match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),

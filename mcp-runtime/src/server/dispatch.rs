@@ -126,7 +126,7 @@ pub(crate) async fn handle_request(
             Extensions::new(),
         ))
     };
-    let routed = Box::pin(crate::trace::with_client_log(peer, routed));
+    let routed = crate::trace::with_client_log(peer, routed);
     let context = otel_context(observation.as_deref());
     crate::trace::in_span(guard.run(core, &cancel, routed, observation), span, context).await
 }
@@ -260,7 +260,7 @@ pub(crate) async fn handle_stateless(
             Extensions::new(),
         ))
     };
-    let routed = Box::pin(crate::trace::with_client_log(peer, routed));
+    let routed = crate::trace::with_client_log(peer, routed);
     let context = otel_context(observation.as_deref());
     crate::trace::in_span(guard.run(core, &cancel, routed, observation), span, context).await
 }
@@ -296,7 +296,7 @@ impl Guard {
         self,
         core: &Core,
         cancel: &CancelFlag,
-        routed: std::pin::Pin<Box<dyn Future<Output = Answer> + Send + '_>>,
+        routed: impl Future<Output = Answer>,
         observation: Option<Box<dyn Observation>>,
     ) -> Option<Outgoing> {
         let id = self.id.clone();
@@ -311,7 +311,7 @@ impl Guard {
         self,
         core: &Core,
         cancel: &CancelFlag,
-        routed: std::pin::Pin<Box<dyn Future<Output = Answer> + Send + '_>>,
+        routed: impl Future<Output = Answer>,
     ) -> Answer {
         let id = self.id;
         let routed = catch_unwind(routed);

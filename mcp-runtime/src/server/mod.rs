@@ -31,6 +31,7 @@ pub(crate) mod dispatch;
 mod dynamic;
 pub(crate) mod exchange;
 pub(crate) mod fast_map;
+mod fifo;
 #[cfg(feature = "http")]
 mod http;
 mod link;

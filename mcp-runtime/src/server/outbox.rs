@@ -16,8 +16,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use tokio::sync::mpsc;
-
+use super::fifo::Fifo;
 use super::{Account, Client, ENTRY_OVERHEAD};
 use crate::context::Principal;
 use crate::protocol::Outgoing;
@@ -64,7 +63,9 @@ impl Weigh for bytes::Bytes {
     }
 }
 
-struct Shared {
+struct Shared<T> {
+    /// The messages, from every sender to the receiver.
+    fifo: Fifo<T>,
     /// Bytes queued and not yet taken by the receiver.
     bytes: AtomicUsize,
     limit: usize,
@@ -84,16 +85,21 @@ struct Shared {
 /// (its notifications, a stream's copy to a shared store). Every [`Sink`] is one, with who its
 /// requests came from.
 pub(crate) struct Queue<T = Outgoing> {
-    tx: mpsc::UnboundedSender<T>,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<T>>,
 }
 
 impl<T> Clone for Queue<T> {
     fn clone(&self) -> Self {
+        self.shared.fifo.add_sender();
         Self {
-            tx: self.tx.clone(),
             shared: Arc::clone(&self.shared),
         }
+    }
+}
+
+impl<T> Drop for Queue<T> {
+    fn drop(&mut self) {
+        self.shared.fifo.drop_sender();
     }
 }
 
@@ -197,8 +203,7 @@ impl Notifier {
 
 /// The receiving side: the transport's writer.
 pub(crate) struct Outbox<T: Weigh = Outgoing> {
-    rx: mpsc::UnboundedReceiver<T>,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<T>>,
 }
 
 /// Why a message was not queued.
@@ -223,8 +228,8 @@ pub(crate) fn channel_within<T: Weigh>(
     overflow: Overflow,
     total: Option<Account>,
 ) -> (Sink<T>, Outbox<T>) {
-    let (tx, rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
+        fifo: Fifo::new(),
         bytes: AtomicUsize::new(0),
         limit,
         overflow,
@@ -236,13 +241,12 @@ pub(crate) fn channel_within<T: Weigh>(
     (
         Sink {
             queue: Queue {
-                tx,
                 shared: Arc::clone(&shared),
             },
             principal: None,
             peer: None,
         },
-        Outbox { rx, shared },
+        Outbox { shared },
     )
 }
 
@@ -349,7 +353,7 @@ impl<T: Weigh> Queue<T> {
             return Err(NotSent::Full);
         }
         shared.bytes.fetch_add(size, Ordering::AcqRel);
-        self.tx.send(message).map_err(|_| {
+        shared.fifo.send(message).map_err(|_| {
             shared.bytes.fetch_sub(size, Ordering::AcqRel);
             if let Some(total) = &shared.total {
                 total.give(size);
@@ -369,7 +373,7 @@ impl<T: Weigh> Queue<T> {
         if let Some(total) = &shared.total {
             total.force(size);
         }
-        if self.tx.send(message).is_err() {
+        if shared.fifo.send(message).is_err() {
             shared.bytes.fetch_sub(size, Ordering::AcqRel);
             if let Some(total) = &shared.total {
                 total.give(size);
@@ -379,13 +383,12 @@ impl<T: Weigh> Queue<T> {
 
     /// Completes when the receiver is gone.
     pub(crate) async fn closed(&self) {
-        self.tx.closed().await;
+        self.shared.fifo.closed().await;
     }
 
     /// Whether the receiver is gone or the queue overflowed: nothing sent now is delivered.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_closed(&self) -> bool {
-        self.tx.is_closed() || self.shared.overflowed.load(Ordering::Acquire)
+        self.shared.fifo.is_closed() || self.shared.overflowed.load(Ordering::Acquire)
     }
 
     /// Whether more than the limit is queued now.
@@ -400,7 +403,7 @@ impl<T: Weigh> Queue<T> {
             let notified = shared.drained.notified();
             let mut notified = std::pin::pin!(notified);
             notified.as_mut().enable();
-            if shared.bytes.load(Ordering::Acquire) <= shared.limit || self.tx.is_closed() {
+            if shared.bytes.load(Ordering::Acquire) <= shared.limit || shared.fifo.is_closed() {
                 return;
             }
             notified.await;
@@ -429,7 +432,10 @@ impl<T: Weigh> Outbox<T> {
             self.drop_queued();
             return None;
         }
-        let message = self.rx.recv().await?;
+        let message = std::future::poll_fn(|cx| self.shared.fifo.poll_recv(cx)).await?;
+        // A receiver that always finds a message still gives way to other tasks, as it would
+        // on tokio's channels.
+        tokio::task::consume_budget().await;
         self.took(&message);
         if self.shared.overflowed.load(Ordering::Acquire) {
             self.drop_queued();
@@ -444,21 +450,21 @@ impl<T: Weigh> Outbox<T> {
             self.drop_queued();
             return None;
         }
-        let message = self.rx.try_recv().ok()?;
+        let message = self.shared.fifo.try_recv()?;
         self.took(&message);
         Some(message)
     }
 
     /// The next message, waiting on the current thread (the stdout thread).
     pub(crate) fn blocking_recv(&mut self) -> Option<T> {
-        let message = self.rx.blocking_recv()?;
+        let message = self.shared.fifo.blocking_recv()?;
         self.took(&message);
         Some(message)
     }
 
     fn drop_queued(&mut self) {
-        self.rx.close();
-        while let Ok(message) = self.rx.try_recv() {
+        self.shared.fifo.close();
+        while let Some(message) = self.shared.fifo.try_recv() {
             self.took(&message);
         }
     }
@@ -471,6 +477,8 @@ impl<T: Weigh> Drop for Outbox<T> {
         if self.shared.total.is_some() {
             self.drop_queued();
         }
+        // Nothing more is accepted, and what is left goes now, not with the last sender.
+        self.shared.fifo.close_and_clear();
     }
 }
 

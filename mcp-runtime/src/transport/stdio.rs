@@ -21,12 +21,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
 use tokio::sync::mpsc;
 
 use crate::error::Result;
 use crate::protocol::{
-    ErrorObject, Incoming, Line, Message, Outgoing, id_in_prefix, read_line, scan,
+    ErrorObject, Incoming, Line, Message, Outgoing, buffered_line, id_in_prefix, read_line, scan,
 };
 use crate::server::{
     Budget, Core, McpService, Outbox, Overflow, REQUEST_OVERHEAD, Session, Sink, Transport, Window,
@@ -140,6 +140,17 @@ where
                 () = sink.drained() => {}
                 () = sink.closed() => break Ok(()),
             }
+        }
+        // A line already read whole is handled at once; the writer's end is checked as the
+        // wait below would.
+        if buffered_line(&mut reader, &mut line, max) {
+            if sink.is_closed() {
+                break Ok(());
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                inbox.receive(&session, &line, &sink);
+            }
+            continue;
         }
         let read = tokio::select! {
             read = read_line(&mut reader, &mut line, max) => read,
@@ -415,11 +426,11 @@ enum Writer {
 /// waits instead of deadlocking.
 fn write_stdout(mut outbox: Outbox) -> io::Result<()> {
     let stdout = std::io::stdout();
-    let mut burst = Vec::with_capacity(64 * 1024);
+    let mut burst = Vec::with_capacity(BURST);
     while let Some(message) = outbox.blocking_recv() {
         burst.clear();
         push_line(&mut burst, &message);
-        while burst.len() < 64 * 1024 {
+        while burst.len() < BURST {
             match outbox.try_recv() {
                 Some(message) => push_line(&mut burst, &message),
                 None => break,
@@ -432,6 +443,9 @@ fn write_stdout(mut outbox: Outbox) -> io::Result<()> {
     Ok(())
 }
 
+/// How many bytes of replies are written at once.
+const BURST: usize = 64 * 1024;
+
 fn push_line(burst: &mut Vec<u8>, message: &Outgoing) {
     // `CloseStream` asks an HTTP stream to disconnect; stdio has nothing to do.
     if let Some(message) = message.bytes() {
@@ -440,26 +454,26 @@ fn push_line(burst: &mut Vec<u8>, message: &Outgoing) {
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut outbox: Outbox) -> io::Result<()> {
-    let mut writer = BufWriter::with_capacity(64 * 1024, writer);
+/// Writes every reply to `writer`, one burst at a time, until every sender is gone: the replies
+/// queued are copied into one buffer of up to [`BURST`] bytes, written and flushed together.
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut outbox: Outbox) -> io::Result<()> {
+    let mut burst = Vec::with_capacity(BURST);
     while let Some(message) = outbox.recv().await {
-        write_line(&mut writer, &message).await?;
-        while let Some(message) = outbox.try_recv() {
-            write_line(&mut writer, &message).await?;
+        burst.clear();
+        push_line(&mut burst, &message);
+        drop(message);
+        while burst.len() < BURST {
+            match outbox.try_recv() {
+                Some(message) => push_line(&mut burst, &message),
+                None => break,
+            }
         }
+        writer.write_all(&burst).await?;
         writer.flush().await?;
+        // A reply larger than a burst leaves its room behind.
+        if burst.capacity() > BURST {
+            burst = Vec::with_capacity(BURST);
+        }
     }
     writer.shutdown().await
-}
-
-async fn write_line<W: AsyncWrite + Unpin>(
-    writer: &mut BufWriter<W>,
-    message: &Outgoing,
-) -> io::Result<()> {
-    // `CloseStream` asks an HTTP stream to disconnect; stdio has nothing to do.
-    let Some(message) = message.bytes() else {
-        return Ok(());
-    };
-    writer.write_all(message).await?;
-    writer.write_all(b"\n").await
 }
