@@ -118,7 +118,7 @@ pub(crate) trait LabelSet: Eq + std::hash::Hash + Clone {
 impl LabelSet for Operation {
     #[cfg(feature = "otel")]
     fn attributes(&self) -> Vec<opentelemetry::KeyValue> {
-        super::otel::operation_attributes(self)
+        meter::operation_attributes(self)
     }
 
     #[cfg(feature = "otel")]
@@ -130,7 +130,7 @@ impl LabelSet for Operation {
 impl LabelSet for SessionLabels {
     #[cfg(feature = "otel")]
     fn attributes(&self) -> Vec<opentelemetry::KeyValue> {
-        super::otel::session_attributes(self)
+        meter::session_attributes(self)
     }
 
     #[cfg(feature = "otel")]
@@ -218,7 +218,7 @@ impl Metrics {
     pub(crate) fn new() -> Self {
         #[cfg(feature = "otel")]
         let (operations, sessions) = {
-            let [operations, sessions] = super::otel::histograms();
+            let [operations, sessions] = meter::histograms();
             (
                 Histogram::new(Some(operations)),
                 Histogram::new(Some(sessions)),
@@ -390,6 +390,88 @@ fn label_text(labels: &Labels, trailing_comma: bool) -> String {
         out.push(',');
     }
     out
+}
+
+/// The `otel` feature's side of the metrics: the histograms on the global meter provider and the
+/// label sets as the conventions' attributes.
+#[cfg(feature = "otel")]
+mod meter {
+    use opentelemetry::metrics::Histogram;
+    use opentelemetry::{KeyValue, global};
+
+    use super::{BOUNDARIES, ErrorType, Operation, SessionLabels};
+    use crate::protocol::ProtocolVersion;
+    use crate::server::Transport;
+
+    /// The two histograms on the global meter provider (as it is when the server is built):
+    /// `mcp.server.operation.duration` and `mcp.server.session.duration`. The metrics bind them to
+    /// each label set once ([`Histogram::bind`]), so a record is an update of the bound cell.
+    pub(crate) fn histograms() -> [Histogram<f64>; 2] {
+        let meter = global::meter("mcp-runtime");
+        [
+            meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.")
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build(),
+            meter
+                .f64_histogram("mcp.server.session.duration")
+                .with_unit("s")
+                .with_description("The duration of the MCP session as observed on the MCP server.")
+                .with_boundaries(BOUNDARIES.to_vec())
+                .build(),
+        ]
+    }
+
+    /// An operation's labels as the conventions' attributes.
+    pub(crate) fn operation_attributes(labels: &Operation) -> Vec<KeyValue> {
+        let mut attributes = Vec::with_capacity(8);
+        attributes.push(KeyValue::new("mcp.method.name", labels.method));
+        if let Some((key, name)) = &labels.target {
+            let key = if *key == "gen_ai_tool_name" {
+                "gen_ai.tool.name"
+            } else {
+                "gen_ai.prompt.name"
+            };
+            attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
+        }
+        if labels.method == "tools/call" {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        if let Some(error) = labels.error {
+            attributes.push(KeyValue::new("error.type", error.label()));
+            if let ErrorType::Code(code) = error {
+                attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
+            }
+        }
+        common(&mut attributes, labels.version, labels.transport);
+        attributes
+    }
+
+    /// A session's labels as the conventions' attributes.
+    pub(crate) fn session_attributes(labels: &SessionLabels) -> Vec<KeyValue> {
+        let mut attributes = Vec::new();
+        common(&mut attributes, labels.version, labels.transport);
+        attributes
+    }
+
+    fn common(
+        attributes: &mut Vec<KeyValue>,
+        version: Option<ProtocolVersion>,
+        transport: Transport,
+    ) {
+        if let Some(version) = version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
+        attributes.push(KeyValue::new(
+            "network.transport",
+            transport.network_transport(),
+        ));
+        if transport != Transport::Stdio {
+            attributes.push(KeyValue::new("network.protocol.name", "http"));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,17 +1,15 @@
-//! The `otel` feature: trace context through `params._meta` and the metrics on the global meter
-//! provider.
+//! The `otel` feature: trace context through `params._meta` and the request spans made on a
+//! tracer (the metrics' side of the feature is in `metrics.rs`).
 
 use std::borrow::Cow;
 
 use opentelemetry::global::BoxedTracer;
-use opentelemetry::metrics::Histogram;
 use opentelemetry::propagation::{Extractor, Injector};
 use opentelemetry::trace::{SpanKind, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue, StringValue, global};
 use serde_json::{Map, Value};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-use super::metrics::{BOUNDARIES, ErrorType, Operation, SessionLabels};
 use crate::protocol::{Method, ProtocolVersion, RequestId, echo};
 use crate::server::Transport;
 use crate::server::exchange::Status;
@@ -301,72 +299,6 @@ pub(crate) fn carry_trace(span: &tracing::Span, meta: &mut Map<String, Value>) {
         false => Context::current(),
     };
     global::get_text_map_propagator(|p| p.inject_context(&context, &mut MetaInjector(meta)));
-}
-
-/// The two histograms on the global meter provider (as it is when the server is built):
-/// `mcp.server.operation.duration` and `mcp.server.session.duration`. The metrics bind them to
-/// each label set once ([`Histogram::bind`]), so a record is an update of the bound cell.
-pub(crate) fn histograms() -> [Histogram<f64>; 2] {
-    let meter = global::meter("mcp-runtime");
-    [
-        meter
-            .f64_histogram("mcp.server.operation.duration")
-            .with_unit("s")
-            .with_description("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.")
-            .with_boundaries(BOUNDARIES.to_vec())
-            .build(),
-        meter
-            .f64_histogram("mcp.server.session.duration")
-            .with_unit("s")
-            .with_description("The duration of the MCP session as observed on the MCP server.")
-            .with_boundaries(BOUNDARIES.to_vec())
-            .build(),
-    ]
-}
-
-/// An operation's labels as the conventions' attributes.
-pub(crate) fn operation_attributes(labels: &Operation) -> Vec<KeyValue> {
-    let mut attributes = Vec::with_capacity(8);
-    attributes.push(KeyValue::new("mcp.method.name", labels.method));
-    if let Some((key, name)) = &labels.target {
-        let key = if *key == "gen_ai_tool_name" {
-            "gen_ai.tool.name"
-        } else {
-            "gen_ai.prompt.name"
-        };
-        attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
-    }
-    if labels.method == "tools/call" {
-        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-    }
-    if let Some(error) = labels.error {
-        attributes.push(KeyValue::new("error.type", error.label()));
-        if let ErrorType::Code(code) = error {
-            attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
-        }
-    }
-    common(&mut attributes, labels.version, labels.transport);
-    attributes
-}
-
-/// A session's labels as the conventions' attributes.
-pub(crate) fn session_attributes(labels: &SessionLabels) -> Vec<KeyValue> {
-    let mut attributes = Vec::new();
-    common(&mut attributes, labels.version, labels.transport);
-    attributes
-}
-
-fn common(attributes: &mut Vec<KeyValue>, version: Option<ProtocolVersion>, transport: Transport) {
-    if let Some(version) = version {
-        attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
-    }
-    attributes.push(KeyValue::new(
-        "network.transport",
-        transport.network_transport(),
-    ));
-    if transport != Transport::Stdio {
-        attributes.push(KeyValue::new("network.protocol.name", "http"));
-    }
 }
 
 /// `initialize` settled the revision of a request whose span was made directly.
