@@ -117,7 +117,14 @@ pub(super) fn session_header<'h>(
 
 /// What the client's `Accept` header allows, read as a list.
 pub(super) fn accepts(headers: &HeaderMap) -> (bool, bool) {
-    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+    let Some(accept) = headers.get(header::ACCEPT) else {
+        return (true, false);
+    };
+    // The list MCP clients send (the spec's own), recognised whole before any reading.
+    if accept.as_bytes() == b"application/json, text/event-stream" {
+        return (true, true);
+    }
+    let Ok(accept) = accept.to_str() else {
         return (true, false);
     };
     let mut json = false;
@@ -261,6 +268,12 @@ mod tests {
         };
         assert_eq!(accepts(&HeaderMap::new()), (true, false));
         assert_eq!(read(b"application/json, text/event-stream"), (true, true));
+        assert_eq!(read(b"application/json,  text/event-stream"), (true, true));
+        assert_eq!(read(b"application/json, text/event-stream2"), (true, false));
+        assert_eq!(
+            read(b"application/json\xff, text/event-stream"),
+            (true, false)
+        );
         assert_eq!(
             read(b"\t Application/JSON ;q=0.9 ,TEXT/event-stream;x=1"),
             (true, true)
