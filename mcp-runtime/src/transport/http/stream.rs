@@ -80,8 +80,10 @@ pub(crate) struct EventStream {
     id: u64,
     bounds: Bounds,
     inner: Mutex<Inner>,
-    /// How many HTTP responses carry the stream now (their [`Presence`]s).
-    presence: std::sync::Arc<tokio::sync::watch::Sender<usize>>,
+    /// How many HTTP responses carry the stream now (their [`Presence`]s), made when first
+    /// attached or watched: a session's standalone stream that no GET ever carries holds none
+    /// (a watch channel is a few hundred bytes, every open session has such a stream).
+    presence: std::sync::OnceLock<std::sync::Arc<tokio::sync::watch::Sender<usize>>>,
     /// With a shared store: where every event is copied, in order, so another replica can
     /// resume the stream.
     mirror: std::sync::OnceLock<crate::server::Queue<Mirrored>>,
@@ -101,7 +103,7 @@ impl EventStream {
                 live: None,
                 done: false,
             }),
-            presence: std::sync::Arc::new(tokio::sync::watch::Sender::new(0)),
+            presence: std::sync::OnceLock::new(),
             mirror: std::sync::OnceLock::new(),
         }
     }
@@ -109,7 +111,12 @@ impl EventStream {
     /// Watches how many HTTP responses carry the stream (0: its client is gone, or between
     /// responses).
     pub(crate) fn presence(&self) -> tokio::sync::watch::Receiver<usize> {
-        self.presence.subscribe()
+        self.presence_sender().subscribe()
+    }
+
+    fn presence_sender(&self) -> &std::sync::Arc<tokio::sync::watch::Sender<usize>> {
+        self.presence
+            .get_or_init(|| std::sync::Arc::new(tokio::sync::watch::Sender::new(0)))
     }
 
     /// Copies every event from now on to `mirror`.
@@ -225,8 +232,9 @@ impl EventStream {
     /// is `None`), then, unless the stream is done, every new event. The response holds the
     /// [`Presence`] while it lives.
     pub(crate) fn attach(&self, after: Option<u64>) -> (Outbox<Bytes>, Presence) {
-        self.presence.send_modify(|attached| *attached += 1);
-        let presence = Presence(std::sync::Arc::clone(&self.presence));
+        let sender = self.presence_sender();
+        sender.send_modify(|attached| *attached += 1);
+        let presence = Presence(std::sync::Arc::clone(sender));
         (self.attach_queue(after), presence)
     }
 
