@@ -262,11 +262,12 @@ impl Observer {
         // Whether a span is made: on the tracer given, or for a subscriber that takes it; with
         // neither, there is no span work at all.
         #[cfg(feature = "otel")]
-        let direct = self.tracer.is_some();
+        let on_tracer = self.tracer.is_some();
         #[cfg(not(feature = "otel"))]
-        let direct = false;
+        let on_tracer = false;
         let live = self.spans
-            && (direct || tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO));
+            && (on_tracer
+                || tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO));
         // The name a `tools/call` or `prompts/get` gives, for span and label, and `_meta`, only
         // for a span that may continue its client's trace.
         let named = matches!(request.method.as_str(), "tools/call" | "prompts/get");
@@ -279,46 +280,35 @@ impl Observer {
         let target = target_of(request, name, arrival.registry);
         let sampled = live && self.sampled(meta);
         #[cfg(feature = "otel")]
-        if sampled && let Some(tracer) = &self.tracer {
-            let parent = meta.and_then(|meta| otel::client_context(meta, &self.kept));
-            let (parent, charge) = match parent {
-                Some((parent, charge)) => (parent, Some(charge)),
-                None => (opentelemetry::Context::current(), None),
-            };
-            let context = otel::request_span(tracer, arrival, name, target.as_ref(), parent);
-            // The `tracing` span, made inside the request's context: a `tracing-opentelemetry`
-            // layer that takes it makes it the request span's child.
-            let span = {
-                let _attached = context.clone().attach();
-                crate::trace::request_span(request, arrival.session)
-            };
-            let watch = Watch {
-                observer: Arc::clone(&self),
-                started: Instant::now(),
-                span: span.clone(),
-                labels: Operation {
-                    method,
-                    target,
-                    error: None,
-                    version: arrival.version,
-                    transport: arrival.transport,
-                },
-                _context: charge,
-                direct: Some(context),
-            };
-            return (span, watch);
-        }
-        let span = match self.spans {
-            true if sampled => request_span(arrival, name, target.as_ref()),
-            // Sampled out: no span, and no span work.
-            true => tracing::Span::none(),
-            false => crate::trace::request_span(request, arrival.session),
+        let (span, charge, direct) = match &self.tracer {
+            Some(tracer) if sampled => {
+                let parent = meta.and_then(|meta| otel::client_context(meta, &self.kept));
+                let (parent, charge) = match parent {
+                    Some((parent, charge)) => (parent, Some(charge)),
+                    None => (opentelemetry::Context::current(), None),
+                };
+                let direct = otel::request_span(tracer, arrival, name, target.as_ref(), parent);
+                // The `tracing` span, made inside the request's context: a
+                // `tracing-opentelemetry` layer that takes it makes it the request span's child.
+                let span = {
+                    let _attached = direct.clone().attach();
+                    crate::trace::request_span(request, arrival.session)
+                };
+                (span, charge, Some(direct))
+            }
+            _ => {
+                let span = self.traced_span(arrival, sampled, name, target.as_ref());
+                let charge = match meta {
+                    Some(meta) if !span.is_disabled() => {
+                        otel::continue_trace(&span, meta, &self.kept)
+                    }
+                    _ => None,
+                };
+                (span, charge, None)
+            }
         };
-        #[cfg(feature = "otel")]
-        let context = match meta {
-            Some(meta) if !span.is_disabled() => otel::continue_trace(&span, meta, &self.kept),
-            _ => None,
-        };
+        #[cfg(not(feature = "otel"))]
+        let span = self.traced_span(arrival, sampled, name, target.as_ref());
         let observation = Watch {
             observer: Arc::clone(&self),
             started: Instant::now(),
@@ -331,11 +321,27 @@ impl Observer {
                 transport: arrival.transport,
             },
             #[cfg(feature = "otel")]
-            _context: context,
+            _context: charge,
             #[cfg(feature = "otel")]
-            direct: None,
+            direct,
         };
         (span, observation)
+    }
+
+    /// The request's `tracing` span when its OpenTelemetry span is not made on a tracer.
+    fn traced_span(
+        &self,
+        arrival: &Arrival<'_>,
+        sampled: bool,
+        name: Option<&str>,
+        target: Option<&(&'static str, Arc<str>)>,
+    ) -> tracing::Span {
+        match self.spans {
+            true if sampled => request_span(arrival, name, target),
+            // Sampled out: no span, and no span work.
+            true => tracing::Span::none(),
+            false => crate::trace::request_span(arrival.request, arrival.session),
+        }
     }
 
     /// Whether a request gets a span: as its client's `traceparent` says when it has one
@@ -392,26 +398,19 @@ impl Observation for Watch {
             Status::Error(error) => Some(ErrorType::Code(error.code)),
         };
         #[cfg(feature = "otel")]
-        if let Some(context) = self.direct.take() {
-            otel::end(&context, status);
-        }
-        if self.observer.spans && !self.span.is_disabled() && !self.direct_span() {
+        let direct = self
+            .direct
+            .take()
+            .map(|context| otel::end(&context, status));
+        #[cfg(not(feature = "otel"))]
+        let direct: Option<()> = None;
+        // A span made on the tracer has the answer; the `tracing` span keeps its short fields.
+        if direct.is_none() && self.observer.spans && !self.span.is_disabled() {
             record_answer(&self.span, status);
         }
         if let Some(metrics) = &self.observer.metrics {
             metrics.operation(&self.labels, lasted);
         }
-    }
-}
-
-impl Watch {
-    /// Whether the request's OpenTelemetry span is made directly (its `tracing` span then has
-    /// the short fields).
-    fn direct_span(&self) -> bool {
-        #[cfg(feature = "otel")]
-        return self.observer.tracer.is_some();
-        #[cfg(not(feature = "otel"))]
-        false
     }
 }
 
