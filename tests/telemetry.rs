@@ -10,12 +10,11 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::testing::Client;
 use mcp_tests::http::{self, body_json, post, send, stateless_post};
-use opentelemetry::propagation::TextMapCompositePropagator;
+use mcp_tests::spans::{self, PARENT, TRACE, attribute, text};
+use opentelemetry::KeyValue;
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
-use opentelemetry::{KeyValue, Value as OtelValue};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, SdkMeterProvider};
-use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
 use tracing_subscriber::prelude::*;
@@ -62,17 +61,6 @@ fn server() -> Server {
         .telemetry(Telemetry::new())
 }
 
-fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a OtelValue> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
-fn text(span: &SpanData, key: &str) -> Option<String> {
-    attribute(span, key).map(|v| v.as_str().into_owned())
-}
-
 /// The one exported span named `name` whose `jsonrpc.request.id` is `id`, at `version`, of the
 /// servers that trace every request.
 fn span_of(spans: &[SpanData], name: &str, id: &str, version: &str) -> SpanData {
@@ -87,8 +75,6 @@ fn span_of(spans: &[SpanData], name: &str, id: &str, version: &str) -> SpanData 
     found[0].clone()
 }
 
-const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
-const PARENT: &str = "00f067aa0ba902b7";
 /// The traces of the sampling server's calls: one its client sampled, one it did not.
 const SAMPLED_IN: &str = "5bf92f3577b34da6a3ce929d0e0e4736";
 const SAMPLED_OUT: &str = "6bf92f3577b34da6a3ce929d0e0e4736";
@@ -104,31 +90,15 @@ async fn spans_and_metrics_follow_the_conventions_on_both_transports_and_eras() 
         .with_periodic_exporter(metric_exporter.clone())
         .build();
     opentelemetry::global::set_meter_provider(meters.clone());
-    // W3C Trace Context and Baggage, as a deployment that forwards baggage installs them.
-    opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
-        Box::new(TraceContextPropagator::new()),
-        Box::new(BaggagePropagator::new()),
-    ]));
+    spans::propagate_trace_context_and_baggage();
     tracing_subscriber::registry()
         .with(tracing_opentelemetry::layer().with_tracer(tracer.tracer("test")))
         .init();
 
     // stdio, the handshake era: a client trace continued through the server.
     let service = server().build().unwrap();
-    let client = Client::builder()
-        .capabilities(json!({"elicitation": {}}))
-        .on_request(|method, params| {
-            assert_eq!(method, "elicitation/create");
-            // The server's own request carries its `CLIENT` span's context on.
-            let traceparent = params["_meta"]["traceparent"].as_str().unwrap_or_default();
-            assert!(traceparent.starts_with(&format!("00-{TRACE}-")), "{params}");
-            // And the baggage the client sent with the call, continued.
-            assert_eq!(params["_meta"]["baggage"], "user=ada", "{params}");
-            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
-        })
-        .connect_service(&service)
-        .await
-        .unwrap();
+    // The server's own request carries its `CLIENT` span's context on, and the baggage.
+    let client = spans::eliciting_client(&service).await;
     let traceparent = format!("00-{TRACE}-{PARENT}-01");
     let call = |name: &str, args: Value| json!({"name": name, "arguments": args, "_meta": {"traceparent": traceparent, "tracestate": "rojo=1", "baggage": "user=ada"}});
     let added = client

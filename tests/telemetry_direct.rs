@@ -7,12 +7,10 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::telemetry::{Telemetry, exported_directly, request_events};
-use mcp_runtime::testing::Client;
 use mcp_tests::http::{self, body_json, post, send};
+use mcp_tests::spans::{self, PARENT, TRACE, attribute, text};
 use opentelemetry::Value as OtelValue;
-use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
-use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::json;
 use tracing_subscriber::filter::filter_fn;
@@ -68,20 +66,6 @@ async fn ask(ctx: Context) -> Result<String, ToolError> {
 
 use tracing::Instrument as _;
 
-fn text(span: &SpanData, key: &str) -> Option<String> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| kv.value.as_str().into_owned())
-}
-
-fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a OtelValue> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
 /// The one exported span named `name`.
 fn one<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
     let found: Vec<&SpanData> = spans.iter().filter(|s| s.name == name).collect();
@@ -89,19 +73,13 @@ fn one<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
     found[0]
 }
 
-const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
-const PARENT: &str = "00f067aa0ba902b7";
-
 #[tokio::test]
 async fn request_spans_made_on_the_tracer_follow_the_conventions_and_parent_the_handlers_spans() {
     let spans = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(spans.clone())
         .build();
-    opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
-        Box::new(TraceContextPropagator::new()),
-        Box::new(BaggagePropagator::new()),
-    ]));
+    spans::propagate_trace_context_and_baggage();
     tracing_subscriber::registry()
         .with(
             tracing_opentelemetry::layer()
@@ -122,19 +100,8 @@ async fn request_spans_made_on_the_tracer_follow_the_conventions_and_parent_the_
 
     // stdio: a client trace continued through the server.
     let service = server().build().unwrap();
-    let client = Client::builder()
-        .capabilities(json!({"elicitation": {}}))
-        .on_request(|method, params| {
-            assert_eq!(method, "elicitation/create");
-            // The server's own request carries the trace on, from inside the request's span.
-            let traceparent = params["_meta"]["traceparent"].as_str().unwrap_or_default();
-            assert!(traceparent.starts_with(&format!("00-{TRACE}-")), "{params}");
-            assert_eq!(params["_meta"]["baggage"], "user=ada", "{params}");
-            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
-        })
-        .connect_service(&service)
-        .await
-        .unwrap();
+    // The server's own request carries the trace on, from inside the request's span.
+    let client = spans::eliciting_client(&service).await;
     let traceparent = format!("00-{TRACE}-{PARENT}-01");
     let call = |name: &str| {
         let arguments = match name {

@@ -7,6 +7,7 @@
 use mcp_runtime::prelude::*;
 use mcp_runtime::telemetry::Telemetry;
 use mcp_runtime::testing::Client;
+use mcp_tests::spans::{PARENT, TRACE};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
@@ -18,9 +19,6 @@ use tracing_subscriber::prelude::*;
 async fn add(a: i64, b: i64) -> i64 {
     a + b
 }
-
-const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
-const PARENT: &str = "00f067aa0ba902b7";
 
 /// The process's peak RSS in KiB since it was last reset, and the reset.
 fn peak_rss_kib() -> u64 {

@@ -1,8 +1,9 @@
 //! Helpers shared by the test binaries: golden snapshots, the example servers as real child
-//! processes, and a raw HTTP client ([`http`]).
+//! processes, a raw HTTP client ([`http`]) and the telemetry tests' spans ([`spans`]).
 
 pub mod echo;
 pub mod http;
+pub mod spans;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
