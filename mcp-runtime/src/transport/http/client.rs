@@ -18,8 +18,8 @@ const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 /// more trusted proxies than this is taken to be the last one read.
 const MAX_HOPS: usize = 32;
 
-/// The connection a request came on, as `serve_http` accepted it: put in every request's
-/// extensions.
+/// The connection a request came on, as `serve_http` accepted it: handed to the endpoint's
+/// POST handler directly, and put in the extensions of every request the router serves.
 pub(crate) struct Peer {
     /// The client at the connection's address, which holds the connection.
     pub(crate) client: Arc<Client>,
@@ -29,12 +29,36 @@ pub(crate) struct Peer {
     pub(crate) proxy: bool,
 }
 
+/// What a request says of the connection it came on.
+#[derive(Clone, Copy)]
+pub(crate) enum Connection<'a> {
+    /// The connection as `serve_http` accepted it.
+    Peer(&'a Peer),
+    /// A router from `into_router`: the address axum's `ConnectInfo` gives, if the app serves
+    /// it with connect info.
+    Info(Option<SocketAddr>),
+}
+
+impl<'a> Connection<'a> {
+    /// The connection a request's extensions name.
+    pub(crate) fn of(extensions: &'a Extensions) -> Self {
+        match extensions.get::<Arc<Peer>>() {
+            Some(peer) => Self::Peer(peer),
+            None => Self::Info(
+                extensions
+                    .get::<axum::extract::ConnectInfo<SocketAddr>>()
+                    .map(|info| info.0),
+            ),
+        }
+    }
+}
+
 impl HttpState {
     /// The client a request is from: the principal's, else its address's (`None` when a router
     /// from `into_router` gets neither a principal nor `ConnectInfo`: no share applies).
     pub(crate) fn client_of(
         &self,
-        extensions: &Extensions,
+        connection: Connection<'_>,
         headers: &HeaderMap,
         principal: Option<&Principal>,
     ) -> Option<Arc<Client>> {
@@ -45,20 +69,18 @@ impl HttpState {
             );
         }
         let proxies = &self.options().trusted_proxies;
-        if let Some(peer) = extensions.get::<Arc<Peer>>() {
-            if !peer.proxy {
-                return Some(Arc::clone(&peer.client));
+        let ip = match connection {
+            Connection::Peer(peer) if !peer.proxy => return Some(Arc::clone(&peer.client)),
+            Connection::Peer(peer) => {
+                forwarded_client(headers, proxies).unwrap_or(peer.address.ip())
             }
-            let ip = forwarded_client(headers, proxies).unwrap_or(peer.address.ip());
-            return Some(self.clients.get(ClientKey::address(ip)));
-        }
-        let ip = extensions
-            .get::<axum::extract::ConnectInfo<SocketAddr>>()?
-            .0
-            .ip();
-        let ip = match proxies.iter().any(|p| p.contains(ip)) {
-            true => forwarded_client(headers, proxies).unwrap_or(ip),
-            false => ip,
+            Connection::Info(address) => {
+                let ip = address?.ip();
+                match proxies.iter().any(|p| p.contains(ip)) {
+                    true => forwarded_client(headers, proxies).unwrap_or(ip),
+                    false => ip,
+                }
+            }
         };
         Some(self.clients.get(ClientKey::address(ip)))
     }
@@ -70,16 +92,14 @@ impl HttpState {
     /// `into_router` gets no `ConnectInfo`.
     pub(crate) fn peer_of(
         &self,
-        extensions: &Extensions,
+        connection: Connection<'_>,
         headers: &HeaderMap,
     ) -> Option<SocketAddr> {
         let proxies = &self.options().trusted_proxies;
-        let (address, proxy) = match extensions.get::<Arc<Peer>>() {
-            Some(peer) => (peer.address, peer.proxy),
-            None => {
-                let address = extensions
-                    .get::<axum::extract::ConnectInfo<SocketAddr>>()?
-                    .0;
+        let (address, proxy) = match connection {
+            Connection::Peer(peer) => (peer.address, peer.proxy),
+            Connection::Info(address) => {
+                let address = address?;
                 (address, proxies.iter().any(|p| p.contains(address.ip())))
             }
         };

@@ -28,6 +28,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::body::read_post_body;
+use super::client::Connection;
 use super::guard::{check_host, check_json_content_type};
 use super::stream::named_event;
 use super::{HttpState, error_response, session_id};
@@ -122,7 +123,7 @@ pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Req
     }
     let principal = request.extensions().get::<Arc<Principal>>();
     let client = state.client_of(
-        request.extensions(),
+        Connection::of(request.extensions()),
         request.headers(),
         principal.map(Arc::as_ref),
     );
@@ -322,8 +323,12 @@ pub(super) async fn handle_message(
         return response;
     }
     let limits = &state.core.options;
-    let client = state.client_of(&parts.extensions, &parts.headers, principal.as_deref());
-    let peer = state.peer_of(&parts.extensions, &parts.headers);
+    let client = state.client_of(
+        Connection::of(&parts.extensions),
+        &parts.headers,
+        principal.as_deref(),
+    );
+    let peer = state.peer_of(Connection::of(&parts.extensions), &parts.headers);
     let body = match read_post_body(&state, &parts.headers, body, client.as_ref()).await {
         Ok(read) => read,
         Err(response) => return response,

@@ -50,6 +50,7 @@ mod auth;
 mod body;
 mod card;
 mod client;
+use self::client::Connection;
 mod deadline;
 mod guard;
 mod health;
@@ -732,7 +733,11 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
     if let Err(response) = header_version(&headers, None) {
         return response;
     }
-    let client = state.client_of(&parts.extensions, &headers, principal.map(Arc::as_ref));
+    let client = state.client_of(
+        Connection::of(&parts.extensions),
+        &headers,
+        principal.map(Arc::as_ref),
+    );
     let session = match state
         .session(&headers, principal.map(Arc::as_ref), client.as_ref(), None)
         .await
@@ -810,7 +815,11 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
     if state.options().stateless || is_stateless_era(&headers) {
         return modern::method_not_allowed();
     }
-    let client = state.client_of(&parts.extensions, &headers, principal.map(Arc::as_ref));
+    let client = state.client_of(
+        Connection::of(&parts.extensions),
+        &headers,
+        principal.map(Arc::as_ref),
+    );
     let session = match state
         .session(&headers, principal.map(Arc::as_ref), client.as_ref(), None)
         .await
@@ -905,7 +914,16 @@ impl McpService {
             // Open listen streams end with their final result, so the server can drain.
             core.close();
         };
-        serve::serve(router, &state.clients, listener, shutdown, limits).await?;
+        // The endpoint's POSTs skip the router unless a layer guards the endpoint.
+        #[cfg(feature = "oauth")]
+        let guarded = state.auth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let guarded = false;
+        let endpoint = (!guarded).then(|| serve::Endpoint {
+            path: state.options.path.clone(),
+            state: Arc::clone(&state),
+        });
+        serve::serve(router, endpoint, &state.clients, listener, shutdown, limits).await?;
         Ok(())
     }
 
@@ -1045,7 +1063,11 @@ async fn handle_metrics(State(state): State<Arc<HttpState>>, request: Request) -
         return StatusCode::NOT_FOUND.into_response();
     };
     let text = state.metrics_text.text(metrics).await;
-    let client = state.client_of(request.extensions(), request.headers(), None);
+    let client = state.client_of(
+        Connection::of(request.extensions()),
+        request.headers(),
+        None,
+    );
     let Some(charge) = state.unread.account(client.as_ref()).charge(text.len()) else {
         tracing::warn!(
             client = ?client.as_ref().map(|c| c.key()),

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::body::read_post_body;
+use super::client::{Connection, Peer};
 use super::guard::{accepts, check_host, check_json_content_type, header_version};
 use super::stream::EventStream;
 use super::{
@@ -154,17 +155,29 @@ impl Answer {
 /// A POST to the endpoint, in four steps: [`check`] the request, [`read`] its body, [`route`] it
 /// by era, and (handshake era) [`answer`] it in its session.
 pub(super) async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    serve_post(&state, request, None).await
+}
+
+/// [`handle_post`] for a request `serve_http` hands over without the router (the endpoint's
+/// POSTs, when no layer guards the endpoint): its connection given directly, not looked up in
+/// its extensions, which the router would have filled.
+pub(super) async fn serve_post(
+    state: &Arc<HttpState>,
+    request: Request,
+    peer: Option<&Peer>,
+) -> Response {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
-    let from = match check(&state, &parts) {
+    let connection = peer.map_or_else(|| Connection::of(&parts.extensions), Connection::Peer);
+    let from = match check(state, &parts, connection) {
         Ok(from) => from,
         Err(response) => return response,
     };
-    let (post, charge) = match read(&state, &parts.headers, body, &from).await {
+    let (post, charge) = match read(state, &parts.headers, body, &from).await {
         Ok(read) => read,
         Err(response) => return response,
     };
-    route(&state, &parts.headers, post, charge, from).await
+    route(state, &parts.headers, post, charge, from).await
 }
 
 /// Who sent a POST and what it takes back, as [`check`] found them.
@@ -179,7 +192,7 @@ struct From {
 
 /// Step 1, the request: its `Host` and `Origin` (DNS rebinding), its content type and what it
 /// accepts; then who sent it.
-fn check(state: &HttpState, parts: &Parts) -> Result<From, Response> {
+fn check(state: &HttpState, parts: &Parts, connection: Connection<'_>) -> Result<From, Response> {
     let headers = &parts.headers;
     check_host(state.options(), headers, &parts.uri)?;
     check_json_content_type(headers)?;
@@ -191,8 +204,8 @@ fn check(state: &HttpState, parts: &Parts) -> Result<From, Response> {
         ));
     }
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
-    let client = state.client_of(&parts.extensions, headers, principal.as_deref());
-    let peer = state.peer_of(&parts.extensions, headers);
+    let client = state.client_of(connection, headers, principal.as_deref());
+    let peer = state.peer_of(connection, headers);
     Ok(From {
         principal,
         client,

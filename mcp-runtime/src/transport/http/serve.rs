@@ -3,14 +3,21 @@
 //! client (its address's share of `max_connections`; a trusted proxy's connections only in
 //! all), headers must arrive in time, and every connection task is ours to end. Each request
 //! carries its connection's [`Peer`] to the handlers, for the client's other shares.
+//!
+//! The endpoint's POSTs, the requests a client sends most, go straight to their handler when no
+//! layer guards the endpoint (no OAuth): what the router would add for them (matching the path,
+//! boxing the handler's future, the extensions it fills) changes nothing they do. Every other
+//! request goes through the router.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::http::Method;
+use futures_util::future::Either;
 
 use super::client::Peer;
-use super::deadline;
+use super::{HttpState, deadline, post};
 use crate::server::{Budget, ClientKey, Clients, IpRange, Kind, share_of};
 
 /// The connection limits of [`serve`].
@@ -22,6 +29,18 @@ pub(crate) struct Limits {
     pub(crate) grace: Duration,
     /// The proxies exempt from the per-address share.
     pub(crate) trusted_proxies: Vec<IpRange>,
+}
+
+/// The endpoint whose POSTs [`serve`] hands to their handler without the router.
+pub(crate) struct Endpoint {
+    pub(crate) path: String,
+    pub(crate) state: Arc<HttpState>,
+}
+
+impl Endpoint {
+    fn serves<B>(&self, request: &hyper::Request<B>) -> bool {
+        request.method() == Method::POST && request.uri().path() == self.path
+    }
 }
 
 /// How long the accept loop pauses after an accept error (out of file descriptors, say), so it
@@ -61,6 +80,7 @@ const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(10);
 /// finish for the grace period and drops those still open.
 pub(crate) async fn serve(
     router: Router,
+    endpoint: Option<Endpoint>,
     clients: &Clients,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
@@ -85,6 +105,7 @@ pub(crate) async fn serve(
         share_of(limits.max_connections, limits.client_share, 1),
     );
     // Dropped when `serve` returns: the connection tasks still running are aborted with it.
+    let endpoint = endpoint.map(Arc::new);
     let mut connections = tokio::task::JoinSet::new();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut last_refusal: Option<Instant> = None;
@@ -143,9 +164,22 @@ pub(crate) async fn serve(
             proxy,
         });
         let inner = TowerToHyperService::new(router.clone());
-        let service = hyper::service::service_fn(move |mut request| {
-            request.extensions_mut().insert(Arc::clone(&peer));
-            hyper::service::Service::call(&inner, request)
+        let endpoint = endpoint.clone();
+        let service = hyper::service::service_fn(move |mut request| match &endpoint {
+            Some(endpoint) if endpoint.serves(&request) => {
+                let state = Arc::clone(&endpoint.state);
+                let peer = Arc::clone(&peer);
+                Either::Left(async move {
+                    let request = request.map(axum::body::Body::new);
+                    Ok::<_, std::convert::Infallible>(
+                        post::serve_post(&state, request, Some(&peer)).await,
+                    )
+                })
+            }
+            _ => {
+                request.extensions_mut().insert(Arc::clone(&peer));
+                Either::Right(hyper::service::Service::call(&inner, request))
+            }
         });
         let mut builder = builder.clone();
         builder.timer(clock.timer());
