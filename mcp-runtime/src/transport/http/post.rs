@@ -283,7 +283,9 @@ async fn handshake_era(
     // `initialize` within a live session goes to that session, which refuses it.
     if post.initialize && (state.options().stateless || !headers.contains_key(&MCP_SESSION_ID)) {
         let caller = (from.principal, from.client, from.peer);
-        return initialize_session(state, post.incoming, caller, answering).await;
+        // Boxed, as the other branches that are not a request answered at once: the future
+        // of every POST is as large as its largest branch, and is moved as it starts.
+        return Box::pin(initialize_session(state, post.incoming, caller, answering)).await;
     }
     let (session, http_session) = match session_for(state, headers, &from, version, answering).await
     {
@@ -291,13 +293,13 @@ async fn handshake_era(
         Err(response) => return response,
     };
     if post.ids.is_empty() {
-        return accepted(
+        return Box::pin(accepted(
             state,
             post.incoming,
             &session,
             http_session.as_deref(),
             from,
-        )
+        ))
         .await;
     }
     answer(state, post, charge, from, session, http_session).await
@@ -421,10 +423,19 @@ async fn answer(
         session,
         http_session,
     };
+    // Waiting for the answers (or streaming them) is boxed: see `handshake_era`.
     if wants_sse && accepts_json && !batch {
-        return lazy_stream(state, waited, open, from.client.as_ref()).await;
+        return Box::pin(lazy_stream(state, waited, open, from.client.as_ref())).await;
     }
-    reply(state, waited, wants_sse, open, batch, from.client.as_ref()).await
+    Box::pin(reply(
+        state,
+        waited,
+        wants_sse,
+        open,
+        batch,
+        from.client.as_ref(),
+    ))
+    .await
 }
 
 /// What a POST's requests have sent so far, and what waits for their answers.
