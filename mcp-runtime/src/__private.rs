@@ -41,8 +41,19 @@ pub use crate::server::{Items, McpServer, ServerDefaults};
 pub use crate::skill::{EmbeddedFile, EmbeddedSkill};
 pub use crate::tool::{
     BoxFuture, CallToolResult, ParamMeta, TaskSupport, ToolAnnotations, ToolBuilder, ToolCall,
-    ToolDef,
+    ToolDef, ToolReply,
 };
+
+/// A `#[tool]` function's builder, around its handler.
+pub fn tool_builder<F>(name: &'static str, handler: F) -> ToolBuilder
+where
+    F: Fn(ToolCall) -> BoxFuture<ToolReply> + Send + Sync + 'static,
+{
+    ToolBuilder::with_handler(
+        name.into(),
+        crate::tool::ToolHandler::Replies(Arc::new(handler)),
+    )
+}
 pub use ::std::string::String;
 pub use serde_json::{Map, Value};
 pub use std::sync::Arc;
@@ -274,7 +285,7 @@ pub mod ret {
 
     use super::*;
     use crate::IntoCallToolResult;
-    use crate::tool::structured_result;
+    use crate::tool::{ToolReply, structured_reply};
 
     /// Why a call failed: the `Err` of a `Result` return, as text.
     pub struct Failure(String);
@@ -284,8 +295,8 @@ pub mod ret {
             Self(message)
         }
 
-        pub fn into_result(self) -> CallToolResult {
-            CallToolResult::error(self.0)
+        pub fn into_result(self) -> ToolReply {
+            ToolReply::Result(CallToolResult::error(self.0))
         }
 
         pub fn message(self) -> String {
@@ -323,7 +334,7 @@ pub mod ret {
 
     pub trait ViaContent<T> {
         fn declare_output(self, builder: &mut ToolBuilder) -> Probe<Accepted>;
-        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
+        fn into_result(self, value: T, call: &ToolCall) -> ToolReply;
     }
 
     impl<T: IntoCallToolResult> ViaContent<T> for &&Probe<T> {
@@ -331,14 +342,14 @@ pub mod ret {
             T::declare_output(builder);
             accepted()
         }
-        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult {
-            value.into_result_of(call)
+        fn into_result(self, value: T, call: &ToolCall) -> ToolReply {
+            ToolReply::Result(value.into_result_of(call))
         }
     }
 
     pub trait ViaStructured<T> {
         fn declare_output(self, builder: &mut ToolBuilder) -> Probe<Accepted>;
-        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
+        fn into_result(self, value: T, call: &ToolCall) -> ToolReply;
     }
 
     impl<T: Serialize + JsonSchema> ViaStructured<T> for &Probe<T> {
@@ -346,23 +357,23 @@ pub mod ret {
             builder.structured_output::<T>();
             accepted()
         }
-        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult {
-            structured_result(value, call)
+        fn into_result(self, value: T, call: &ToolCall) -> ToolReply {
+            structured_reply(value, call)
         }
     }
 
     /// The last resort: `T` itself is the verdict, which fails the requirement it misses.
     pub trait ViaUnsupportedReturn<T> {
         fn declare_output(self, builder: &mut ToolBuilder) -> Probe<T>;
-        fn into_result(self, value: T, call: &ToolCall) -> CallToolResult;
+        fn into_result(self, value: T, call: &ToolCall) -> ToolReply;
     }
 
     impl<T> ViaUnsupportedReturn<T> for Probe<T> {
         fn declare_output(self, _: &mut ToolBuilder) -> Probe<T> {
             self
         }
-        fn into_result(self, _: T, _: &ToolCall) -> CallToolResult {
-            CallToolResult::default()
+        fn into_result(self, _: T, _: &ToolCall) -> ToolReply {
+            ToolReply::Result(CallToolResult::default())
         }
     }
 }
@@ -372,8 +383,8 @@ pub fn arguments_ok(call: &mut ToolCall) -> bool {
     call.arguments_ok()
 }
 
-pub fn argument_error(call: &ToolCall) -> CallToolResult {
-    call.argument_error()
+pub fn argument_error(call: &ToolCall) -> ToolReply {
+    ToolReply::Result(call.argument_error())
 }
 
 /// A `#[resource]` parameter that is not a template variable: a context parameter, taken by

@@ -104,7 +104,11 @@ impl CallToolResult {
 /// when every content block is plain text (no annotations, no `_meta`), as most tools' results
 /// are; serde's walk of the internally tagged content blocks costs more than the rest of the
 /// response. Any other result goes through serde.
-pub(crate) fn encode_tool_response(id: &RequestId, result: &CallToolResult) -> Vec<u8> {
+pub(crate) fn encode_tool_response(id: &RequestId, reply: &ToolReply) -> Vec<u8> {
+    let result = match reply {
+        ToolReply::Result(result) => result,
+        ToolReply::Json(json) => return json.encode(id),
+    };
     let mut texts = 0;
     for block in &result.content {
         match block {
@@ -458,7 +462,111 @@ pub(crate) enum OutputShape {
     Wrapped,
 }
 
-pub(crate) type ToolHandler = Arc<dyn Fn(ToolCall) -> BoxFuture<CallToolResult> + Send + Sync>;
+/// A tool's handler.
+#[derive(Clone)]
+pub(crate) enum ToolHandler {
+    /// One given to [`ToolBuilder::new`]: it builds its result.
+    Results(Arc<dyn Fn(ToolCall) -> BoxFuture<CallToolResult> + Send + Sync>),
+    /// A `#[tool]` function's, which may answer with its return value already written as JSON.
+    Replies(Arc<dyn Fn(ToolCall) -> BoxFuture<ToolReply> + Send + Sync>),
+}
+
+/// What a tool's handler answers with: a result, or a typed return value written once as JSON.
+/// Not public API: a `#[tool]` function returns its own type, a [`ToolBuilder::new`] handler a
+/// [`CallToolResult`].
+#[doc(hidden)]
+pub enum ToolReply {
+    Result(CallToolResult),
+    Json(JsonReply),
+}
+
+/// A typed return value, serialized once: its compact JSON is the text block and the
+/// `structuredContent` (wrapped as `{"result": ...}` when the tool's output schema is not an
+/// object), written into the response as it is. Building a `Value` first, then writing it out,
+/// costs a typed result more than the rest of its response. Only a call whose response is
+/// written straight from its result gets one ([`ToolCall`]'s `direct`); any other gets the
+/// [`CallToolResult`], which [`ToolReply::into_result`] also makes from this.
+#[doc(hidden)]
+pub struct JsonReply {
+    json: String,
+    wrapped: bool,
+    /// Whether `structuredContent` goes out (2025-06-18 on).
+    structured: bool,
+}
+
+impl JsonReply {
+    /// The response to the call `id`: what [`encode_response`](crate::protocol::encode_response)
+    /// writes for the same result, byte for byte.
+    fn encode(&self, id: &RequestId) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128 + 2 * self.json.len());
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        // An id is a string or a number: serializing it cannot fail.
+        let _ = serde_json::to_writer(&mut out, id);
+        out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+        let _ = serde_json::to_writer(&mut out, &self.json);
+        out.push(b'}');
+        out.push(b']');
+        if self.structured {
+            out.extend_from_slice(br#","structuredContent":"#);
+            if self.wrapped {
+                out.extend_from_slice(br#"{"result":"#);
+            }
+            out.extend_from_slice(self.json.as_bytes());
+            if self.wrapped {
+                out.push(b'}');
+            }
+        }
+        out.extend_from_slice(b"}}");
+        out
+    }
+}
+
+impl ToolReply {
+    pub(crate) fn is_error(&self) -> bool {
+        match self {
+            Self::Result(result) => result.is_error,
+            Self::Json(_) => false,
+        }
+    }
+
+    /// What a client of `version` gets: see [`CallToolResult::for_version`].
+    pub(crate) fn for_version(self, version: ProtocolVersion) -> Self {
+        match self {
+            Self::Result(result) => Self::Result(result.for_version(version)),
+            Self::Json(mut json) => {
+                json.structured &= version.has_structured_output();
+                Self::Json(json)
+            }
+        }
+    }
+
+    /// The result as a [`CallToolResult`].
+    pub(crate) fn into_result(self) -> CallToolResult {
+        let json = match self {
+            Self::Result(result) => return result,
+            Self::Json(json) => json,
+        };
+        let structured = match json.structured {
+            false => None,
+            // The server's own compact JSON; only nesting past serde_json's limit (128) fails.
+            true => match serde_json::from_str::<Value>(&json.json) {
+                Ok(value) if json.wrapped => {
+                    let mut wrapped = Map::with_capacity(1);
+                    wrapped.insert("result".to_owned(), value);
+                    Some(Value::Object(wrapped))
+                }
+                Ok(value) => Some(value),
+                Err(error) => return unserializable("", &error),
+            },
+        };
+        CallToolResult {
+            content: vec![Content::text(json.json)],
+            structured_content: structured,
+            is_error: false,
+            meta: None,
+        }
+    }
+}
 
 /// A handler that may answer a call with a JSON-RPC error instead of a result: a proxied tool
 /// relays its upstream's errors as they were.
@@ -469,19 +577,21 @@ pub(crate) type RelayHandler =
 /// with. An enum rather than one more box, so an ordinary tool's call costs what it did.
 pub(crate) enum ToolFuture {
     Plain(BoxFuture<CallToolResult>),
+    Replied(BoxFuture<ToolReply>),
     Relayed(BoxFuture<Result<CallToolResult, ErrorObject>>),
 }
 
 impl Future for ToolFuture {
-    type Output = Result<CallToolResult, ErrorObject>;
+    type Output = Result<ToolReply, ErrorObject>;
 
     fn poll(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Self::Output> {
         match self.get_mut() {
-            Self::Plain(future) => future.as_mut().poll(cx).map(Ok),
-            Self::Relayed(future) => future.as_mut().poll(cx),
+            Self::Plain(future) => future.as_mut().poll(cx).map(|r| Ok(ToolReply::Result(r))),
+            Self::Replied(future) => future.as_mut().poll(cx).map(Ok),
+            Self::Relayed(future) => future.as_mut().poll(cx).map(|r| r.map(ToolReply::Result)),
         }
     }
 }
@@ -576,38 +686,19 @@ impl ToolDef {
         self.metadata.location
     }
 
-    /// Runs the tool on `arguments` in `context`: the one place a [`ToolCall`] is put together,
-    /// so a dispatcher hands over what the request carried and gets the result's future back.
-    /// `tool` is the registry's shared copy of the name, so a call allocates nothing for it.
-    pub(crate) fn call(
-        &self,
-        tool: Arc<str>,
-        arguments: Map<String, Value>,
-        context: Context,
-    ) -> BoxFuture<CallToolResult> {
-        (self.handler)(ToolCall {
-            tool,
-            arguments,
-            context,
-            output: self.output,
-            taken: 0,
-            errors: Vec::new(),
-            takes_args_struct: self.takes_args_struct,
-            argument_names: Arc::clone(&self.argument_names),
-        })
-    }
-
-    /// Runs the tool as [`call`](Self::call) does, through its relay handler when it has one.
+    /// Runs the tool on `arguments` in `context` (through its relay handler when it has one):
+    /// the one place a [`ToolCall`] is put together, so a dispatcher hands over what the
+    /// request carried and gets the result's future back. `tool` is the registry's shared copy
+    /// of the name, so a call allocates nothing for it. `direct`: the response is written
+    /// straight from the result (see [`JsonReply`]).
     pub(crate) fn invoke(
         &self,
         tool: Arc<str>,
         arguments: Map<String, Value>,
         context: Context,
+        direct: bool,
     ) -> ToolFuture {
-        let Some(relay) = &self.relay else {
-            return ToolFuture::Plain(self.call(tool, arguments, context));
-        };
-        ToolFuture::Relayed(relay(ToolCall {
+        let call = ToolCall {
             tool,
             arguments,
             context,
@@ -616,7 +707,13 @@ impl ToolDef {
             errors: Vec::new(),
             takes_args_struct: self.takes_args_struct,
             argument_names: Arc::clone(&self.argument_names),
-        }))
+            direct,
+        };
+        match (&self.relay, &self.handler) {
+            (Some(relay), _) => ToolFuture::Relayed(relay(call)),
+            (None, ToolHandler::Results(handler)) => ToolFuture::Plain(handler(call)),
+            (None, ToolHandler::Replies(handler)) => ToolFuture::Replied(handler(call)),
+        }
     }
 
     /// The `Tool` object of `tools/list` as `version` knows it, with schemas in `style`.
@@ -680,6 +777,9 @@ pub struct ToolCall {
     pub(crate) errors: Vec<String>,
     pub(crate) takes_args_struct: bool,
     pub(crate) argument_names: Arc<[&'static str]>,
+    /// The response is written straight from the result: a typed return value may come back
+    /// as its JSON ([`JsonReply`]).
+    pub(crate) direct: bool,
 }
 
 impl ToolCall {
@@ -871,15 +971,20 @@ impl ToolBuilder {
     where
         F: Fn(ToolCall) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
     {
+        Self::with_handler(name.into(), ToolHandler::Results(Arc::new(handler)))
+    }
+
+    /// Starts a tool called `name`, served by `handler`: a `#[tool]` function's.
+    pub(crate) fn with_handler(name: Cow<'static, str>, handler: ToolHandler) -> Self {
         Self {
             def: ToolDef {
-                name: name.into(),
+                name,
                 metadata: Metadata::default(),
                 input_schema: Map::new(),
                 output_schema: None,
                 output: OutputShape::Content,
                 annotations: ToolAnnotations::default(),
-                handler: Arc::new(handler),
+                handler,
                 takes_args_struct: false,
                 argument_names: Arc::default(),
                 raw_input_schema: false,
@@ -1269,13 +1374,41 @@ pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> O
 }
 
 /// The result of a structured return value, shaped as the tool's definition says.
+/// A typed return value's reply: written once as JSON when the call's response is written
+/// straight from it, else the [`CallToolResult`] of [`structured_result`].
+pub(crate) fn structured_reply<T: Serialize>(value: T, call: &ToolCall) -> ToolReply {
+    match call.direct {
+        true => json_reply(value, &call.tool, call.output),
+        false => ToolReply::Result(structured_result(value, call)),
+    }
+}
+
+/// [`structured_reply`] of a call whose response is written straight from it.
+fn json_reply<T: Serialize>(value: T, tool: &str, output: OutputShape) -> ToolReply {
+    if output == OutputShape::Content {
+        return ToolReply::Result(value_result(value, tool, output));
+    }
+    match serde_json::to_string(&value) {
+        Ok(json) => ToolReply::Json(JsonReply {
+            json,
+            wrapped: output == OutputShape::Wrapped,
+            structured: true,
+        }),
+        Err(error) => ToolReply::Result(unserializable(tool, &error)),
+    }
+}
+
 pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> CallToolResult {
+    value_result(value, &call.tool, call.output)
+}
+
+fn value_result<T: Serialize>(value: T, tool: &str, output: OutputShape) -> CallToolResult {
     // The text by `to_string`: what `Display` writes, without the formatter in between.
     let serialized = serde_json::to_value(value)
         .and_then(|json| serde_json::to_string(&json).map(|text| (json, text)));
     match serialized {
-        Ok((json, text)) => shaped_result(json, text, call.output),
-        Err(error) => unserializable(&call.tool, &error),
+        Ok((json, text)) => shaped_result(json, text, output),
+        Err(error) => unserializable(tool, &error),
     }
 }
 
@@ -1345,9 +1478,67 @@ mod tests {
         for id in [RequestId::Number(7), RequestId::String("a\"b".into())] {
             for result in &results {
                 assert_eq!(
-                    String::from_utf8(encode_tool_response(&id, result)).unwrap(),
+                    String::from_utf8(encode_tool_response(
+                        &id,
+                        &ToolReply::Result(result.clone())
+                    ))
+                    .unwrap(),
                     String::from_utf8(encode_response(&id, result)).unwrap(),
                 );
+            }
+        }
+    }
+
+    /// A typed return value written once as JSON goes out as the `CallToolResult` built from
+    /// it would, byte for byte, for every shape and revision; and the result made back from it
+    /// is that one.
+    #[test]
+    fn a_typed_result_written_as_json_is_the_result_it_stands_for() {
+        use crate::protocol::encode_response;
+        #[derive(Serialize)]
+        struct Found {
+            name: &'static str,
+            score: f64,
+            tags: Vec<&'static str>,
+            note: Option<String>,
+        }
+        let found = || Found {
+            name: "a \"quoted\"\n é ✓ \u{1}",
+            score: 0.1 + 0.2,
+            tags: vec!["x", ""],
+            note: None,
+        };
+        let versions = [
+            ProtocolVersion::V2024_11_05,
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+        ];
+        for id in [RequestId::Number(7), RequestId::String("a\"b".into())] {
+            for version in versions {
+                let cases = [
+                    (
+                        json_reply(found(), "t", OutputShape::Object),
+                        value_result(found(), "t", OutputShape::Object),
+                    ),
+                    (
+                        json_reply(-12_i64, "t", OutputShape::Wrapped),
+                        value_result(-12_i64, "t", OutputShape::Wrapped),
+                    ),
+                    (
+                        json_reply(vec![found()], "t", OutputShape::Wrapped),
+                        value_result(vec![found()], "t", OutputShape::Wrapped),
+                    ),
+                ];
+                for (reply, built) in cases {
+                    assert!(matches!(reply, ToolReply::Json(_)));
+                    let reply = reply.for_version(version);
+                    let built = built.for_version(version);
+                    assert_eq!(
+                        String::from_utf8(encode_tool_response(&id, &reply)).unwrap(),
+                        String::from_utf8(encode_response(&id, &built)).unwrap(),
+                    );
+                    assert_eq!(reply.into_result(), built);
+                }
             }
         }
     }

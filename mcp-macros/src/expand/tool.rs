@@ -158,13 +158,13 @@ pub(crate) fn build_expr(tool: &Tool<'_>) -> TokenStream {
     let handler = handler(
         function,
         quote!(__mcp::ToolCall),
-        quote!(__mcp::CallToolResult),
+        quote!(__mcp::ToolReply),
         body,
     );
     let build = build_with_layer(attrs.layer.as_ref());
     quote! {
         #(#metas)*
-        let mut __builder = __mcp::ToolBuilder::new(#name, #handler);
+        let mut __builder = __mcp::tool_builder(#name, #handler);
         __builder.location(::core::file!(), ::core::line!());
         #(#setup)*
         #(#declares)*

@@ -38,7 +38,7 @@ use crate::resource::ResourceError;
 #[cfg(feature = "tasks")]
 #[cfg(feature = "tasks")]
 use crate::tool::ToolDef;
-use crate::tool::{CallToolResult, TaskSupport};
+use crate::tool::{CallToolResult, TaskSupport, ToolReply};
 
 /// Who a request is served for: the revision, the client, and for stateless requests their own
 /// log level and input bookkeeping.
@@ -406,13 +406,16 @@ async fn route_stateless(
     let stamp = |method: &str| core.stamps().for_method(method);
     match outcome {
         Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &stamp(&method).apply(value))),
-        Ok(Reply::Tool(result)) => match result_value(&result) {
-            Ok(value) => Answer::tool(
-                encode_response(&id, &stamp(&method).apply(value)),
-                result.is_error,
-            ),
-            Err(error) => Answer::error(Some(&id), error),
-        },
+        Ok(Reply::Tool(result)) => {
+            let result = result.into_result();
+            match result_value(&result) {
+                Ok(value) => Answer::tool(
+                    encode_response(&id, &stamp(&method).apply(value)),
+                    result.is_error,
+                ),
+                Err(error) => Answer::error(Some(&id), error),
+            }
+        }
         Ok(Reply::Raw(raw)) => {
             Answer::ok(encode_raw_response(&id, &stamp(&method).apply_raw(&raw)))
         }
@@ -538,7 +541,7 @@ async fn route(
         Ok(Reply::Raw(raw)) => Answer::ok(encode_raw_response(&id, &raw)),
         Ok(Reply::Tool(result)) => Answer::tool(
             crate::tool::encode_tool_response(&id, &result),
-            result.is_error,
+            result.is_error(),
         ),
         Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &value)),
         Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
@@ -672,7 +675,7 @@ pub(crate) enum Reply {
     Value(Value),
     Raw(Arc<str>),
     /// A tool's result, serialized straight into the response in the handshake era.
-    Tool(CallToolResult),
+    Tool(ToolReply),
     InputRequired(Value),
     /// A `CreateTaskResult`: no cache hints.
     #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
@@ -1141,7 +1144,11 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             }
         }
     }
-    let invocation = tool.invoke(Arc::clone(tool_name), arguments, context(call, id, meta));
+    // A handshake-era response is written straight from the result; a stateless one is
+    // stamped as a value first.
+    let direct = call.scope.stateless.is_none();
+    let context = context(call, id, meta);
+    let invocation = tool.invoke(Arc::clone(tool_name), arguments, context, direct);
     let result = match run(&call.scope, invocation).await {
         Ok(Ok(Ok(result))) => result,
         // A relayed tool's upstream answered with an error: so does this server.
@@ -1155,7 +1162,9 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         }
         Err(panic) => {
             tracing::error!(tool = %name, panic = panic_message(&*panic), "a tool panicked");
-            CallToolResult::error(format!("tool `{name}` failed unexpectedly"))
+            ToolReply::Result(CallToolResult::error(format!(
+                "tool `{name}` failed unexpectedly"
+            )))
         }
     };
     Ok(Reply::Tool(result.for_version(version)))

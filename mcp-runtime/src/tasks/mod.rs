@@ -635,6 +635,7 @@ pub(crate) fn spawn(
         match outcome {
             None => cancel.cancel(),
             Some(Ok(result)) => {
+                let result = result.map(crate::tool::ToolReply::into_result);
                 // Its last progress message first, so the ended task shows it.
                 peer.flush_message().await;
                 store.finish(&id, outcome_of(&result, version, max)).await;

@@ -24,7 +24,7 @@ use crate::server::dispatch::{
 };
 use crate::server::stateless::Interrupt;
 use crate::server::store::BoxFuture;
-use crate::tool::{CallToolResult, TaskSupport, ToolDef};
+use crate::tool::{CallToolResult, TaskSupport, ToolDef, ToolReply};
 
 impl Tasking for Tasks {
     fn declared(&self, client: &ClientInfo) -> bool {
@@ -281,13 +281,16 @@ async fn call_tool_task(
         Arc::clone(&peer) as Arc<dyn Peer>,
         Arc::clone(&cancel),
     );
-    let mut handler = tool.invoke(tool_name, arguments, context);
+    // A task keeps its result as a `CallToolResult`: not written straight into a response.
+    let mut handler = tool.invoke(tool_name, arguments, context, false);
     let inline = std::future::poll_fn(|cx| {
         if let Some(inputs) = &inputs {
             inputs.watch(cx.waker());
         }
         match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut handler).poll(cx))) {
-            Ok(Poll::Ready(result)) => Poll::Ready(Inline::Done(result)),
+            Ok(Poll::Ready(result)) => {
+                Poll::Ready(Inline::Done(result.map(ToolReply::into_result)))
+            }
             Ok(Poll::Pending) => match inputs.as_ref().and_then(|i| i.interrupt()) {
                 Some(interrupt) => Poll::Ready(Inline::Interrupt(interrupt)),
                 None if peer.in_before_task() => Poll::Pending,
@@ -317,7 +320,7 @@ async fn call_tool_task(
             if tool.task_support == TaskSupport::Optional && call.scope.stateless.is_some() =>
         {
             store.remove(&task_id).await;
-            return Ok(Reply::Tool(result?.for_version(version)));
+            return Ok(Reply::Tool(ToolReply::Result(result?.for_version(version))));
         }
         Inline::Done(result) => {
             peer.flush_message().await;
