@@ -207,6 +207,12 @@ impl<T: Named> Listed<T> {
             .map(|&i| (&self.items[i], &self.names[i]))
     }
 
+    /// The enabled item called `name`: its index in this snapshot (by which the telemetry keeps
+    /// its metric cells) and its shared name.
+    pub(crate) fn position(&self, name: &str) -> Option<(usize, &Arc<str>)> {
+        self.by_name.get(name).map(|&i| (i, &self.names[i]))
+    }
+
     /// The serialized list result page at `from` for `version`.
     pub(crate) fn list(
         &self,

@@ -11,13 +11,21 @@
 //! text is rendered from, and (feature `otel`) the OpenTelemetry histogram bound to the same
 //! labels once, so that recording an observation never builds, sorts or hashes an attribute
 //! list: it finds the cell by its labels and adds to both.
+//!
+//! An operation's cell is found without hashing its labels: each method, and each served tool
+//! and prompt, has a row of cells by revision, transport and outcome, reached by index (the
+//! method's, or the item's in the registry snapshot the request found it in), and each of its
+//! slots holds the cell the label set's map gave it the first time. The map stays the one place
+//! cells are made and counted against the bound; an error code, which a row does not index, is
+//! looked up in it.
 
 use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{Method, ProtocolVersion};
 use crate::server::Transport;
 use crate::server::fast_map::FastMap;
 
@@ -52,15 +60,33 @@ impl Series {
 }
 
 /// What an operation is labelled with.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Operation {
-    pub(crate) method: &'static str,
+    /// A method of the table; `None` (`_OTHER`) for one the server does not know.
+    pub(crate) method: Option<Method>,
     /// `gen_ai.tool.name` on `tools/call`, `gen_ai.prompt.name` on `prompts/get`.
     pub(crate) target: Option<(&'static str, Arc<str>)>,
     /// The JSON-RPC code, or `tool_error`.
     pub(crate) error: Option<ErrorType>,
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) transport: Transport,
+}
+
+impl Operation {
+    /// `mcp.method.name`.
+    fn method_name(&self) -> &'static str {
+        self.method.map_or("_OTHER", Method::name)
+    }
+}
+
+impl Hash for Operation {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.method.map(|method| method as u8).hash(state);
+        self.target.hash(state);
+        self.error.hash(state);
+        self.version.hash(state);
+        self.transport.hash(state);
+    }
 }
 
 /// `error.type`: the JSON-RPC error code, or a tool's `isError`.
@@ -142,7 +168,7 @@ impl LabelSet for SessionLabels {
 /// A histogram's cells by label set, bounded.
 struct Histogram<L> {
     cells: Mutex<FastMap<L, Arc<Cell>>>,
-    overflow: Cell,
+    overflow: Arc<Cell>,
     /// The global meter provider's histogram (feature `otel`), bound once per cell.
     #[cfg(feature = "otel")]
     otel: Option<opentelemetry::metrics::Histogram<f64>>,
@@ -163,7 +189,7 @@ impl<L: LabelSet> Histogram<L> {
         };
         Self {
             cells: Mutex::new(FastMap::default()),
-            overflow,
+            overflow: Arc::new(overflow),
             #[cfg(feature = "otel")]
             otel,
         }
@@ -180,10 +206,24 @@ impl<L: LabelSet> Histogram<L> {
         }
     }
 
+    /// The cell of `labels`: the one it has, a new one while there is room, or the overflow.
+    fn cell_for(&self, labels: &L) -> Arc<Cell> {
+        let mut map = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(cell) = map.get(labels) {
+            Arc::clone(cell)
+        } else if map.len() < MAX_SERIES {
+            let cell = Arc::new(self.cell(labels));
+            map.insert(labels.clone(), Arc::clone(&cell));
+            cell
+        } else {
+            Arc::clone(&self.overflow)
+        }
+    }
+
     fn observe(&self, labels: &L, duration: Duration) {
         // Counted under the lock (a few atomic adds): no reference to the cell taken and given
         // back per observation.
-        let mut map = self.cells.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(cell) = map.get(labels) {
             cell.observe(duration);
         } else if map.len() < MAX_SERIES {
@@ -197,16 +237,194 @@ impl<L: LabelSet> Histogram<L> {
     }
 
     fn snapshot(&self) -> Vec<(L, Arc<Cell>)> {
-        let map = self.cells.lock().unwrap_or_else(|e| e.into_inner());
+        let map = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
         map.iter()
             .map(|(l, s)| (l.clone(), Arc::clone(s)))
             .collect()
     }
 }
 
+/// The revisions a label names: none (a request before `initialize` settles one) and each of
+/// [`ProtocolVersion::ALL`].
+const VERSIONS: usize = ProtocolVersion::ALL.len() + 1;
+
+/// The transports: stdio, Streamable HTTP, HTTP+SSE.
+const TRANSPORTS: usize = 3;
+
+/// The outcomes a row keeps apart: answered, or a tool's `isError` (an error code is looked up
+/// in the map: a handler may send any).
+const OUTCOMES: usize = 2;
+
+/// Rows by method: room for every method of the table and `_OTHER` (one past it is looked up in
+/// the map).
+const METHOD_ROWS: usize = 32;
+
+/// The cells of one method or one served item, by revision, transport and outcome.
+struct Row([OnceLock<Arc<Cell>>; VERSIONS * TRANSPORTS * OUTCOMES]);
+
+impl Default for Row {
+    fn default() -> Self {
+        Self(std::array::from_fn(|_| OnceLock::new()))
+    }
+}
+
+impl Row {
+    /// The slot of an operation's revision, transport and outcome; `None` for an error code.
+    fn slot(labels: &Operation) -> Option<usize> {
+        let outcome = match labels.error {
+            None => 0,
+            Some(ErrorType::ToolError) => 1,
+            Some(ErrorType::Code(_)) => return None,
+        };
+        let version = labels.version.map_or(0, |version| version as usize + 1);
+        let transport = match labels.transport {
+            Transport::Stdio => 0,
+            Transport::StreamableHttp => 1,
+            Transport::LegacySse => 2,
+        };
+        (version < VERSIONS).then_some((version * TRANSPORTS + transport) * OUTCOMES + outcome)
+    }
+}
+
+/// Where a request found its served tool or prompt: the registry snapshot (its generation) and
+/// the item's index in it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Item {
+    pub(crate) generation: u64,
+    pub(crate) index: usize,
+}
+
+/// Items past this index (in a registry of more) are looked up in the map.
+const ITEM_ROWS: usize = 4_096;
+
+/// The rows of one registry snapshot's tools (or prompts), by index, each made when its item is
+/// first answered, with the name it was made for: a request that found another name at that
+/// index (in a snapshot of the same generation, which one server never has) is looked up in the
+/// map instead. A newer snapshot starts the rows over; its items' cells, found by their labels,
+/// are the ones they had.
+#[derive(Default)]
+struct ItemRows {
+    generation: u64,
+    rows: Vec<OnceLock<Box<ItemRow>>>,
+}
+
+/// A served item's row, with the name it was made for.
+struct ItemRow {
+    name: Arc<str>,
+    row: Row,
+}
+
+impl ItemRows {
+    /// The row of `item`, named `name`, if these rows are of its snapshot and reach its index.
+    fn row(&self, item: Item, name: &Arc<str>) -> Option<Option<&Row>> {
+        if self.generation != item.generation {
+            return None;
+        }
+        let entry = self.rows.get(item.index)?;
+        let made = entry.get_or_init(|| {
+            Box::new(ItemRow {
+                name: Arc::clone(name),
+                row: Row::default(),
+            })
+        });
+        Some(Arc::ptr_eq(&made.name, name).then_some(&made.row))
+    }
+}
+
+/// `mcp.server.operation.duration`: the cells by label set, and the rows that find them.
+struct Operations {
+    histogram: Histogram<Operation>,
+    /// Operations that name no item, by method (`_OTHER` first).
+    methods: Box<[Row]>,
+    /// `tools/call` by tool.
+    tools: RwLock<ItemRows>,
+    /// `prompts/get` by prompt.
+    prompts: RwLock<ItemRows>,
+}
+
+impl Operations {
+    fn new(histogram: Histogram<Operation>) -> Self {
+        Self {
+            histogram,
+            methods: (0..METHOD_ROWS).map(|_| Row::default()).collect(),
+            tools: RwLock::default(),
+            prompts: RwLock::default(),
+        }
+    }
+
+    fn observe(&self, labels: &Operation, item: Option<Item>, duration: Duration) {
+        let Some(slot) = Row::slot(labels) else {
+            return self.histogram.observe(labels, duration);
+        };
+        match (labels.method, &labels.target, item) {
+            (method, None, _) => {
+                let index = method.map_or(0, |method| method as usize + 1);
+                match self.methods.get(index) {
+                    Some(row) => self.record(row, slot, labels, duration),
+                    None => self.histogram.observe(labels, duration),
+                }
+            }
+            (Some(Method::ToolsCall), Some((_, name)), Some(item)) => {
+                self.record_item(&self.tools, item, name, slot, labels, duration);
+            }
+            (Some(Method::PromptsGet), Some((_, name)), Some(item)) => {
+                self.record_item(&self.prompts, item, name, slot, labels, duration);
+            }
+            _ => self.histogram.observe(labels, duration),
+        }
+    }
+
+    fn record(&self, row: &Row, slot: usize, labels: &Operation, duration: Duration) {
+        row.0[slot]
+            .get_or_init(|| self.histogram.cell_for(labels))
+            .observe(duration);
+    }
+
+    fn record_item(
+        &self,
+        items: &RwLock<ItemRows>,
+        item: Item,
+        name: &Arc<str>,
+        slot: usize,
+        labels: &Operation,
+        duration: Duration,
+    ) {
+        {
+            let rows = items.read().unwrap_or_else(PoisonError::into_inner);
+            match rows.row(item, name) {
+                Some(Some(row)) => return self.record(row, slot, labels, duration),
+                Some(None) => return self.histogram.observe(labels, duration),
+                None => {}
+            }
+        }
+        // A newer snapshot, or an index past the rows made so far.
+        let mut rows = items.write().unwrap_or_else(PoisonError::into_inner);
+        if rows.generation < item.generation {
+            *rows = ItemRows {
+                generation: item.generation,
+                rows: Vec::new(),
+            };
+        }
+        if rows.generation == item.generation
+            && rows.rows.len() <= item.index
+            && item.index < ITEM_ROWS
+        {
+            rows.rows.resize_with(item.index + 1, OnceLock::new);
+        }
+        match rows.row(item, name) {
+            Some(Some(row)) => self.record(row, slot, labels, duration),
+            // An older snapshot's item, or one past the rows.
+            _ => {
+                drop(rows);
+                self.histogram.observe(labels, duration);
+            }
+        }
+    }
+}
+
 /// The server's metrics.
 pub(crate) struct Metrics {
-    operations: Histogram<Operation>,
+    operations: Operations,
     sessions: Histogram<SessionLabels>,
     /// How many observations were made: a render of the same number is still current.
     observed: AtomicU64,
@@ -227,14 +445,16 @@ impl Metrics {
         #[cfg(not(feature = "otel"))]
         let (operations, sessions) = (Histogram::new(), Histogram::new());
         Self {
-            operations,
+            operations: Operations::new(operations),
             sessions,
             observed: AtomicU64::new(0),
         }
     }
 
-    pub(crate) fn operation(&self, labels: &Operation, duration: Duration) {
-        self.operations.observe(labels, duration);
+    /// An operation answered after `duration`; `item` is where the request found the tool or
+    /// prompt its labels name.
+    pub(crate) fn operation(&self, labels: &Operation, item: Option<Item>, duration: Duration) {
+        self.operations.observe(labels, item, duration);
         self.observed.fetch_add(1, Ordering::Release);
     }
 
@@ -252,7 +472,7 @@ impl Metrics {
     /// Every series, in the Prometheus text exposition format (0.0.4).
     pub(crate) fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let mut operations = self.operations.snapshot();
+        let mut operations = self.operations.histogram.snapshot();
         operations.sort_by_key(|(l, _)| operation_labels(l));
         out.push_str(
             "# HELP mcp_server_operation_duration_seconds MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.\n\
@@ -268,6 +488,7 @@ impl Metrics {
         }
         if self
             .operations
+            .histogram
             .overflow
             .series
             .count
@@ -279,7 +500,7 @@ impl Metrics {
                 &mut out,
                 "mcp_server_operation_duration_seconds",
                 &labels,
-                &self.operations.overflow.series,
+                &self.operations.histogram.overflow.series,
             );
         }
         let mut sessions = self.sessions.snapshot();
@@ -316,11 +537,11 @@ fn common(labels: &mut Labels, version: Option<ProtocolVersion>, transport: Tran
 }
 
 fn operation_labels(op: &Operation) -> Labels {
-    let mut labels = vec![("mcp_method_name", op.method.to_owned())];
+    let mut labels = vec![("mcp_method_name", op.method_name().to_owned())];
     if let Some((key, name)) = &op.target {
         labels.push((key, name.to_string()));
     }
-    if op.method == "tools/call" {
+    if op.method == Some(Method::ToolsCall) {
         labels.push(("gen_ai_operation_name", "execute_tool".to_owned()));
     }
     if let Some(error) = op.error {
@@ -400,7 +621,7 @@ mod meter {
     use opentelemetry::{KeyValue, global};
 
     use super::{BOUNDARIES, ErrorType, Operation, SessionLabels};
-    use crate::protocol::ProtocolVersion;
+    use crate::protocol::{Method, ProtocolVersion};
     use crate::server::Transport;
 
     /// The two histograms on the global meter provider (as it is when the server is built):
@@ -427,7 +648,7 @@ mod meter {
     /// An operation's labels as the conventions' attributes.
     pub(crate) fn operation_attributes(labels: &Operation) -> Vec<KeyValue> {
         let mut attributes = Vec::with_capacity(8);
-        attributes.push(KeyValue::new("mcp.method.name", labels.method));
+        attributes.push(KeyValue::new("mcp.method.name", labels.method_name()));
         if let Some((key, name)) = &labels.target {
             let key = if *key == "gen_ai_tool_name" {
                 "gen_ai.tool.name"
@@ -436,7 +657,7 @@ mod meter {
             };
             attributes.push(KeyValue::new(key, std::sync::Arc::clone(name)));
         }
-        if labels.method == "tools/call" {
+        if labels.method == Some(Method::ToolsCall) {
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
         if let Some(error) = labels.error {
@@ -482,14 +703,14 @@ mod tests {
     fn buckets_are_cumulative_and_labels_escaped() {
         let metrics = Metrics::new();
         let labels = Operation {
-            method: "tools/call",
+            method: Some(Method::ToolsCall),
             target: Some(("gen_ai_tool_name", Arc::from("a\"b"))),
             error: Some(ErrorType::ToolError),
             version: Some(ProtocolVersion::V2025_11_25),
             transport: Transport::Stdio,
         };
-        metrics.operation(&labels, Duration::from_millis(15));
-        metrics.operation(&labels, Duration::from_secs(400));
+        metrics.operation(&labels, None, Duration::from_millis(15));
+        metrics.operation(&labels, None, Duration::from_secs(400));
         let text = metrics.render();
         let prefix = r#"mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",gen_ai_tool_name="a\"b",gen_ai_operation_name="execute_tool",error_type="tool_error",mcp_protocol_version="2025-11-25",network_transport="pipe","#;
         assert!(
@@ -522,13 +743,13 @@ mod tests {
         let metrics = Metrics::new();
         for i in 0..MAX_SERIES {
             let labels = Operation {
-                method: "tools/call",
+                method: Some(Method::ToolsCall),
                 target: Some(("gen_ai_tool_name", Arc::from(format!("{i:0>64}")))),
                 error: Some(ErrorType::Code(-32603)),
                 version: Some(ProtocolVersion::V2025_11_25),
                 transport: Transport::StreamableHttp,
             };
-            metrics.operation(&labels, Duration::from_secs(1_000_000));
+            metrics.operation(&labels, None, Duration::from_secs(1_000_000));
         }
         let text = metrics.render();
         // 11.8 MB: the README's limits table says 12 MiB.
@@ -536,17 +757,106 @@ mod tests {
     }
 
     #[test]
-    fn series_past_the_bound_share_one() {
+    fn rows_find_the_cells_of_the_labels() {
+        // One label set counted through its tool's row, through the row of a newer registry
+        // snapshot (its own name at another index), as an older snapshot's request, through a
+        // row that holds another name, and without a row: one series.
+        let metrics = Metrics::new();
+        let labels = Operation {
+            method: Some(Method::ToolsCall),
+            target: Some(("gen_ai_tool_name", Arc::from("add"))),
+            error: None,
+            version: Some(ProtocolVersion::V2025_11_25),
+            transport: Transport::Stdio,
+        };
+        let at = |generation, index| Some(Item { generation, index });
+        let millis = Duration::from_millis(1);
+        metrics.operation(&labels, at(0, 3), millis);
+        metrics.operation(&labels, at(0, 3), millis);
+        let renamed = Operation {
+            target: Some(("gen_ai_tool_name", Arc::from("add"))),
+            ..labels.clone()
+        };
+        metrics.operation(&renamed, at(1, 0), millis);
+        metrics.operation(&labels, at(0, 3), millis);
+        metrics.operation(&labels, at(1, 0), millis);
+        metrics.operation(&labels, None, millis);
+        // Another outcome and an error code of the same tool, and a method that names no item.
+        let failed = Operation {
+            error: Some(ErrorType::ToolError),
+            ..labels.clone()
+        };
+        metrics.operation(&failed, at(1, 0), millis);
+        let refused = Operation {
+            error: Some(ErrorType::Code(-32602)),
+            ..labels.clone()
+        };
+        metrics.operation(&refused, at(1, 0), millis);
+        let listed = Operation {
+            method: Some(Method::ToolsList),
+            target: None,
+            ..labels.clone()
+        };
+        metrics.operation(&listed, None, millis);
+        metrics.operation(&listed, None, millis);
+        let text = metrics.render();
+        assert_eq!(text.matches("_count{").count(), 4, "{text}");
+        let tool = r#"mcp_method_name="tools/call",gen_ai_tool_name="add",gen_ai_operation_name="execute_tool","#;
+        let rest = r#"mcp_protocol_version="2025-11-25",network_transport="pipe"}"#;
+        for (labels, count) in [
+            (format!("{tool}{rest}"), 6),
+            (format!("{tool}error_type=\"tool_error\",{rest}"), 1),
+            (
+                format!("{tool}error_type=\"-32602\",rpc_response_status_code=\"-32602\",{rest}"),
+                1,
+            ),
+            (format!("mcp_method_name=\"tools/list\",{rest}"), 2),
+        ] {
+            assert!(
+                text.contains(&format!("_count{{{labels} {count}\n")),
+                "{labels} {count}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn series_past_the_bound_share_one_through_rows() {
         let metrics = Metrics::new();
         for i in 0..MAX_SERIES + 10 {
             let labels = Operation {
-                method: "tools/call",
+                method: Some(Method::ToolsCall),
                 target: Some(("gen_ai_tool_name", Arc::from(format!("t{i}")))),
                 error: None,
                 version: None,
                 transport: Transport::StreamableHttp,
             };
-            metrics.operation(&labels, Duration::from_millis(1));
+            let item = Item {
+                generation: 0,
+                index: i,
+            };
+            metrics.operation(&labels, Some(item), Duration::from_millis(1));
+            metrics.operation(&labels, Some(item), Duration::from_millis(1));
+        }
+        let text = metrics.render();
+        assert_eq!(text.matches("_count{").count(), MAX_SERIES + 1);
+        assert!(
+            text.contains("_count{mcp_method_name=\"_OTHER\"} 20\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn series_past_the_bound_share_one() {
+        let metrics = Metrics::new();
+        for i in 0..MAX_SERIES + 10 {
+            let labels = Operation {
+                method: Some(Method::ToolsCall),
+                target: Some(("gen_ai_tool_name", Arc::from(format!("t{i}")))),
+                error: None,
+                version: None,
+                transport: Transport::StreamableHttp,
+            };
+            metrics.operation(&labels, None, Duration::from_millis(1));
         }
         let text = metrics.render();
         assert_eq!(text.matches("_count{").count(), MAX_SERIES + 1);

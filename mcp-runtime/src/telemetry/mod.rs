@@ -98,8 +98,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use self::metrics::{ErrorType, Metrics, Operation, SessionLabels};
-use crate::protocol::{Method, ProtocolVersion, Request, RequestId, echo};
+use self::metrics::{ErrorType, Item, Metrics, Operation, SessionLabels};
+use crate::protocol::{Method, ProtocolVersion, RequestId, echo};
 use crate::server::exchange::Status;
 use crate::server::observe::{Arrival, Observation, Observer as Observe};
 use crate::server::registry::Registry;
@@ -232,6 +232,8 @@ pub(crate) struct Watch {
     started: Instant,
     span: tracing::Span,
     labels: Operation,
+    /// Where the request found the tool or prompt its labels name.
+    item: Option<Item>,
     /// What the span keeps of the client's trace context, counted until the request ends.
     #[cfg(feature = "otel")]
     _context: Option<otel::KeptCharge>,
@@ -256,9 +258,15 @@ impl Observer {
 
     /// Starts observing a request: the conventions' fields go on `span` (before it is first
     /// entered, as `tracing-opentelemetry` needs for the name, kind and parent).
-    fn start_watch(self: Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Watch) {
+    fn start_watch(
+        self: Arc<Self>,
+        arrival: &Arrival<'_>,
+        watch: &mut Option<Watch>,
+    ) -> tracing::Span {
         let request = arrival.request;
-        let method = method_label(&request.method);
+        // The method of the table, or `None` (`_OTHER`): a label cannot be anything a client
+        // makes up.
+        let method = Method::parse(&request.method);
         // Whether a span is made: on the tracer given, or for a subscriber that takes it; with
         // neither, there is no span work at all.
         #[cfg(feature = "otel")]
@@ -270,14 +278,14 @@ impl Observer {
                 || tracing::enabled!(target: "mcp_runtime::request", tracing::Level::INFO));
         // The name a `tools/call` or `prompts/get` gives, for span and label, and `_meta`, only
         // for a span that may continue its client's trace.
-        let named = matches!(request.method.as_str(), "tools/call" | "prompts/get");
+        let named = matches!(method, Some(Method::ToolsCall | Method::PromptsGet));
         let (name, meta) = match named || (live && cfg!(feature = "otel")) {
             true => name_and_meta(&request.params),
             false => (None, None),
         };
         let name = name.filter(|_| named);
         let meta = meta.filter(|_| live);
-        let target = target_of(request, name, arrival.registry);
+        let (target, item) = target_of(method, name, arrival.registry).unzip();
         let sampled = live && self.sampled(meta);
         #[cfg(feature = "otel")]
         let (span, charge, direct) = match &self.tracer {
@@ -309,8 +317,9 @@ impl Observer {
         };
         #[cfg(not(feature = "otel"))]
         let span = self.traced_span(arrival, sampled, name, target.as_ref());
-        let observation = Watch {
-            observer: Arc::clone(&self),
+        // Made where it is kept, not moved there.
+        *watch = Some(Watch {
+            observer: self,
             started: Instant::now(),
             span: span.clone(),
             labels: Operation {
@@ -320,12 +329,13 @@ impl Observer {
                 version: arrival.version,
                 transport: arrival.transport,
             },
+            item,
             #[cfg(feature = "otel")]
             _context: charge,
             #[cfg(feature = "otel")]
             direct,
-        };
-        (span, observation)
+        });
+        span
     }
 
     /// The request's `tracing` span when its OpenTelemetry span is not made on a tracer.
@@ -372,7 +382,7 @@ impl Observer {
     }
 }
 
-impl Observation for Watch {
+impl Watch {
     fn settled(&mut self, version: ProtocolVersion) {
         self.labels.version = Some(version);
         #[cfg(feature = "otel")]
@@ -390,7 +400,7 @@ impl Observation for Watch {
         self.direct.clone()
     }
 
-    fn finish(mut self: Box<Self>, status: &Status) {
+    fn finish(&mut self, status: &Status) {
         let lasted = self.started.elapsed();
         self.labels.error = match status {
             Status::Ok => None,
@@ -409,15 +419,48 @@ impl Observation for Watch {
             record_answer(&self.span, status);
         }
         if let Some(metrics) = &self.observer.metrics {
-            metrics.operation(&self.labels, lasted);
+            metrics.operation(&self.labels, self.item, lasted);
         }
+    }
+}
+
+/// A request's [`Watch`] in the box the server holds it in until the answer. The box outlives
+/// its request: once the answer is recorded it waits, empty, for the next request its thread
+/// starts: an allocation and a free per request would be a good share of what the metrics cost.
+struct Watched(Option<Watch>);
+
+thread_local! {
+    /// The box of a request this thread finished, for the next one it starts.
+    static SPARE: std::cell::Cell<Option<Box<Watched>>> = const { std::cell::Cell::new(None) };
+}
+
+impl Observation for Watched {
+    fn settled(&mut self, version: ProtocolVersion) {
+        if let Some(watch) = &mut self.0 {
+            watch.settled(version);
+        }
+    }
+
+    #[cfg(feature = "otel")]
+    fn context(&self) -> Option<opentelemetry::Context> {
+        self.0.as_ref().and_then(Watch::context)
+    }
+
+    fn finish(mut self: Box<Self>, status: &Status) {
+        // Finished where it lies, then dropped there: moving it out would copy it.
+        if let Some(watch) = &mut self.0 {
+            watch.finish(status);
+        }
+        self.0 = None;
+        SPARE.set(Some(self));
     }
 }
 
 impl Observe for Observer {
     fn start(self: Arc<Self>, arrival: &Arrival<'_>) -> (tracing::Span, Box<dyn Observation>) {
-        let (span, watch) = self.start_watch(arrival);
-        (span, Box::new(watch))
+        let mut watched = SPARE.take().unwrap_or_else(|| Box::new(Watched(None)));
+        let span = self.start_watch(arrival, &mut watched.0);
+        (span, watched)
     }
 
     fn session_ended(
@@ -543,30 +586,24 @@ fn name_and_meta(
     (name, meta)
 }
 
-/// The method's name as a label: one the server knows (the method table's), so that a label
-/// cannot be anything a client makes up.
-fn method_label(method: &str) -> &'static str {
-    Method::parse(method).map_or("_OTHER", Method::name)
-}
-
-/// The served tool or prompt a request names, with its attribute's label name.
+/// The served tool or prompt a request names, with its attribute's label name, and where the
+/// registry holds it.
 fn target_of(
-    request: &Request,
+    method: Option<Method>,
     name: Option<&str>,
     registry: &Registry,
-) -> Option<(&'static str, Arc<str>)> {
+) -> Option<((&'static str, Arc<str>), Item)> {
     let name = name?;
-    match request.method.as_str() {
-        "tools/call" => registry
-            .tools
-            .get(name)
-            .map(|(_, name)| ("gen_ai_tool_name", Arc::clone(name))),
-        "prompts/get" => registry
-            .prompts
-            .get(name)
-            .map(|(_, name)| ("gen_ai_prompt_name", Arc::clone(name))),
-        _ => None,
-    }
+    let (label, (index, name)) = match method? {
+        Method::ToolsCall => ("gen_ai_tool_name", registry.tools.position(name)?),
+        Method::PromptsGet => ("gen_ai_prompt_name", registry.prompts.position(name)?),
+        _ => return None,
+    };
+    let item = Item {
+        generation: registry.generation(),
+        index,
+    };
+    Some(((label, Arc::clone(name)), item))
 }
 
 /// The request's `mcp.request` span with the conventions' fields in place of its own (see
