@@ -1375,11 +1375,11 @@ pub(crate) fn extract_args_struct<T: DeserializeOwned>(call: &mut ToolCall) -> O
 
 /// The result of a structured return value, shaped as the tool's definition says.
 /// A typed return value's reply: written once as JSON when the call's response is written
-/// straight from it, else the [`CallToolResult`] of [`structured_result`].
+/// straight from it, else the [`CallToolResult`] of [`value_result`].
 pub(crate) fn structured_reply<T: Serialize>(value: T, call: &ToolCall) -> ToolReply {
     match call.direct {
         true => json_reply(value, &call.tool, call.output),
-        false => ToolReply::Result(structured_result(value, call)),
+        false => ToolReply::Result(value_result(value, &call.tool, call.output)),
     }
 }
 
@@ -1398,10 +1398,7 @@ fn json_reply<T: Serialize>(value: T, tool: &str, output: OutputShape) -> ToolRe
     }
 }
 
-pub(crate) fn structured_result<T: Serialize>(value: T, call: &ToolCall) -> CallToolResult {
-    value_result(value, &call.tool, call.output)
-}
-
+/// A typed return value as a [`CallToolResult`], its `structuredContent` in `output`'s shape.
 fn value_result<T: Serialize>(value: T, tool: &str, output: OutputShape) -> CallToolResult {
     // The text by `to_string`: what `Display` writes, without the formatter in between.
     let serialized = serde_json::to_value(value)

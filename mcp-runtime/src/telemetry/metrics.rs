@@ -221,19 +221,7 @@ impl<L: LabelSet> Histogram<L> {
     }
 
     fn observe(&self, labels: &L, duration: Duration) {
-        // Counted under the lock (a few atomic adds): no reference to the cell taken and given
-        // back per observation.
-        let mut map = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(cell) = map.get(labels) {
-            cell.observe(duration);
-        } else if map.len() < MAX_SERIES {
-            let cell = Arc::new(self.cell(labels));
-            cell.observe(duration);
-            map.insert(labels.clone(), cell);
-        } else {
-            drop(map);
-            self.overflow.observe(duration);
-        }
+        self.cell_for(labels).observe(duration);
     }
 
     fn snapshot(&self) -> Vec<(L, Arc<Cell>)> {
@@ -819,50 +807,33 @@ mod tests {
         }
     }
 
-    #[test]
-    fn series_past_the_bound_share_one_through_rows() {
-        let metrics = Metrics::new();
-        for i in 0..MAX_SERIES + 10 {
-            let labels = Operation {
-                method: Some(Method::ToolsCall),
-                target: Some(("gen_ai_tool_name", Arc::from(format!("t{i}")))),
-                error: None,
-                version: None,
-                transport: Transport::StreamableHttp,
-            };
-            let item = Item {
-                generation: 0,
-                index: i,
-            };
-            metrics.operation(&labels, Some(item), Duration::from_millis(1));
-            metrics.operation(&labels, Some(item), Duration::from_millis(1));
-        }
-        let text = metrics.render();
-        assert_eq!(text.matches("_count{").count(), MAX_SERIES + 1);
-        assert!(
-            text.contains("_count{mcp_method_name=\"_OTHER\"} 20\n"),
-            "{text}"
-        );
-    }
-
+    /// Past the bound, new label sets share the `_OTHER` series, whether a request's cell is
+    /// found through its item's row or through the map.
     #[test]
     fn series_past_the_bound_share_one() {
-        let metrics = Metrics::new();
-        for i in 0..MAX_SERIES + 10 {
-            let labels = Operation {
-                method: Some(Method::ToolsCall),
-                target: Some(("gen_ai_tool_name", Arc::from(format!("t{i}")))),
-                error: None,
-                version: None,
-                transport: Transport::StreamableHttp,
-            };
-            metrics.operation(&labels, None, Duration::from_millis(1));
+        for through_rows in [false, true] {
+            let metrics = Metrics::new();
+            for i in 0..MAX_SERIES + 10 {
+                let labels = Operation {
+                    method: Some(Method::ToolsCall),
+                    target: Some(("gen_ai_tool_name", Arc::from(format!("t{i}")))),
+                    error: None,
+                    version: None,
+                    transport: Transport::StreamableHttp,
+                };
+                let item = through_rows.then_some(Item {
+                    generation: 0,
+                    index: i,
+                });
+                metrics.operation(&labels, item, Duration::from_millis(1));
+                metrics.operation(&labels, item, Duration::from_millis(1));
+            }
+            let text = metrics.render();
+            assert_eq!(text.matches("_count{").count(), MAX_SERIES + 1);
+            assert!(
+                text.contains("_count{mcp_method_name=\"_OTHER\"} 20\n"),
+                "{text}"
+            );
         }
-        let text = metrics.render();
-        assert_eq!(text.matches("_count{").count(), MAX_SERIES + 1);
-        assert!(
-            text.contains("_count{mcp_method_name=\"_OTHER\"} 10\n"),
-            "{text}"
-        );
     }
 }
