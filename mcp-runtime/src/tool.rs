@@ -23,8 +23,8 @@ use crate::context::Context;
 pub use crate::metadata::SourceLocation;
 use crate::metadata::{Metadata, item_setters};
 use crate::protocol::{
-    Audio, Content, EmbeddedResource, ErrorObject, Icon, Image, MESSAGE_MAX, ProtocolVersion,
-    RequestId, ResourceLink, Text, bounded, echo,
+    Audio, Content, EmbeddedResource, ErrorObject, Icon, Image, LISTED, MESSAGE_MAX, Object,
+    ProtocolVersion, RequestId, ResourceLink, Text, bounded, echo,
 };
 
 /// How many unknown arguments an argument error names.
@@ -694,7 +694,7 @@ impl ToolDef {
     pub(crate) fn invoke(
         &self,
         tool: Arc<str>,
-        arguments: Map<String, Value>,
+        arguments: Object,
         context: Context,
         direct: bool,
     ) -> ToolFuture {
@@ -768,7 +768,7 @@ impl ToolDef {
 /// errors collect.
 pub struct ToolCall {
     pub(crate) tool: Arc<str>,
-    pub(crate) arguments: Map<String, Value>,
+    pub(crate) arguments: Object,
     /// Which entries of `arguments` a parameter has taken, by position: their values are left
     /// `null` (see [`take_argument`]).
     taken: u32,
@@ -799,7 +799,7 @@ impl ToolCall {
             });
             self.taken = 0;
         }
-        std::mem::take(&mut self.arguments)
+        std::mem::take(&mut self.arguments).into_map()
     }
 
     pub(crate) fn record(&mut self, error: String) {
@@ -811,9 +811,10 @@ impl ToolCall {
         let untaken = self.arguments.len() - self.taken.count_ones() as usize;
         if !self.takes_args_struct && untaken > 0 {
             let expected = &self.argument_names;
-            let mut unknown: Vec<&String> = self
+            let mut unknown: Vec<&str> = self
                 .arguments
-                .keys()
+                .iter()
+                .map(|(key, _)| key)
                 .enumerate()
                 .filter(|&(at, _)| !is_taken(self.taken, at))
                 .map(|(_, key)| key)
@@ -1249,27 +1250,24 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
     }
 }
 
-/// The most arguments searched by comparing names: more are looked up by hashing, so a call
-/// with thousands of unknown arguments costs each parameter one lookup, not a scan.
-const ARGUMENTS_SCANNED: usize = 16;
-// The positions taken fit in `ToolCall::taken`.
-const _: () = assert!(ARGUMENTS_SCANNED <= 32);
+// The positions taken in a list of arguments fit in `ToolCall::taken`.
+const _: () = assert!(LISTED <= 32);
 
 /// The argument `name`, taken out of the call's arguments. A tool has a few parameters, and a
-/// few name comparisons cost less than hashing the name (serde_json's map hashes with SipHash):
-/// the value is taken where it is, `null` left in its place and its position marked taken, so
-/// the map is neither hashed nor rebuilt. A call with many (thousands of unknown ones) is
-/// looked up by hash, so each parameter costs one lookup, not a scan.
+/// few name comparisons cost less than hashing the name: the value is taken where it is,
+/// `null` left in its place and its position marked taken, so the list is not rebuilt. A call
+/// with many arguments (thousands of unknown ones) has them in a map, looked up by hash, so
+/// each parameter costs one lookup, not a scan.
 fn take_argument(call: &mut ToolCall, name: &str) -> Option<Value> {
-    if call.arguments.len() > ARGUMENTS_SCANNED {
-        return call.arguments.remove(name);
-    }
+    let list = match &mut call.arguments {
+        Object::Map(map) => return map.remove(name),
+        Object::List(list) => list,
+    };
     let taken = call.taken;
-    let (at, (_, value)) = call
-        .arguments
+    let (at, (_, value)) = list
         .iter_mut()
         .enumerate()
-        .find(|&(at, (key, _))| key == name && !is_taken(taken, at))?;
+        .find(|(at, (key, _))| key.is(name) && !is_taken(taken, *at))?;
     call.taken |= 1 << at;
     Some(std::mem::take(value))
 }

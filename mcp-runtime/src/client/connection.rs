@@ -458,10 +458,20 @@ impl Core {
                 }
             }
             Message::Request(request) => {
-                self.serve_request(request.id, request.method, request.params, handler);
+                self.serve_request(
+                    request.id,
+                    request.method,
+                    request.params.into_map(),
+                    handler,
+                );
             }
             Message::Notification(notification) => {
-                self.notification(&notification.method, notification.params, size, handler);
+                self.notification(
+                    &notification.method,
+                    notification.params.into_map(),
+                    size,
+                    handler,
+                );
             }
         }
     }

@@ -14,6 +14,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub(crate) use super::object::Params;
+use super::object::ParamsIn;
+
 /// The member `key` of a JSON object. serde_json's map hashes every key it looks up (with
 /// SipHash); the objects of the request path (`params`, `_meta`, a tool's arguments) have a
 /// few members, and comparing their names costs less. A larger object is looked up by hash.
@@ -273,7 +276,7 @@ pub struct Request {
     /// The method name.
     pub method: String,
     /// The params object; absent params are an empty object.
-    pub params: Map<String, Value>,
+    pub params: Params,
 }
 
 /// A notification: no id, never answered.
@@ -282,7 +285,7 @@ pub struct Notification {
     /// The method name.
     pub method: String,
     /// The params object; absent params are an empty object.
-    pub params: Map<String, Value>,
+    pub params: Params,
 }
 
 /// A response to a request this side sent.
@@ -428,8 +431,10 @@ struct Wire {
     id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
+    /// Read into its members, not as a map ([`Params`]); `null` reads as absent, which means
+    /// the same.
+    #[serde(default)]
+    params: Option<ParamsIn>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -507,7 +512,7 @@ struct Members {
     jsonrpc: Option<bool>,
     id: Option<Value>,
     method: Option<Value>,
-    params: Option<Value>,
+    params: Option<ParamsIn>,
     result: Option<Value>,
     error: Option<Value>,
 }
@@ -569,7 +574,7 @@ impl Message {
                 .map(|version| version.as_str() == Some("2.0")),
             id: object.remove("id"),
             method: object.remove("method"),
-            params: object.remove("params"),
+            params: object.remove("params").map(ParamsIn::from),
             result: object.remove("result"),
             error: object.remove("error"),
         })
@@ -597,9 +602,9 @@ impl Message {
         match method {
             Some(Value::String(method)) => {
                 let params = match params {
-                    None | Some(Value::Null) => Map::new(),
-                    Some(Value::Object(params)) => params,
-                    Some(_) => {
+                    None | Some(ParamsIn::Other(Value::Null)) => Params::new(),
+                    Some(ParamsIn::Object(params)) => params,
+                    Some(ParamsIn::Other(_)) => {
                         return Err(Box::new(InvalidMessage {
                             id,
                             error: ErrorObject::invalid_params("`params` must be an object"),

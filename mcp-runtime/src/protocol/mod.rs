@@ -17,6 +17,7 @@ pub(crate) mod jsonrpc;
 mod lifecycle;
 mod logging;
 mod method;
+mod object;
 mod outgoing;
 mod parse_cost;
 mod stateless;
@@ -48,6 +49,7 @@ pub use self::lifecycle::{
 };
 pub use self::logging::LoggingLevel;
 pub(crate) use self::method::Method;
+pub(crate) use self::object::{LISTED, Members, Object, Params};
 pub(crate) use self::outgoing::{Outgoing, Refusal, encode_batch};
 pub(crate) use self::parse_cost::PARSE_SLACK;
 pub use self::parse_cost::ParseCost;

@@ -8,7 +8,10 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 #[cfg(feature = "oauth")]
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+#[cfg(feature = "oauth")]
+use crate::protocol::Members;
 
 #[cfg(feature = "oauth")]
 use super::registry::Registry;
@@ -274,7 +277,7 @@ pub(crate) fn operation_scopes(
     registry: &Registry,
     server_scopes: &[String],
     method: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Option<Vec<String>> {
     let text = |key| params.get(key).and_then(Value::as_str);
     let item: &[Cow<'static, str>] = match method {

@@ -31,8 +31,8 @@ use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Extensions, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
 use crate::protocol::{
-    ErrorObject, LoggingLevel, Method, Outgoing, ProtocolVersion, Request, RequestId, echo,
-    encode_raw_response, encode_response,
+    ErrorObject, LoggingLevel, Method, Object, Outgoing, Params, ProtocolVersion, Request,
+    RequestId, echo, encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
 #[cfg(feature = "tasks")]
@@ -782,18 +782,14 @@ pub(crate) fn peer_of(call: &Call<'_>) -> Arc<dyn Peer> {
     }
 }
 
-fn take_meta(params: &mut Map<String, Value>) -> Meta {
+fn take_meta(params: &mut Params) -> Meta {
     match params.remove("_meta") {
         Some(Value::Object(meta)) => Meta(meta),
         _ => Meta::default(),
     }
 }
 
-fn string_param(
-    params: &mut Map<String, Value>,
-    key: &str,
-    method: &str,
-) -> Result<String, ErrorObject> {
+fn string_param(params: &mut Params, key: &str, method: &str) -> Result<String, ErrorObject> {
     match params.remove(key) {
         Some(Value::String(value)) => Ok(value),
         Some(_) => Err(ErrorObject::invalid_params(format!(
@@ -815,11 +811,7 @@ fn not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
 
 /// On a stateless retry, checks the echoed `requestState` and hands its answers and the new
 /// `inputResponses` to the handler's input bookkeeping.
-fn take_inputs(
-    call: &Call<'_>,
-    params: &mut Map<String, Value>,
-    binding: &Binding,
-) -> Result<(), ErrorObject> {
+fn take_inputs(call: &Call<'_>, params: &mut Params, binding: &Binding) -> Result<(), ErrorObject> {
     let state = params.remove("requestState");
     let responses = params.remove("inputResponses");
     let Some(stateless) = &call.scope.stateless else {
@@ -1040,22 +1032,13 @@ async fn complete(registry: &Registry, request: &Request) -> Result<Value, Error
 }
 
 async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
-    let Request { id, params, .. } = request;
-    // The params it reads, in one pass over them: taking each by name would hash the name
-    // (serde_json's map uses SipHash), four times a call.
-    let (mut name, mut arguments, mut task, mut meta) = (None, None, None, None);
-    let mut params_rest = Map::new();
-    for (key, value) in params {
-        match key.as_str() {
-            "name" => name = Some(value),
-            "arguments" => arguments = Some(value),
-            "task" => task = Some(value),
-            "_meta" => meta = Some(value),
-            _ => {
-                params_rest.insert(key, value);
-            }
-        }
-    }
+    let Request { id, mut params, .. } = request;
+    // The members it reads, each taken by comparing the few names there are; what is left is
+    // for `take_inputs`.
+    let name = params.remove("name");
+    let arguments = params.take_arguments();
+    let task = params.remove("task");
+    let meta = params.remove("_meta");
     let name = match name {
         Some(Value::String(name)) => name,
         Some(_) => return Err(ErrorObject::invalid_params("`name` must be a string")),
@@ -1066,9 +1049,9 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         }
     };
     let arguments = match arguments {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(arguments)) => arguments,
-        Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
+        None | Some(Err(Value::Null)) => Object::default(),
+        Some(Ok(arguments)) => arguments,
+        Some(Err(_)) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
     // 2025-11-25's `task`, with the TTL it may ask for (ignored in 2026-07-28, where the
     // server decides).
@@ -1079,11 +1062,11 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     #[cfg(not(feature = "tasks"))]
     let _ = wanted_task;
     let binding = call.scope.stateless.is_some().then(|| {
-        Binding::new("tools/call", &name, &arguments)
+        Binding::new("tools/call", &name, arguments.iter())
             .for_principal(call.sink.principal().map(|p| &**p))
     });
     if let Some(binding) = &binding {
-        take_inputs(call, &mut params_rest, binding)?;
+        take_inputs(call, &mut params, binding)?;
     }
     let meta = match meta {
         Some(Value::Object(meta)) => Meta(meta),
@@ -1122,7 +1105,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
                 id,
                 meta,
                 tool_name: Arc::clone(tool_name),
-                arguments,
+                arguments: arguments.into_map(),
                 binding,
                 ttl: wanted_task.flatten(),
             };

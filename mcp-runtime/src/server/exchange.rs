@@ -83,7 +83,9 @@ pub(crate) struct RequestParts {
 
 impl McpRequest {
     /// A request on its way through the middleware, with no extensions yet.
-    pub(crate) fn new(request: Request, origin: Origin) -> Self {
+    pub(crate) fn new(mut request: Request, origin: Origin) -> Self {
+        // The layers read and change the params as serde_json's map.
+        request.params.make_map();
         Self {
             inner: Box::new(RequestParts {
                 request,
@@ -105,13 +107,15 @@ impl McpRequest {
 
     /// The params object (empty when the request had none).
     pub fn params(&self) -> &Map<String, Value> {
-        &self.inner.request.params
+        static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+        // A map since `new`, and through `params_mut` only.
+        self.inner.request.params.as_map().unwrap_or(&EMPTY)
     }
 
     /// The params object, to change what the method receives. (A stateless request's envelope
     /// in `_meta` was read before the layers ran: changing it there changes nothing.)
     pub fn params_mut(&mut self) -> &mut Map<String, Value> {
-        &mut self.inner.request.params
+        self.inner.request.params.make_map()
     }
 
     /// `params._meta`, when the request has one.

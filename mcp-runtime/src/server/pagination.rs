@@ -7,9 +7,10 @@
 //! cursor past the end of the very list that minted it was never ours: -32602.
 
 use base64::Engine as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::protocol::ErrorObject;
+use crate::protocol::Members;
 
 const ENGINE: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
@@ -22,7 +23,7 @@ pub(crate) struct Position {
 }
 
 /// Where a request's `cursor` points: the start without one, -32602 for one we did not mint.
-pub(crate) fn offset(params: &Map<String, Value>) -> Result<Position, ErrorObject> {
+pub(crate) fn offset(params: &impl Members) -> Result<Position, ErrorObject> {
     let invalid = || {
         ErrorObject::invalid_params(
             "invalid cursor: pass back a `nextCursor` exactly as it was received",

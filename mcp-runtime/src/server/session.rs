@@ -241,13 +241,15 @@ impl Session {
                 "the session is already initialized",
             ));
         }
-        let params: InitializeParams =
-            serde_json::from_value(Value::Object(request.params.clone())).map_err(|e| {
-                ErrorObject::invalid_params(format!(
-                    "invalid `initialize` params: {}",
-                    echo(&e.to_string())
-                ))
-            })?;
+        let params: InitializeParams = serde_json::from_value(Value::Object(
+            request.params.clone().into_map(),
+        ))
+        .map_err(|e| {
+            ErrorObject::invalid_params(format!(
+                "invalid `initialize` params: {}",
+                echo(&e.to_string())
+            ))
+        })?;
         let version = negotiate_version(&params.protocol_version);
         let client = Arc::new(ClientInfo {
             implementation: params.client_info,
@@ -572,7 +574,7 @@ impl Session {
         }
     }
 
-    fn handle_notification(&self, method: &str, params: &serde_json::Map<String, Value>) {
+    fn handle_notification(&self, method: &str, params: &crate::protocol::Params) {
         match canonical_notification(method) {
             "notifications/initialized" if self.negotiated.get().is_some() => {
                 self.initialized.store(true, Ordering::Release);

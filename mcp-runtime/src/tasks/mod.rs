@@ -35,6 +35,7 @@ pub use self::store::{
     TaskRecord, TaskStatus, TaskStore,
 };
 use crate::context::{BoxFuture, CancelFlag, ClientInfo};
+use crate::protocol::Members;
 use crate::protocol::{ErrorObject, ProtocolVersion, echo, error_codes};
 use crate::server::catch::{catch_unwind, panic_message};
 use crate::tool::CallToolResult;
@@ -337,7 +338,7 @@ pub(crate) const RELATED_TASK_KEY: &str = "io.modelcontextprotocol/related-task"
 pub(crate) async fn legacy_get(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
     Ok(legacy(&find(&*tasks.store, id, owner).await?))
@@ -352,7 +353,7 @@ pub(crate) const LIST_PAGE: usize = 100;
 pub(crate) async fn legacy_list(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Result<Value, ErrorObject> {
     let after = list_cursor(params)?;
     let mut all = tasks.store.try_list(owner).await.map_err(unavailable)?;
@@ -386,7 +387,7 @@ fn millis_since_epoch(time: SystemTime) -> u64 {
 
 /// Where a `tasks/list` page starts: after the task its cursor names; -32602 for a cursor we
 /// did not mint.
-fn list_cursor(params: &Map<String, Value>) -> Result<Option<(u64, String)>, ErrorObject> {
+fn list_cursor(params: &impl Members) -> Result<Option<(u64, String)>, ErrorObject> {
     let invalid = || {
         ErrorObject::invalid_params(
             "invalid cursor: pass back a `nextCursor` exactly as it was received",
@@ -412,7 +413,7 @@ fn list_cursor(params: &Map<String, Value>) -> Result<Option<(u64, String)>, Err
 pub(crate) async fn legacy_cancel(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
     let record = find(&*tasks.store, id, owner).await?;
@@ -437,7 +438,7 @@ pub(crate) async fn legacy_cancel(
 pub(crate) async fn legacy_result<A>(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
     ask: A,
 ) -> Result<Value, ErrorObject>
 where
@@ -524,7 +525,7 @@ pub(crate) fn iso8601(time: SystemTime) -> String {
 }
 
 /// The `taskId` parameter.
-fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
+fn task_id(params: &impl Members) -> Result<&str, ErrorObject> {
     match params.get("taskId") {
         Some(Value::String(id)) => Ok(id),
         Some(_) => Err(ErrorObject::invalid_params("`taskId` must be a string")),
@@ -536,7 +537,7 @@ fn task_id(params: &Map<String, Value>) -> Result<&str, ErrorObject> {
 pub(crate) async fn get(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Result<String, ErrorObject> {
     let id = task_id(params)?;
     Ok(detailed(&find(&*tasks.store, id, owner).await?, None))
@@ -546,7 +547,7 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
     let answers = match params.get("inputResponses") {
@@ -565,7 +566,7 @@ pub(crate) async fn update(
 pub(crate) async fn cancel(
     tasks: &Tasks,
     owner: &str,
-    params: &Map<String, Value>,
+    params: &impl Members,
 ) -> Result<Value, ErrorObject> {
     let id = task_id(params)?;
     acknowledged(tasks.store.try_cancel(id, owner).await, id)

@@ -17,7 +17,7 @@ use super::{
     required_error, session_owner, spawn, update, watch,
 };
 use crate::context::{CancelFlag, ClientInfo, Peer};
-use crate::protocol::{ErrorObject, Method, Request};
+use crate::protocol::{ErrorObject, Method, Object, Request};
 use crate::server::catch::panic_message;
 use crate::server::dispatch::{
     Call, Reply, TaskInvocation, Tasking, context_with, interrupted, peer_of,
@@ -282,7 +282,7 @@ async fn call_tool_task(
         Arc::clone(&cancel),
     );
     // A task keeps its result as a `CallToolResult`: not written straight into a response.
-    let mut handler = tool.invoke(tool_name, arguments, context, false);
+    let mut handler = tool.invoke(tool_name, Object::from(arguments), context, false);
     let inline = std::future::poll_fn(|cx| {
         if let Some(inputs) = &inputs {
             inputs.watch(cx.waker());

@@ -573,11 +573,11 @@ impl McpService {
 /// each by name would hash it (serde_json's map uses SipHash), which costs more than comparing
 /// the few keys a request has.
 fn name_and_meta(
-    params: &serde_json::Map<String, Value>,
+    params: &crate::protocol::Params,
 ) -> (Option<&str>, Option<&serde_json::Map<String, Value>>) {
     let (mut name, mut meta) = (None, None);
     for (key, value) in params {
-        match (key.as_str(), value) {
+        match (key, value) {
             ("name", Value::String(text)) => name = Some(text.as_str()),
             ("_meta", Value::Object(members)) => meta = Some(members),
             _ => {}

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY};
 use crate::context::ClientInfo;
+use crate::protocol::Members;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion,
     ServerCapabilities, echo, error_codes,
@@ -51,7 +52,7 @@ fn missing(key: &str) -> ErrorObject {
 }
 
 /// Reads the envelope: a missing or malformed required key is -32602 naming it.
-pub(crate) fn read_envelope(params: &Map<String, Value>) -> Result<Envelope, ErrorObject> {
+pub(crate) fn read_envelope(params: &impl Members) -> Result<Envelope, ErrorObject> {
     let meta = match params.get("_meta") {
         Some(Value::Object(meta)) => meta,
         Some(_) => {

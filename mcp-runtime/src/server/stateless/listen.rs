@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, Weak};
 use serde_json::{Map, Value, json};
 
 use super::SUBSCRIPTION_ID_KEY;
+use crate::protocol::Members;
 use crate::protocol::{ErrorObject, Outgoing, RequestId, ServerCapabilities, encode_notification};
 use crate::server::{Account, Charge, ENTRY_OVERHEAD, Sink};
 
@@ -25,7 +26,7 @@ impl Listener {
     /// listener for it.
     pub(crate) fn new(
         id: &RequestId,
-        params: &Map<String, Value>,
+        params: &impl Members,
         capabilities: &ServerCapabilities,
         sink: Sink,
         (max_subscriptions, max_uri): (usize, usize),

@@ -22,7 +22,7 @@ mod input;
 mod listen;
 pub(crate) mod request_state;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::protocol::{ProtocolVersion, member};
 
@@ -36,6 +36,7 @@ pub(crate) use self::input::{
 };
 pub(crate) use self::listen::{Listener, Listeners};
 
+use crate::protocol::Members;
 pub(crate) use crate::protocol::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
     SUBSCRIPTION_ID_KEY,
@@ -45,8 +46,9 @@ pub(crate) use crate::protocol::{
 ///
 /// `initialize` does only when its envelope names a stateless revision: there it is a removed
 /// method (-32601, HTTP 404), while an `initialize` with any other `_meta` is still a handshake.
-pub(crate) fn is_stateless(method: &str, params: &Map<String, Value>) -> bool {
-    let requested = member(params, "_meta")
+pub(crate) fn is_stateless(method: &str, params: &impl Members) -> bool {
+    let requested = params
+        .get("_meta")
         .and_then(Value::as_object)
         .and_then(|meta| member(meta, PROTOCOL_VERSION_KEY));
     match requested {

@@ -50,7 +50,11 @@ pub(crate) struct Binding {
 }
 
 impl Binding {
-    pub(crate) fn new(method: &'static str, target: &str, arguments: &Map<String, Value>) -> Self {
+    pub(crate) fn new<'a, K: AsRef<str>>(
+        method: &'static str,
+        target: &str,
+        arguments: impl IntoIterator<Item = (K, &'a Value)>,
+    ) -> Self {
         Self {
             method,
             target: target.to_owned(),
@@ -177,7 +181,7 @@ fn now() -> u64 {
 }
 
 /// SHA-256 of the arguments with object keys sorted, so the client's key order does not matter.
-fn digest(arguments: &Map<String, Value>) -> String {
+fn digest<'a, K: AsRef<str>>(arguments: impl IntoIterator<Item = (K, &'a Value)>) -> String {
     fn canonical(value: &Value, out: &mut Vec<u8>) {
         match value {
             Value::Object(map) => {
@@ -209,8 +213,19 @@ fn digest(arguments: &Map<String, Value>) -> String {
             }
         }
     }
-    let mut bytes = Vec::new();
-    canonical(&Value::Object(arguments.clone()), &mut bytes);
+    // The arguments object as `canonical` writes an object: its members sorted by name.
+    let mut members: Vec<(K, &Value)> = arguments.into_iter().collect();
+    members.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+    let mut bytes = vec![b'{'];
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        let _ = serde_json::to_writer(&mut bytes, key.as_ref());
+        bytes.push(b':');
+        canonical(value, &mut bytes);
+    }
+    bytes.push(b'}');
     Sha256::digest(&bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
