@@ -460,7 +460,7 @@ impl Core {
             Message::Request(request) => {
                 self.serve_request(
                     request.id,
-                    request.method,
+                    request.method.into_owned(),
                     request.params.into_map(),
                     handler,
                 );

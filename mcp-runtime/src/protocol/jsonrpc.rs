@@ -273,8 +273,8 @@ impl std::error::Error for ErrorObject {}
 pub struct Request {
     /// The id the response must echo.
     pub id: RequestId,
-    /// The method name.
-    pub method: String,
+    /// The method name (one the server knows is not copied from the message).
+    pub method: Cow<'static, str>,
     /// The params object; absent params are an empty object.
     pub params: Params,
 }
@@ -282,8 +282,8 @@ pub struct Request {
 /// A notification: no id, never answered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
-    /// The method name.
-    pub method: String,
+    /// The method name (one the server knows is not copied from the message).
+    pub method: Cow<'static, str>,
     /// The params object; absent params are an empty object.
     pub params: Params,
 }
@@ -429,8 +429,8 @@ struct Wire {
     jsonrpc: Option<IsVersion2>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
+    #[serde(default, deserialize_with = "present_method")]
+    method: Option<MethodIn>,
     /// Read into its members, not as a map ([`Params`]); `null` reads as absent, which means
     /// the same.
     #[serde(default)]
@@ -511,10 +511,112 @@ struct Members {
     /// Whether `jsonrpc` is `"2.0"` (`None`: absent).
     jsonrpc: Option<bool>,
     id: Option<Value>,
-    method: Option<Value>,
+    method: Option<MethodIn>,
     params: Option<ParamsIn>,
     result: Option<Value>,
     error: Option<Value>,
+}
+
+/// A message's `method`: a name the server knows (not copied), another string, or a value that
+/// is not a string (`null` included: a `method` that is there).
+enum MethodIn {
+    Known(&'static str),
+    Other(String),
+    NotString,
+}
+
+impl<'de> serde::Deserialize<'de> for MethodIn {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = MethodIn;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+
+            fn visit_str<E>(self, method: &str) -> Result<MethodIn, E> {
+                Ok(MethodIn::known(method).unwrap_or_else(|| MethodIn::Other(method.to_owned())))
+            }
+
+            fn visit_string<E>(self, method: String) -> Result<MethodIn, E> {
+                Ok(MethodIn::known(&method).unwrap_or(MethodIn::Other(method)))
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<MethodIn, E> {
+                Ok(MethodIn::NotString)
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<MethodIn, E> {
+                Ok(MethodIn::NotString)
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<MethodIn, E> {
+                Ok(MethodIn::NotString)
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<MethodIn, E> {
+                Ok(MethodIn::NotString)
+            }
+
+            fn visit_unit<E>(self) -> Result<MethodIn, E> {
+                Ok(MethodIn::NotString)
+            }
+
+            // An array or object is read whole, as a value, so what is inside is checked as
+            // strictly as anywhere else.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<MethodIn, A::Error> {
+                while seq.next_element::<Value>()?.is_some() {}
+                Ok(MethodIn::NotString)
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MethodIn, A::Error> {
+                while map.next_entry::<String, Value>()?.is_some() {}
+                Ok(MethodIn::NotString)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl MethodIn {
+    /// The method, when the server knows it by this exact name.
+    fn known(method: &str) -> Option<Self> {
+        super::Method::parse(method)
+            .map(super::Method::name)
+            .filter(|&name| name == method)
+            .map(Self::Known)
+    }
+
+    fn into_name(self) -> Option<Cow<'static, str>> {
+        match self {
+            Self::Known(name) => Some(Cow::Borrowed(name)),
+            Self::Other(name) => Some(Cow::Owned(name)),
+            Self::NotString => None,
+        }
+    }
+}
+
+impl From<Value> for MethodIn {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::String(method) => Self::known(&method).unwrap_or(Self::Other(method)),
+            _ => Self::NotString,
+        }
+    }
+}
+
+/// A `method` that is there, even as `null` (which plain `Option` would read as absent).
+fn present_method<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<MethodIn>, D::Error> {
+    <MethodIn as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
 
 /// Whether `bytes` opens more than `max` arrays or objects at once, outside strings. On invalid
@@ -573,7 +675,7 @@ impl Message {
                 .remove("jsonrpc")
                 .map(|version| version.as_str() == Some("2.0")),
             id: object.remove("id"),
-            method: object.remove("method"),
+            method: object.remove("method").map(MethodIn::from),
             params: object.remove("params").map(ParamsIn::from),
             result: object.remove("result"),
             error: object.remove("error"),
@@ -599,8 +701,8 @@ impl Message {
         if jsonrpc != Some(true) {
             return Err(invalid(id, "`jsonrpc` must be \"2.0\""));
         }
-        match method {
-            Some(Value::String(method)) => {
+        match method.map(MethodIn::into_name) {
+            Some(Some(method)) => {
                 let params = match params {
                     None | Some(ParamsIn::Other(Value::Null)) => Params::new(),
                     Some(ParamsIn::Object(params)) => params,

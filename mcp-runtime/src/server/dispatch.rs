@@ -277,7 +277,7 @@ struct Guard {
 impl Guard {
     fn new(core: &Core, request: &Request, stateless: bool) -> Self {
         let timeout = core.options.handler_timeout.map(|limit| {
-            let tool = match (request.method.as_str(), request.params.get("name")) {
+            let tool = match (request.method.as_ref(), request.params.get("name")) {
                 ("tools/call", Some(Value::String(name))) => Some(name.clone()),
                 _ => None,
             };

@@ -130,7 +130,7 @@ impl McpRequest {
     /// What the request is about: the tool's name on `tools/call`, the prompt's on
     /// `prompts/get`, the URI on `resources/read` and `resources/(un)subscribe`.
     pub fn target(&self) -> Option<&str> {
-        let key = match self.inner.request.method.as_str() {
+        let key = match self.inner.request.method.as_ref() {
             "tools/call" | "prompts/get" => "name",
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
             _ => return None,
@@ -255,7 +255,7 @@ impl McpRequest {
 
     /// The item's stack of layers at `stage` (outermost first), when it has one.
     fn item_stack(&self, stage: usize) -> Option<Next> {
-        let layer = match self.inner.request.method.as_str() {
+        let layer = match self.inner.request.method.as_ref() {
             "tools/call" => self.tool()?.layer.as_ref(),
             "prompts/get" => self.prompt()?.layer.as_ref(),
             "resources/read" => self.resource()?.layer.as_ref(),

@@ -200,7 +200,7 @@ impl Session {
 
     /// `initialize` and `ping`: answered in order, without a task of their own.
     pub(crate) fn answer_handshake(&self, request: &Request) -> Vec<u8> {
-        match request.method.as_str() {
+        match request.method.as_ref() {
             "ping" => encode_response(&request.id, &json!({})),
             _ => match self.initialize(request) {
                 Ok(result) => encode_response(&request.id, &result),

@@ -569,21 +569,15 @@ impl McpService {
     }
 }
 
-/// A request's `name` (a string) and `_meta` (an object), in one pass over its params: taking
-/// each by name would hash it (serde_json's map uses SipHash), which costs more than comparing
-/// the few keys a request has.
+/// A request's `name` (a string) and `_meta` (an object): read by comparing the few names its
+/// params have (an object `arguments` is not built as a value for it).
 fn name_and_meta(
     params: &crate::protocol::Params,
 ) -> (Option<&str>, Option<&serde_json::Map<String, Value>>) {
-    let (mut name, mut meta) = (None, None);
-    for (key, value) in params {
-        match (key, value) {
-            ("name", Value::String(text)) => name = Some(text.as_str()),
-            ("_meta", Value::Object(members)) => meta = Some(members),
-            _ => {}
-        }
-    }
-    (name, meta)
+    (
+        params.get("name").and_then(Value::as_str),
+        params.get("_meta").and_then(Value::as_object),
+    )
 }
 
 /// The served tool or prompt a request names, with its attribute's label name, and where the

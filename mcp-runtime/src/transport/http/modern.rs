@@ -154,6 +154,10 @@ fn check_param_headers(
     let Some((tool, _)) = registry.tools.get(name) else {
         return Ok(());
     };
+    if tool.header_params.is_empty() {
+        return Ok(());
+    }
+    // (An object `arguments` is built as a value only here, for a tool that has such headers.)
     let arguments = request.params.get("arguments");
     for (header, path) in tool.header_params.iter() {
         let found = path

@@ -66,8 +66,8 @@ impl Post {
             |method: &str| Method::parse(method).is_some_and(Method::runs_user_code);
         if let Incoming::Single(Ok(message)) = body.parse()? {
             let (method, params, id) = match &message {
-                Message::Request(r) => (Some(r.method.as_str()), Some(&r.params), Some(&r.id)),
-                Message::Notification(n) => (Some(n.method.as_str()), Some(&n.params), None),
+                Message::Request(r) => (Some(r.method.as_ref()), Some(&r.params), Some(&r.id)),
+                Message::Notification(n) => (Some(n.method.as_ref()), Some(&n.params), None),
                 Message::Response(_) => (None, None, None),
             };
             let stateless = matches!((method, params), (Some(m), Some(p))
