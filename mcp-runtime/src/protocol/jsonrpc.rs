@@ -18,8 +18,9 @@ pub(crate) use super::object::Params;
 use super::object::ParamsIn;
 
 /// The member `key` of a JSON object. serde_json's map hashes every key it looks up (with
-/// SipHash); the objects of the request path (`params`, `_meta`, a tool's arguments) have a
-/// few members, and comparing their names costs less. A larger object is looked up by hash.
+/// SipHash); the objects inside a request's params (`_meta`, say) have a few members, and
+/// comparing their names costs less. A larger object is looked up by hash. (`params` and a tool
+/// call's arguments are read into lists of members in the first place: [`Params`].)
 pub(crate) fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     if object.len() > 8 {
         return object.get(key);
