@@ -430,7 +430,7 @@ struct Wire {
     jsonrpc: Option<IsVersion2>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
-    #[serde(default, deserialize_with = "present_method")]
+    #[serde(default, deserialize_with = "present")]
     method: Option<MethodIn>,
     /// Read into its members, not as a map ([`Params`]); `null` reads as absent, which means
     /// the same.
@@ -448,63 +448,64 @@ struct IsVersion2(bool);
 
 impl<'de> serde::Deserialize<'de> for IsVersion2 {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = IsVersion2;
+        deserializer.deserialize_any(OnString(|text: Option<&str>| {
+            IsVersion2(text == Some("2.0"))
+        }))
+    }
+}
 
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
+/// Reads any JSON value and hands `F` its text when it is a string, `None` when it is anything
+/// else. An array or object is read whole, as values, so what is inside is checked as strictly
+/// as anywhere else (an invalid string still fails the message).
+struct OnString<F>(F);
 
-            fn visit_str<E>(self, value: &str) -> Result<IsVersion2, E> {
-                Ok(IsVersion2(value == "2.0"))
-            }
+impl<'de, T, F: FnOnce(Option<&str>) -> T> serde::de::Visitor<'de> for OnString<F> {
+    type Value = T;
 
-            fn visit_bool<E>(self, _: bool) -> Result<IsVersion2, E> {
-                Ok(IsVersion2(false))
-            }
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
 
-            fn visit_i64<E>(self, _: i64) -> Result<IsVersion2, E> {
-                Ok(IsVersion2(false))
-            }
+    fn visit_str<E>(self, value: &str) -> Result<T, E> {
+        Ok((self.0)(Some(value)))
+    }
 
-            fn visit_u64<E>(self, _: u64) -> Result<IsVersion2, E> {
-                Ok(IsVersion2(false))
-            }
+    fn visit_bool<E>(self, _: bool) -> Result<T, E> {
+        Ok((self.0)(None))
+    }
 
-            fn visit_f64<E>(self, _: f64) -> Result<IsVersion2, E> {
-                Ok(IsVersion2(false))
-            }
+    fn visit_i64<E>(self, _: i64) -> Result<T, E> {
+        Ok((self.0)(None))
+    }
 
-            fn visit_unit<E>(self) -> Result<IsVersion2, E> {
-                Ok(IsVersion2(false))
-            }
+    fn visit_u64<E>(self, _: u64) -> Result<T, E> {
+        Ok((self.0)(None))
+    }
 
-            // An array or object is read whole, as a value, so what is inside is checked as
-            // strictly as anywhere else (an invalid string still fails the message).
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<IsVersion2, A::Error> {
-                while seq.next_element::<Value>()?.is_some() {}
-                Ok(IsVersion2(false))
-            }
+    fn visit_f64<E>(self, _: f64) -> Result<T, E> {
+        Ok((self.0)(None))
+    }
 
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<IsVersion2, A::Error> {
-                while map.next_entry::<String, Value>()?.is_some() {}
-                Ok(IsVersion2(false))
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+    fn visit_unit<E>(self) -> Result<T, E> {
+        Ok((self.0)(None))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok((self.0)(None))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        while map.next_entry::<String, Value>()?.is_some() {}
+        Ok((self.0)(None))
     }
 }
 
 /// A member that is there, even as `null` (which plain `Option` would read as absent).
-fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    <Value as serde::Deserialize>::deserialize(deserializer).map(Some)
+fn present<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// The JSON-RPC members of a message, taken out of wherever it was read from.
@@ -528,61 +529,12 @@ enum MethodIn {
 
 impl<'de> serde::Deserialize<'de> for MethodIn {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = MethodIn;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
+        deserializer.deserialize_any(OnString(|text: Option<&str>| match text {
+            Some(method) => {
+                MethodIn::known(method).unwrap_or_else(|| MethodIn::Other(method.to_owned()))
             }
-
-            fn visit_str<E>(self, method: &str) -> Result<MethodIn, E> {
-                Ok(MethodIn::known(method).unwrap_or_else(|| MethodIn::Other(method.to_owned())))
-            }
-
-            fn visit_string<E>(self, method: String) -> Result<MethodIn, E> {
-                Ok(MethodIn::known(&method).unwrap_or(MethodIn::Other(method)))
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<MethodIn, E> {
-                Ok(MethodIn::NotString)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<MethodIn, E> {
-                Ok(MethodIn::NotString)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<MethodIn, E> {
-                Ok(MethodIn::NotString)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<MethodIn, E> {
-                Ok(MethodIn::NotString)
-            }
-
-            fn visit_unit<E>(self) -> Result<MethodIn, E> {
-                Ok(MethodIn::NotString)
-            }
-
-            // An array or object is read whole, as a value, so what is inside is checked as
-            // strictly as anywhere else.
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<MethodIn, A::Error> {
-                while seq.next_element::<Value>()?.is_some() {}
-                Ok(MethodIn::NotString)
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<MethodIn, A::Error> {
-                while map.next_entry::<String, Value>()?.is_some() {}
-                Ok(MethodIn::NotString)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+            None => MethodIn::NotString,
+        }))
     }
 }
 
@@ -611,13 +563,6 @@ impl From<Value> for MethodIn {
             _ => Self::NotString,
         }
     }
-}
-
-/// A `method` that is there, even as `null` (which plain `Option` would read as absent).
-fn present_method<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<MethodIn>, D::Error> {
-    <MethodIn as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
 
 /// Whether `bytes` opens more than `max` arrays or objects at once, outside strings. On invalid

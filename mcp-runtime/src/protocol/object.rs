@@ -9,6 +9,7 @@
 //! each lookup one hash, not a scan.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -63,10 +64,10 @@ impl AsRef<str> for Name {
 
 impl From<&str> for Name {
     fn from(name: &str) -> Self {
-        match u8::try_from(name.len()) {
-            Ok(len) if name.len() <= SHORT => {
-                let mut bytes = [0; SHORT];
-                bytes[..name.len()].copy_from_slice(name.as_bytes());
+        let mut bytes = [0; SHORT];
+        match (u8::try_from(name.len()), bytes.get_mut(..name.len())) {
+            (Ok(len), Some(place)) => {
+                place.copy_from_slice(name.as_bytes());
                 Self::Short(len, bytes)
             }
             _ => Self::Long(name.to_owned()),
@@ -215,31 +216,6 @@ impl fmt::Debug for Object {
     }
 }
 
-impl<'de> Deserialize<'de> for Object {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(ObjectVisitor)
-    }
-}
-
-struct ObjectVisitor;
-
-impl<'de> Visitor<'de> for ObjectVisitor {
-    type Value = Object;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Object, A::Error> {
-        let mut object = Object::default();
-        while let Some(key) = access.next_key::<Name>()? {
-            let value = access.next_value::<Value>()?;
-            object.insert(key, value);
-        }
-        Ok(object)
-    }
-}
-
 /// The `name` under which [`Params`] keeps an object `arguments` apart.
 const ARGUMENTS: &str = "arguments";
 
@@ -257,22 +233,17 @@ pub struct Params {
 
 impl Params {
     /// Empty params.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// How many members.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.members.len() + usize::from(self.arguments.is_some())
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The member `key`.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         match key == ARGUMENTS {
             true => self.arguments_value().or_else(|| self.members.get(key)),
             false => self.members.get(key),
@@ -297,13 +268,8 @@ impl Params {
         })
     }
 
-    /// Whether the member `key` is there.
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
     /// Takes the member `key` out.
-    pub fn remove(&mut self, key: &str) -> Option<Value> {
+    pub(crate) fn remove(&mut self, key: &str) -> Option<Value> {
         match key == ARGUMENTS && self.arguments.is_some() {
             true => self.take_arguments_value(),
             false => self.members.remove(key),
@@ -311,7 +277,7 @@ impl Params {
     }
 
     /// Sets the member `key`.
-    pub fn insert(&mut self, key: String, value: Value) {
+    pub(crate) fn insert(&mut self, key: String, value: Value) {
         if key == ARGUMENTS {
             self.take_arguments_value();
         }
@@ -319,7 +285,7 @@ impl Params {
     }
 
     /// The members (an object `arguments` last).
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         let arguments = self.arguments_value().map(|value| (ARGUMENTS, value));
         self.members.iter().chain(arguments)
     }
@@ -357,7 +323,7 @@ impl Params {
     }
 
     /// The params as a map (an object `arguments` last).
-    pub fn into_map(mut self) -> Map<String, Value> {
+    pub(crate) fn into_map(mut self) -> Map<String, Value> {
         let arguments = self.take_arguments_value();
         let mut map = self.members.into_map();
         if let Some(arguments) = arguments {
@@ -394,15 +360,6 @@ impl fmt::Debug for Params {
     }
 }
 
-impl<'a> IntoIterator for &'a Params {
-    type Item = (&'a str, &'a Value);
-    type IntoIter = Box<dyn Iterator<Item = (&'a str, &'a Value)> + 'a>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
-    }
-}
-
 /// Params read by member name: [`Params`], or serde_json's map (which tests and the general
 /// path hand in).
 pub(crate) trait Members {
@@ -422,94 +379,112 @@ impl Members for Map<String, Value> {
     }
 }
 
-/// What a message's `params` member holds: an object, or another value (which is not valid
-/// params: the caller says so).
-pub(crate) enum ParamsIn {
-    Object(Params),
+/// A JSON value read as serde_json reads a `Value` (every string, number and nested value
+/// checked alike), except that an object is read by `T` from its members. A message's `params`
+/// member is a `Read<Params>`; anything but an object is not valid params, and the caller says
+/// so.
+pub(crate) enum Read<T> {
+    Object(T),
     Other(Value),
 }
 
-impl<'de> Deserialize<'de> for ParamsIn {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> Visitor<'de> for Members {
-            type Value = ParamsIn;
+/// What a message's `params` member holds.
+pub(crate) type ParamsIn = Read<Params>;
 
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
+/// Something read from the members of a JSON object.
+trait FromMembers: Sized {
+    fn read<'de, A: MapAccess<'de>>(access: A) -> Result<Self, A::Error>;
+}
 
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<ParamsIn, A::Error> {
-                let mut params = Params::new();
-                while let Some(key) = access.next_key::<Name>()? {
-                    if key.is(ARGUMENTS) {
-                        // An object is kept apart as its members; anything else is a member
-                        // like the rest. (A repeated `arguments`: the last one counts.)
-                        match access.next_value::<ParamsIn>()? {
-                            ParamsIn::Object(arguments) => {
-                                params.members.remove(ARGUMENTS);
-                                params.arguments = Some(arguments.flatten());
-                            }
-                            ParamsIn::Other(value) => params.insert(ARGUMENTS.to_owned(), value),
-                        }
-                    } else {
-                        let value = access.next_value::<Value>()?;
-                        params.members.insert(key, value);
-                    }
-                }
-                Ok(ParamsIn::Object(params))
-            }
-
-            fn visit_bool<E>(self, value: bool) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(Value::Bool(value)))
-            }
-
-            fn visit_i64<E>(self, value: i64) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(Value::Number(value.into())))
-            }
-
-            fn visit_u64<E>(self, value: u64) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(Value::Number(value.into())))
-            }
-
-            fn visit_f64<E>(self, value: f64) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(
-                    Number::from_f64(value).map_or(Value::Null, Value::Number),
-                ))
-            }
-
-            fn visit_str<E>(self, value: &str) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(Value::String(value.to_owned())))
-            }
-
-            fn visit_string<E>(self, value: String) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(Value::String(value)))
-            }
-
-            fn visit_unit<E>(self) -> Result<ParamsIn, E> {
-                Ok(ParamsIn::Other(Value::Null))
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ParamsIn, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<Value>()? {
-                    items.push(item);
-                }
-                Ok(ParamsIn::Other(Value::Array(items)))
-            }
+impl FromMembers for Object {
+    fn read<'de, A: MapAccess<'de>>(mut access: A) -> Result<Self, A::Error> {
+        let mut object = Object::default();
+        while let Some(key) = access.next_key::<Name>()? {
+            let value = access.next_value::<Value>()?;
+            object.insert(key, value);
         }
-        deserializer.deserialize_any(Members)
+        Ok(object)
     }
 }
 
-impl Params {
-    /// The members of params read as an object, an object `arguments` among them again (for an
-    /// `arguments` inside `arguments`, which is only a member).
-    fn flatten(mut self) -> Object {
-        if let Some(arguments) = self.take_arguments_value() {
-            self.members.insert(ARGUMENTS.to_owned(), arguments);
+impl FromMembers for Params {
+    fn read<'de, A: MapAccess<'de>>(mut access: A) -> Result<Self, A::Error> {
+        let mut params = Params::new();
+        while let Some(key) = access.next_key::<Name>()? {
+            if !key.is(ARGUMENTS) {
+                let value = access.next_value::<Value>()?;
+                params.members.insert(key, value);
+                continue;
+            }
+            // An object is kept apart as its members; anything else is a member like the rest.
+            // (A repeated `arguments`: the last one counts.)
+            match access.next_value::<Read<Object>>()? {
+                Read::Object(arguments) => {
+                    params.members.remove(ARGUMENTS);
+                    params.arguments = Some(arguments);
+                }
+                Read::Other(value) => params.insert(ARGUMENTS.to_owned(), value),
+            }
         }
-        self.members
+        Ok(params)
+    }
+}
+
+impl<'de, T: FromMembers> Deserialize<'de> for Read<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ReadVisitor(PhantomData))
+    }
+}
+
+struct ReadVisitor<T>(PhantomData<T>);
+
+impl<'de, T: FromMembers> Visitor<'de> for ReadVisitor<T> {
+    type Value = Read<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, access: A) -> Result<Read<T>, A::Error> {
+        T::read(access).map(Read::Object)
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Read<T>, E> {
+        Ok(Read::Other(Value::Bool(value)))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Read<T>, E> {
+        Ok(Read::Other(Value::Number(value.into())))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Read<T>, E> {
+        Ok(Read::Other(Value::Number(value.into())))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Read<T>, E> {
+        Ok(Read::Other(
+            Number::from_f64(value).map_or(Value::Null, Value::Number),
+        ))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Read<T>, E> {
+        Ok(Read::Other(Value::String(value.to_owned())))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Read<T>, E> {
+        Ok(Read::Other(Value::String(value)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Read<T>, E> {
+        Ok(Read::Other(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Read<T>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Value>()? {
+            items.push(item);
+        }
+        Ok(Read::Other(Value::Array(items)))
     }
 }
 
