@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::body::{Body, Bytes, HttpBody as _};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use futures_util::{FutureExt as _, StreamExt as _};
 
@@ -140,12 +140,11 @@ impl ReadBody {
 /// the body-read timeout; the bytes stay charged until the returned charge is dropped.
 pub(super) async fn read_post_body(
     state: &HttpState,
-    headers: &HeaderMap,
     body: Body,
     client: Option<&Arc<Client>>,
 ) -> Result<ReadBody, Response> {
     let options = state.options();
-    let reading = read_body(headers, body, state, client);
+    let reading = read_body(body, state, client);
     // Most bodies are in by the time their headers are: read at once, with no timer to arm.
     let mut reading = std::pin::pin!(reading);
     if let Some(read) = reading.as_mut().now_or_never() {
@@ -176,7 +175,6 @@ fn body_timeout(options: &HttpOptions) -> Response {
 /// share of the request budget; when that has no room, a body small enough for the reserve
 /// goes on there, for a message that holds nothing once handled.
 async fn read_body(
-    headers: &HeaderMap,
     body: Body,
     state: &HttpState,
     client: Option<&Arc<Client>>,
@@ -193,11 +191,8 @@ async fn read_body(
             ),
         )
     };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > max as u64) {
+    // The least the body holds: its `Content-Length`, as the connection read it.
+    if body.size_hint().lower() > max as u64 {
         return Err(too_large());
     }
     let requests = state.core.request_bytes.account(client);

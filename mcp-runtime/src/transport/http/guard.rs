@@ -1,9 +1,7 @@
 //! The checks a request passes before anything of it is read: `Host` and `Origin` against
 //! DNS rebinding, `Accept`, `Content-Type`, `MCP-Protocol-Version` and the session header.
 
-#[cfg(feature = "fuzzing")]
-use axum::http::HeaderValue;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::{
@@ -12,11 +10,83 @@ use super::{
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, encode_error};
 use crate::server::{HostPolicy, HttpOptions};
 
+/// The headers the checks read, found in one pass over a request's headers instead of a
+/// lookup each (every lookup hashes the name, and a request carries few headers).
+pub(super) struct Seen<'h> {
+    all: &'h HeaderMap,
+    host: Found<'h>,
+    /// Whether there is an `Origin`: all of them are checked, from `all`.
+    origin: bool,
+    accept: Option<&'h HeaderValue>,
+    content_type: Option<&'h HeaderValue>,
+    version: Option<&'h HeaderValue>,
+    session: Found<'h>,
+}
+
+/// A header's first value (the one `HeaderMap::get` gives), and whether another follows.
+#[derive(Clone, Copy, Default)]
+struct Found<'h> {
+    first: Option<&'h HeaderValue>,
+    repeated: bool,
+}
+
+impl<'h> Found<'h> {
+    fn see(&mut self, value: &'h HeaderValue) {
+        match self.first {
+            None => self.first = Some(value),
+            Some(_) => self.repeated = true,
+        }
+    }
+}
+
+impl<'h> Seen<'h> {
+    pub(super) fn of(headers: &'h HeaderMap) -> Self {
+        let mut seen = Seen {
+            all: headers,
+            host: Found::default(),
+            origin: false,
+            accept: None,
+            content_type: None,
+            version: None,
+            session: Found::default(),
+        };
+        // A map's iteration gives a name's values together, its first value first. A name
+        // compares with a standard one by its index, with another by its text.
+        for (name, value) in headers {
+            if name == header::HOST {
+                seen.host.see(value);
+            } else if name == header::ACCEPT {
+                seen.accept.get_or_insert(value);
+            } else if name == header::CONTENT_TYPE {
+                seen.content_type.get_or_insert(value);
+            } else if name == header::ORIGIN {
+                seen.origin = true;
+            } else if name == MCP_SESSION_ID {
+                seen.session.see(value);
+            } else if name == MCP_PROTOCOL_VERSION {
+                seen.version.get_or_insert(value);
+            }
+        }
+        seen
+    }
+
+    /// All of the request's headers.
+    pub(super) fn all(&self) -> &'h HeaderMap {
+        self.all
+    }
+
+    /// Whether the request names a session.
+    pub(super) fn has_session(&self) -> bool {
+        self.session.first.is_some()
+    }
+}
+
 /// The host part of an authority (`host`, `host:port`, `[v6]` or `[v6]:port`), brackets kept for
 /// IPv6; `None` when it is malformed (an unclosed `[`, or anything after `]` but a port). The text
 /// is the client's, so it is only ever split, never sliced by computed offsets.
 pub(super) fn host_name(value: &str) -> Option<&str> {
-    let value = value.trim();
+    // Header text is visible ASCII, so ASCII whitespace is all there is to trim.
+    let value = value.trim_ascii();
     if value.starts_with('[') {
         let (inside, after) = value.split_once(']')?;
         let port_ok = after.is_empty()
@@ -26,8 +96,10 @@ pub(super) fn host_name(value: &str) -> Option<&str> {
         // `inside` keeps its `[`, so the host with its brackets is `inside` and one `]`.
         return port_ok.then(|| value.get(..inside.len() + 1)).flatten();
     }
-    let host = match value.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+    // Split at the last `:` (an ASCII byte, so a character boundary), which the port keeps.
+    let last_colon = value.bytes().rposition(|b| b == b':');
+    let host = match last_colon.and_then(|at| value.split_at_checked(at)) {
+        Some((host, port)) if port.bytes().skip(1).all(|b| b.is_ascii_digit()) => host,
         Some(_) => return None,
         None => value,
     };
@@ -41,7 +113,7 @@ pub(super) fn host_name(value: &str) -> Option<&str> {
 /// opaque origin, such as a sandboxed page), are 403 unless the policy is [`HostPolicy::Any`].
 pub(super) fn check_host(
     options: &HttpOptions,
-    headers: &HeaderMap,
+    headers: &Seen<'_>,
     target: &axum::http::Uri,
 ) -> Result<(), Response> {
     let allowed = |host: &str| -> bool {
@@ -53,10 +125,7 @@ pub(super) fn check_host(
             HostPolicy::Only(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
         }
     };
-    // One lookup for both: the first `Host`, and whether there is another.
-    let mut hosts = headers.get_all(header::HOST).iter();
-    let first = hosts.next();
-    if hosts.next().is_some() {
+    if headers.host.repeated {
         return Err(error_response(
             StatusCode::BAD_REQUEST,
             "more than one `Host` header",
@@ -65,7 +134,11 @@ pub(super) fn check_host(
     if options.hosts == HostPolicy::Any {
         return Ok(());
     }
-    let host = first.and_then(|v| v.to_str().ok()).and_then(host_name);
+    let host = headers
+        .host
+        .first
+        .and_then(|v| v.to_str().ok())
+        .and_then(host_name);
     if !host.is_some_and(allowed) {
         return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
     }
@@ -77,7 +150,8 @@ pub(super) fn check_host(
             "forbidden host in the request target",
         ));
     }
-    for origin in headers.get_all(header::ORIGIN) {
+    let origins = headers.origin.then(|| headers.all.get_all(header::ORIGIN));
+    for origin in origins.into_iter().flatten() {
         let origin = origin.to_str().unwrap_or("");
         let authority = match origin.split_once("://") {
             Some((scheme, rest)) if !scheme.is_empty() => rest,
@@ -94,12 +168,11 @@ pub(super) fn check_host(
 /// The `Mcp-Session-Id` of a request: 400 (answering `request`) when it has none, or more than
 /// one (which would the server believe?).
 pub(super) fn session_header<'h>(
-    headers: &'h HeaderMap,
+    headers: &Seen<'h>,
     request: Option<&RequestId>,
 ) -> Result<&'h str, Response> {
-    let mut ids = headers.get_all(&MCP_SESSION_ID).iter();
-    let first = ids.next().and_then(|v| v.to_str().ok());
-    if ids.next().is_some() {
+    let first = headers.session.first.and_then(|v| v.to_str().ok());
+    if headers.session.repeated {
         return Err(error_response_to(
             request,
             StatusCode::BAD_REQUEST,
@@ -116,8 +189,8 @@ pub(super) fn session_header<'h>(
 }
 
 /// What the client's `Accept` header allows, read as a list.
-pub(super) fn accepts(headers: &HeaderMap) -> (bool, bool) {
-    let Some(accept) = headers.get(header::ACCEPT) else {
+pub(super) fn accepts(headers: &Seen<'_>) -> (bool, bool) {
+    let Some(accept) = headers.accept else {
         return (true, false);
     };
     // The list MCP clients send (the spec's own), recognised whole before any reading.
@@ -151,10 +224,10 @@ pub(super) fn accepts(headers: &HeaderMap) -> (bool, bool) {
 /// supports (else 400). `2026-07-28` without an envelope is 400 + -32602. A refusal answers
 /// `request`, the id of the request in the body (a GET has none).
 pub(super) fn header_version(
-    headers: &HeaderMap,
+    headers: &Seen<'_>,
     request: Option<&RequestId>,
 ) -> Result<Option<ProtocolVersion>, Response> {
-    match headers.get(&MCP_PROTOCOL_VERSION) {
+    match headers.version {
         None => Ok(None),
         Some(value) => match value.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(version) if version.has_handshake() => Ok(Some(version)),
@@ -195,6 +268,7 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
     }
     let status =
         |result: Result<(), Response>| result.map_or_else(|r| r.status().as_u16(), |()| 200);
+    let seen = Seen::of(&map);
     let mut out = Vec::new();
     for hosts in [
         HostPolicy::Loopback,
@@ -207,34 +281,38 @@ pub fn fuzz_guard(headers: &[(&str, &[u8])]) -> Vec<u16> {
         };
         out.push(status(check_host(
             &options,
-            &map,
+            &seen,
             &axum::http::Uri::from_static("/mcp"),
         )));
     }
-    let _ = accepts(&map);
-    out.push(status(header_version(&map, None).map(|_| ())));
-    let _ = is_stateless_era(&map);
-    out.push(status(check_json_content_type(&map)));
-    let _ = map
-        .get(&MCP_SESSION_ID)
-        .and_then(|v| v.to_str().ok())
-        .map(str::len);
+    let _ = accepts(&seen);
+    out.push(status(header_version(&seen, None).map(|_| ())));
+    let _ = is_stateless_era(&seen);
+    out.push(status(check_json_content_type(&seen)));
+    out.push(status(session_header(&seen, None).map(|_| ())));
     out
 }
 
 /// Whether a GET or DELETE is on the stateless path, which has neither.
-pub(super) fn is_stateless_era(headers: &HeaderMap) -> bool {
+pub(super) fn is_stateless_era(headers: &Seen<'_>) -> bool {
     headers
-        .get(&MCP_PROTOCOL_VERSION)
+        .version
         .and_then(|v| v.to_str().ok())
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| !v.has_handshake())
 }
 
 /// 415 unless the request's `Content-Type` is `application/json` (parameters allowed).
-pub(super) fn check_json_content_type(headers: &HeaderMap) -> Result<(), Response> {
+pub(super) fn check_json_content_type(headers: &Seen<'_>) -> Result<(), Response> {
+    // The type MCP clients send, recognised whole before any reading.
+    if headers
+        .content_type
+        .is_some_and(|v| v.as_bytes() == b"application/json")
+    {
+        return Ok(());
+    }
     let content_type = headers
-        .get(header::CONTENT_TYPE)
+        .content_type
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let essence = before(content_type, b';').trim();
@@ -264,9 +342,9 @@ mod tests {
         let read = |value: &'static [u8]| {
             let mut headers = HeaderMap::new();
             headers.insert(header::ACCEPT, HeaderValue::from_bytes(value).unwrap());
-            accepts(&headers)
+            accepts(&Seen::of(&headers))
         };
-        assert_eq!(accepts(&HeaderMap::new()), (true, false));
+        assert_eq!(accepts(&Seen::of(&HeaderMap::new())), (true, false));
         assert_eq!(read(b"application/json, text/event-stream"), (true, true));
         assert_eq!(read(b"application/json,  text/event-stream"), (true, true));
         assert_eq!(read(b"application/json, text/event-stream2"), (true, false));
@@ -295,19 +373,19 @@ mod tests {
         assert_eq!(host_name("[::1]"), Some("[::1]"));
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
-        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_err());
+        assert!(check_host(&HttpOptions::default(), &Seen::of(&headers), &path()).is_err());
         headers.insert(header::HOST, HeaderValue::from_static("localhost:8080"));
-        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_ok());
+        assert!(check_host(&HttpOptions::default(), &Seen::of(&headers), &path()).is_ok());
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://evil.example.com"),
         );
-        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_err());
+        assert!(check_host(&HttpOptions::default(), &Seen::of(&headers), &path()).is_err());
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://127.0.0.1:8080"),
         );
-        assert!(check_host(&HttpOptions::default(), &headers, &path()).is_ok());
+        assert!(check_host(&HttpOptions::default(), &Seen::of(&headers), &path()).is_ok());
     }
 
     #[test]
@@ -317,11 +395,14 @@ mod tests {
         ] {
             assert_eq!(host_name(bad), None, "{bad:?}");
         }
-        let status =
-            |headers: &HeaderMap| match check_host(&HttpOptions::default(), headers, &path()) {
-                Ok(()) => StatusCode::OK,
-                Err(response) => response.status(),
-            };
+        let status = |headers: &HeaderMap| match check_host(
+            &HttpOptions::default(),
+            &Seen::of(headers),
+            &path(),
+        ) {
+            Ok(()) => StatusCode::OK,
+            Err(response) => response.status(),
+        };
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("["));
         assert_eq!(status(&headers), StatusCode::FORBIDDEN);
@@ -340,7 +421,7 @@ mod tests {
         };
         let mut headers = HeaderMap::new();
         headers.insert(header::ORIGIN, HeaderValue::from_static("null"));
-        assert!(check_host(&any, &headers, &path()).is_ok());
+        assert!(check_host(&any, &Seen::of(&headers), &path()).is_ok());
     }
 
     #[test]
@@ -350,35 +431,69 @@ mod tests {
         headers.insert(header::HOST, HeaderValue::from_static("localhost"));
         for origin in ["localhost", "localhost:3000", "://localhost", "127.0.0.1"] {
             headers.insert(header::ORIGIN, HeaderValue::from_str(origin).unwrap());
-            let refused = check_host(&options, &headers, &path()).unwrap_err();
+            let refused = check_host(&options, &Seen::of(&headers), &path()).unwrap_err();
             assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin}");
         }
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://localhost:3000"),
         );
-        assert!(check_host(&options, &headers, &path()).is_ok());
+        assert!(check_host(&options, &Seen::of(&headers), &path()).is_ok());
         headers.remove(header::ORIGIN);
         // `POST http://evil.example/mcp` with `Host: localhost`: the target's host counts too.
         let evil = axum::http::Uri::from_static("http://evil.example/mcp");
-        let refused = check_host(&options, &headers, &evil).unwrap_err();
+        let refused = check_host(&options, &Seen::of(&headers), &evil).unwrap_err();
         assert_eq!(refused.status(), StatusCode::FORBIDDEN);
         let local = axum::http::Uri::from_static("http://127.0.0.1:8000/mcp");
-        assert!(check_host(&options, &headers, &local).is_ok());
+        assert!(check_host(&options, &Seen::of(&headers), &local).is_ok());
+    }
+
+    #[test]
+    fn one_pass_finds_what_a_lookup_finds() {
+        let mut headers = HeaderMap::new();
+        headers.append("x-other", HeaderValue::from_static("1"));
+        headers.append(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        headers.append(MCP_PROTOCOL_VERSION, HeaderValue::from_static("2025-11-25"));
+        headers.append(header::HOST, HeaderValue::from_static("localhost"));
+        headers.append(header::ACCEPT, HeaderValue::from_static("application/json"));
+        headers.append(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        headers.append(MCP_SESSION_ID, HeaderValue::from_static("s"));
+        let seen = Seen::of(&headers);
+        assert_eq!(seen.accept, headers.get(header::ACCEPT));
+        assert_eq!(seen.accept.unwrap(), "text/event-stream");
+        assert_eq!(seen.version, headers.get(MCP_PROTOCOL_VERSION));
+        assert_eq!(seen.content_type, headers.get(header::CONTENT_TYPE));
+        assert_eq!(seen.host.first, headers.get(header::HOST));
+        assert_eq!(seen.session.first, headers.get(MCP_SESSION_ID));
+        assert!(!seen.host.repeated && !seen.session.repeated && !seen.origin);
+        assert!(seen.has_session());
+        headers.append(header::HOST, HeaderValue::from_static("evil.example.com"));
+        headers.append(header::ORIGIN, HeaderValue::from_static("http://localhost"));
+        let seen = Seen::of(&headers);
+        assert_eq!(seen.host.first.unwrap(), "localhost");
+        assert!(seen.host.repeated && seen.origin);
+        assert!(!Seen::of(&HeaderMap::new()).has_session());
     }
 
     #[test]
     fn two_session_ids_are_refused() {
         let mut headers = HeaderMap::new();
         assert_eq!(
-            session_header(&headers, None).unwrap_err().status(),
+            session_header(&Seen::of(&headers), None)
+                .unwrap_err()
+                .status(),
             StatusCode::BAD_REQUEST
         );
         headers.append(&MCP_SESSION_ID, HeaderValue::from_static("a"));
-        assert_eq!(session_header(&headers, None).ok(), Some("a"));
+        assert_eq!(session_header(&Seen::of(&headers), None).ok(), Some("a"));
         headers.append(&MCP_SESSION_ID, HeaderValue::from_static("b"));
         assert_eq!(
-            session_header(&headers, None).unwrap_err().status(),
+            session_header(&Seen::of(&headers), None)
+                .unwrap_err()
+                .status(),
             StatusCode::BAD_REQUEST
         );
     }
@@ -390,8 +505,8 @@ mod tests {
             header::ACCEPT,
             HeaderValue::from_static("text/event-stream, application/json;q=0.9"),
         );
-        assert_eq!(accepts(&headers), (true, true));
+        assert_eq!(accepts(&Seen::of(&headers)), (true, true));
         headers.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
-        assert_eq!(accepts(&headers), (false, false));
+        assert_eq!(accepts(&Seen::of(&headers)), (false, false));
     }
 }

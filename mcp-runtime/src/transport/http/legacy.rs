@@ -29,7 +29,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::body::read_post_body;
 use super::client::Connection;
-use super::guard::{check_host, check_json_content_type};
+use super::guard::{Seen, check_host, check_json_content_type};
 use super::stream::named_event;
 use super::{HttpState, error_response, session_id};
 use crate::context::Principal;
@@ -118,7 +118,7 @@ impl Drop for Ended {
 /// GET on the SSE path: a new session, and its event stream.
 pub(super) async fn handle_sse(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let options = state.options();
-    if let Err(response) = check_host(options, request.headers(), request.uri()) {
+    if let Err(response) = check_host(options, &Seen::of(request.headers()), request.uri()) {
         return response;
     }
     let principal = request.extensions().get::<Arc<Principal>>();
@@ -310,7 +310,7 @@ pub(super) async fn handle_message(
     request: Request,
 ) -> Response {
     let options = state.options();
-    if let Err(response) = check_host(options, request.headers(), request.uri()) {
+    if let Err(response) = check_host(options, &Seen::of(request.headers()), request.uri()) {
         return response;
     }
     let session = match session_of(&state, &request) {
@@ -319,7 +319,7 @@ pub(super) async fn handle_message(
     };
     let (parts, body) = request.into_parts();
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
-    if let Err(response) = check_json_content_type(&parts.headers) {
+    if let Err(response) = check_json_content_type(&Seen::of(&parts.headers)) {
         return response;
     }
     let limits = &state.core.options;
@@ -329,7 +329,7 @@ pub(super) async fn handle_message(
         principal.as_deref(),
     );
     let peer = state.peer_of(Connection::of(&parts.extensions), &parts.headers);
-    let body = match read_post_body(&state, &parts.headers, body, client.as_ref()).await {
+    let body = match read_post_body(&state, body, client.as_ref()).await {
         Ok(read) => read,
         Err(response) => return response,
     };

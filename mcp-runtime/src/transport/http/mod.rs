@@ -76,12 +76,12 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use self::body::{CONTROL_LARGEST, CONTROL_TOTAL};
-use self::guard::{accepts, check_host, header_version, is_stateless_era, session_header};
+use self::guard::{Seen, accepts, check_host, header_version, is_stateless_era, session_header};
 use self::post::{handle_post, pump};
 use self::stream::{Bounds, EventStream, Presence, parse_event_id};
 use crate::context::Principal;
@@ -415,7 +415,7 @@ impl HttpState {
     /// a session unknown, ended or another principal's, 503 when the shared store fails.
     async fn session(
         &self,
-        headers: &HeaderMap,
+        headers: &Seen<'_>,
         principal: Option<&Principal>,
         client: Option<&Arc<Client>>,
         request: Option<&RequestId>,
@@ -716,7 +716,7 @@ fn session_id() -> String {
 
 async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let headers = parts.headers;
+    let headers = Seen::of(&parts.headers);
     let principal = parts.extensions.get::<Arc<Principal>>();
     if let Err(response) = check_host(state.options(), &headers, &parts.uri) {
         return response;
@@ -735,7 +735,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
     }
     let client = state.client_of(
         Connection::of(&parts.extensions),
-        &headers,
+        headers.all(),
         principal.map(Arc::as_ref),
     );
     let session = match state
@@ -750,7 +750,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
         Ok(open) => open,
         Err(response) => return response,
     };
-    let last = headers.get(&LAST_EVENT_ID).and_then(|v| v.to_str().ok());
+    let last = (headers.all().get(&LAST_EVENT_ID)).and_then(|v| v.to_str().ok());
     let last = match last.map(parse_event_id) {
         Some(None) => {
             return error_response(StatusCode::BAD_REQUEST, "malformed `Last-Event-ID`");
@@ -807,7 +807,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
 
 async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let headers = parts.headers;
+    let headers = Seen::of(&parts.headers);
     let principal = parts.extensions.get::<Arc<Principal>>();
     if let Err(response) = check_host(state.options(), &headers, &parts.uri) {
         return response;
@@ -817,7 +817,7 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
     }
     let client = state.client_of(
         Connection::of(&parts.extensions),
-        &headers,
+        headers.all(),
         principal.map(Arc::as_ref),
     );
     let session = match state

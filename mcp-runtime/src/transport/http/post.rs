@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::body::read_post_body;
 use super::client::{Connection, Peer};
-use super::guard::{accepts, check_host, check_json_content_type, header_version};
+use super::guard::{Seen, accepts, check_host, check_json_content_type, header_version};
 use super::stream::EventStream;
 use super::{
     HttpSession, HttpState, MCP_SESSION_ID, error_response, json_response, modern,
@@ -168,16 +168,17 @@ pub(super) async fn serve_post(
 ) -> Response {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
+    let headers = Seen::of(&parts.headers);
     let connection = peer.map_or_else(|| Connection::of(&parts.extensions), Connection::Peer);
-    let from = match check(state, &parts, connection) {
+    let from = match check(state, &parts, &headers, connection) {
         Ok(from) => from,
         Err(response) => return response,
     };
-    let (post, charge) = match read(state, &parts.headers, body, &from).await {
+    let (post, charge) = match read(state, body, &from).await {
         Ok(read) => read,
         Err(response) => return response,
     };
-    route(state, &parts.headers, post, charge, from).await
+    route(state, &headers, post, charge, from).await
 }
 
 /// Who sent a POST and what it takes back, as [`check`] found them.
@@ -192,8 +193,12 @@ struct From {
 
 /// Step 1, the request: its `Host` and `Origin` (DNS rebinding), its content type and what it
 /// accepts; then who sent it.
-fn check(state: &HttpState, parts: &Parts, connection: Connection<'_>) -> Result<From, Response> {
-    let headers = &parts.headers;
+fn check(
+    state: &HttpState,
+    parts: &Parts,
+    headers: &Seen<'_>,
+    connection: Connection<'_>,
+) -> Result<From, Response> {
     check_host(state.options(), headers, &parts.uri)?;
     check_json_content_type(headers)?;
     let (accepts_json, accepts_sse) = accepts(headers);
@@ -204,8 +209,8 @@ fn check(state: &HttpState, parts: &Parts, connection: Connection<'_>) -> Result
         ));
     }
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
-    let client = state.client_of(connection, headers, principal.as_deref());
-    let peer = state.peer_of(connection, headers);
+    let client = state.client_of(connection, &parts.headers, principal.as_deref());
+    let peer = state.peer_of(connection, &parts.headers);
     Ok(From {
         principal,
         client,
@@ -218,13 +223,8 @@ fn check(state: &HttpState, parts: &Parts, connection: Connection<'_>) -> Result
 /// Step 2, the body: charged to the client's share of the request budget as it arrives, then
 /// what parsing it builds, and that stays charged until it is answered. On the budget's reserve
 /// only what holds nothing once handled goes on.
-async fn read(
-    state: &HttpState,
-    headers: &HeaderMap,
-    body: Body,
-    from: &From,
-) -> Result<(Post, Charge), Response> {
-    let body = read_post_body(state, headers, body, from.client.as_ref()).await?;
+async fn read(state: &HttpState, body: Body, from: &From) -> Result<(Post, Charge), Response> {
+    let body = read_post_body(state, body, from.client.as_ref()).await?;
     let max_depth = state.core.options.max_nesting_depth;
     let (post, charge) = body.parse((state, from.client.as_ref()), max_depth, Post::read)?;
     if charge.on_reserve() && !holds_nothing(&post.incoming, post.stateless) {
@@ -238,7 +238,7 @@ async fn read(
 /// era's.
 async fn route(
     state: &Arc<HttpState>,
-    headers: &HeaderMap,
+    headers: &Seen<'_>,
     post: Post,
     charge: Charge,
     from: From,
@@ -259,7 +259,7 @@ async fn route(
             peer: from.peer,
             charge,
         };
-        return modern::handle(state, headers, message, from.accepts_sse, caller).await;
+        return modern::handle(state, headers.all(), message, from.accepts_sse, caller).await;
     }
     handshake_era(state, headers, post, charge, from).await
 }
@@ -269,7 +269,7 @@ async fn route(
 /// id (a batch, a notification or an unreadable id: `null`).
 async fn handshake_era(
     state: &Arc<HttpState>,
-    headers: &HeaderMap,
+    headers: &Seen<'_>,
     post: Post,
     charge: Charge,
     from: From,
@@ -281,7 +281,7 @@ async fn handshake_era(
         Err(response) => return response,
     };
     // `initialize` within a live session goes to that session, which refuses it.
-    if post.initialize && (state.options().stateless || !headers.contains_key(&MCP_SESSION_ID)) {
+    if post.initialize && (state.options().stateless || !headers.has_session()) {
         let caller = (from.principal, from.client, from.peer);
         // Boxed, as the other branches that are not a request answered at once: the future
         // of every POST is as large as its largest branch, and is moved as it starts.
@@ -309,7 +309,7 @@ async fn handshake_era(
 /// sessionless server, a new one for this request alone.
 async fn session_for(
     state: &HttpState,
-    headers: &HeaderMap,
+    headers: &Seen<'_>,
     from: &From,
     version: Option<ProtocolVersion>,
     answering: Option<&RequestId>,
