@@ -30,15 +30,16 @@ use super::stateless::{self, Envelope, Inputs, Interrupt, Listener, StatelessPee
 use crate::completion::{CompletionContext, Completions};
 use crate::context::{CancelFlag, ClientInfo, Context, Extensions, Meta, Peer, RequestInfo};
 use crate::handle::{Broadcast, ServerHandle};
+use crate::prompt::GetPromptResult;
+use crate::protocol::ResourceContents;
 use crate::protocol::{
     ErrorObject, LoggingLevel, Method, Object, Outgoing, Params, ProtocolVersion, Request,
     RequestId, echo, encode_raw_response, encode_response,
 };
 use crate::resource::ResourceError;
 #[cfg(feature = "tasks")]
-#[cfg(feature = "tasks")]
 use crate::tool::ToolDef;
-use crate::tool::{CallToolResult, TaskSupport, ToolReply};
+use crate::tool::{CallToolResult, TaskSupport, ToolFuture, ToolReply};
 
 /// Who a request is served for: the revision, the client, and for stateless requests their own
 /// log level and input bookkeeping.
@@ -69,20 +70,29 @@ pub(crate) struct Call<'a> {
 }
 
 /// Every other request. `None` means no response is sent (the request was cancelled).
-pub(crate) async fn handle_request(
-    link: &Arc<dyn Link>,
+pub(crate) fn handle_request<'a>(
+    link: &'a Arc<dyn Link>,
     request: Request,
-    sink: &Sink,
+    sink: &'a Sink,
     cancel: Arc<CancelFlag>,
-) -> Option<Outgoing> {
+) -> Handled<'a, impl Future<Output = Option<Outgoing>> + Send + 'a> {
     if stateless::is_stateless(&request.method, &request.params) {
         let admitted = stateless::read_envelope(&request.params)
             .and_then(|envelope| envelope.version().map(|_| envelope));
         return match admitted {
-            Ok(envelope) => {
-                handle_stateless(link.core(), Some(link), envelope, request, sink, cancel).await
-            }
-            Err(error) => Some(Outgoing::error(Some(&request.id), &error)),
+            Ok(envelope) => Handled::Stateless {
+                future: Box::pin(handle_stateless(
+                    link.core(),
+                    Some(link),
+                    envelope,
+                    request,
+                    sink,
+                    cancel,
+                )),
+            },
+            Err(error) => Handled::Ready {
+                reply: Some(Some(Outgoing::error(Some(&request.id), &error))),
+            },
         };
     }
     let core = link.core();
@@ -128,7 +138,36 @@ pub(crate) async fn handle_request(
     };
     let routed = crate::trace::with_client_log(peer, routed);
     let context = otel_context(observation.as_deref());
-    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span, context).await
+    Handled::Served {
+        future: crate::trace::in_span(guard.run(core, cancel, routed, observation), span, context),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's future as [`handle_request`] makes it. The request is read and routed
+    /// before, so the future holds no copy of it: only what runs, as small as it can be (a
+    /// session boxes it to run it, and a box past 1 KiB is a slower allocation).
+    #[project = HandledProjection]
+    pub(crate) enum Handled<'a, F> {
+        /// In the handshake era: in the request's span, under its guard.
+        Served { #[pin] future: F },
+        /// A stateless request: boxed, as its future is the larger.
+        Stateless { future: Pin<Box<dyn Future<Output = Option<Outgoing>> + Send + 'a>> },
+        /// Refused before anything ran.
+        Ready { reply: Option<Option<Outgoing>> },
+    }
+}
+
+impl<F: Future<Output = Option<Outgoing>>> Future for Handled<'_, F> {
+    type Output = Option<Outgoing>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Option<Outgoing>> {
+        match self.project() {
+            HandledProjection::Served { future } => future.poll(cx),
+            HandledProjection::Stateless { future } => future.as_mut().poll(cx),
+            HandledProjection::Ready { reply } => Poll::Ready(reply.take().flatten()),
+        }
+    }
 }
 
 /// The span a request runs in, and its observation when the server has telemetry.
@@ -262,7 +301,7 @@ pub(crate) async fn handle_stateless(
     };
     let routed = crate::trace::with_client_log(peer, routed);
     let context = otel_context(observation.as_deref());
-    crate::trace::in_span(guard.run(core, &cancel, routed, observation), span, context).await
+    crate::trace::in_span(guard.run(core, cancel, routed, observation), span, context).await
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,
@@ -295,12 +334,12 @@ impl Guard {
     async fn run(
         self,
         core: &Core,
-        cancel: &CancelFlag,
+        cancel: Arc<CancelFlag>,
         routed: impl Future<Output = Answer>,
         observation: Option<Box<dyn Observation>>,
     ) -> Option<Outgoing> {
         let id = self.id.clone();
-        let answer = self.answer(core, cancel, routed).await;
+        let answer = self.answer(core, &cancel, routed).await;
         if let Some(observation) = observation {
             observation.finish(&answer.status);
         }
@@ -865,7 +904,34 @@ pub(crate) fn interrupted(
     }
 }
 
+/// `resources/read`. Reading the request is [`prepare_read`]'s, outside this future (see
+/// [`call_tool`]).
 async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
+    let (invocation, uri, binding) = prepare_read(call, request)?;
+    let outcome = match run(&call.scope, invocation).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(interrupt)) => return interrupted(call, &binding, interrupt),
+        Err(panic) => {
+            tracing::error!(uri = %echo(&uri), panic = panic_message(&*panic), "a resource handler panicked");
+            Err(ResourceError::Internal("internal error".to_owned()))
+        }
+    };
+    match outcome {
+        Ok(contents) => Ok(Reply::Value(json!({ "contents": contents }))),
+        Err(ResourceError::NotFound) => Err(not_found(call.scope.version, &uri)),
+        Err(ResourceError::InvalidParams(message)) => Err(ErrorObject::invalid_params(message)),
+        Err(ResourceError::Internal(message)) => Err(ErrorObject::internal(message)),
+    }
+}
+
+/// A `resources/read` read and checked: the handler's future, the URI and the binding.
+type ResourceRead = (
+    crate::context::BoxFuture<Result<Vec<ResourceContents>, ResourceError>>,
+    String,
+    Binding,
+);
+
+fn prepare_read(call: &Call<'_>, request: Request) -> Result<ResourceRead, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let uri = string_param(&mut params, "uri", "resources/read")?;
     let binding = Binding::new("resources/read", &uri, &Map::new())
@@ -891,23 +957,33 @@ async fn read_resource(call: &Call<'_>, request: Request) -> Result<Reply, Error
         _ => HashMap::new(),
     };
     let invocation = def.call(uri.clone(), bindings, context(call, id, meta));
-    let outcome = match run(&call.scope, invocation).await {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(interrupt)) => return interrupted(call, &binding, interrupt),
-        Err(panic) => {
-            tracing::error!(uri = %echo(&uri), panic = panic_message(&*panic), "a resource handler panicked");
-            Err(ResourceError::Internal("internal error".to_owned()))
+    Ok((invocation, uri, binding))
+}
+
+/// `prompts/get`. Reading the request is [`prepare_prompt`]'s, outside this future (see
+/// [`call_tool`]).
+async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
+    let (invocation, name, binding) = prepare_prompt(call, request)?;
+    match run(&call.scope, invocation).await {
+        Ok(Ok(outcome)) => {
+            outcome.and_then(|result| Reply::value(&result.for_version(call.scope.version)))
         }
-    };
-    match outcome {
-        Ok(contents) => Ok(Reply::Value(json!({ "contents": contents }))),
-        Err(ResourceError::NotFound) => Err(not_found(version, &uri)),
-        Err(ResourceError::InvalidParams(message)) => Err(ErrorObject::invalid_params(message)),
-        Err(ResourceError::Internal(message)) => Err(ErrorObject::internal(message)),
+        Ok(Err(interrupt)) => interrupted(call, &binding, interrupt),
+        Err(panic) => {
+            tracing::error!(prompt = %name, panic = panic_message(&*panic), "a prompt handler panicked");
+            Err(ErrorObject::internal("internal error"))
+        }
     }
 }
 
-async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
+/// A `prompts/get` read and checked: the handler's future, the prompt's name and the binding.
+type PromptGet = (
+    crate::context::BoxFuture<Result<GetPromptResult, ErrorObject>>,
+    String,
+    Binding,
+);
+
+fn prepare_prompt(call: &Call<'_>, request: Request) -> Result<PromptGet, ErrorObject> {
     let Request { id, mut params, .. } = request;
     let name = string_param(&mut params, "name", "prompts/get")?;
     let arguments = match params.remove("arguments") {
@@ -931,16 +1007,7 @@ async fn get_prompt(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObj
     };
     authorize(call, &prompt.metadata.scopes)?;
     let invocation = prompt.call(Arc::clone(prompt_name), arguments, context(call, id, meta));
-    match run(&call.scope, invocation).await {
-        Ok(Ok(outcome)) => {
-            outcome.and_then(|result| Reply::value(&result.for_version(call.scope.version)))
-        }
-        Ok(Err(interrupt)) => interrupted(call, &binding, interrupt),
-        Err(panic) => {
-            tracing::error!(prompt = %name, panic = panic_message(&*panic), "a prompt handler panicked");
-            Err(ErrorObject::internal("internal error"))
-        }
-    }
+    Ok((invocation, name, binding))
 }
 
 async fn complete(registry: &Registry, request: &Request) -> Result<Value, ErrorObject> {
@@ -1031,7 +1098,67 @@ async fn complete(registry: &Registry, request: &Request) -> Result<Value, Error
     Ok(json!({ "completion": completions }))
 }
 
-async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObject> {
+/// A `tools/call` read and checked: the task that runs it, or the tool's own future with the
+/// little [`call_tool`] keeps for the answer.
+enum ToolRun<'c> {
+    // (Only ever made with the `tasks` feature.)
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    Task(super::store::BoxFuture<'c, Result<Reply, ErrorObject>>),
+    Now(RunNow),
+}
+
+struct RunNow {
+    invocation: ToolFuture,
+    name: String,
+    binding: Option<Binding>,
+}
+
+/// `tools/call`. The request is read before the future is made (by [`prepare_tool_call`]):
+/// neither it nor what is read from it is kept while the tool runs, so every request's future
+/// stays small.
+fn call_tool<'c>(
+    call: &'c Call<'c>,
+    request: Request,
+) -> impl Future<Output = Result<Reply, ErrorObject>> + 'c {
+    let prepared = prepare_tool_call(call, request);
+    async move {
+        match prepared {
+            Ok(ToolRun::Now(now)) => run_tool(call, now).await,
+            Ok(ToolRun::Task(task)) => task.await,
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// Runs a tool that is not a task, and answers with what it returns.
+async fn run_tool(call: &Call<'_>, now: RunNow) -> Result<Reply, ErrorObject> {
+    let RunNow {
+        invocation,
+        name,
+        binding,
+    } = now;
+    let result = match run(&call.scope, invocation).await {
+        Ok(Ok(Ok(result))) => result,
+        // A relayed tool's upstream answered with an error: so does this server.
+        Ok(Ok(Err(error))) => return Err(error),
+        Ok(Err(interrupt)) => {
+            let binding = binding.unwrap_or_else(|| {
+                Binding::new("tools/call", &name, &Map::new())
+                    .for_principal(call.sink.principal().map(|p| &**p))
+            });
+            return interrupted(call, &binding, interrupt);
+        }
+        Err(panic) => {
+            tracing::error!(tool = %name, panic = panic_message(&*panic), "a tool panicked");
+            ToolReply::Result(CallToolResult::error(format!(
+                "tool `{name}` failed unexpectedly"
+            )))
+        }
+    };
+    Ok(Reply::Tool(result.for_version(call.scope.version)))
+}
+
+fn prepare_tool_call<'c>(call: &'c Call<'c>, request: Request) -> Result<ToolRun<'c>, ErrorObject> {
     let Request { id, mut params, .. } = request;
     // The members it reads, each taken by comparing the few names there are; what is left is
     // for `take_inputs`.
@@ -1078,7 +1205,6 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
             echo(&name)
         )));
     };
-    let version = call.scope.version;
     authorize(call, &tool.metadata.scopes)?;
     #[cfg(not(feature = "tasks"))]
     if tool.task_support == TaskSupport::Required {
@@ -1093,7 +1219,7 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
         // 2026-07-28: a task for a request that declared the extension; 2025-11-25: for a call
         // that asked with `task`. Older revisions have no tasks: an ordinary call.
         let stateless = call.scope.stateless.is_some();
-        let experimental = !stateless && version == ProtocolVersion::V2025_11_25;
+        let experimental = !stateless && call.scope.version == ProtocolVersion::V2025_11_25;
         let as_task = if stateless {
             call.core.tasks.declared(&call.scope.client)
         } else {
@@ -1109,7 +1235,9 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
                 binding,
                 ttl: wanted_task.flatten(),
             };
-            return call.core.tasks.call_tool(call, tool, invocation).await;
+            return Ok(ToolRun::Task(
+                call.core.tasks.call_tool(call, tool, invocation),
+            ));
         }
         if tool.task_support == TaskSupport::Required {
             if stateless {
@@ -1132,25 +1260,11 @@ async fn call_tool(call: &Call<'_>, request: Request) -> Result<Reply, ErrorObje
     let direct = call.scope.stateless.is_none();
     let context = context(call, id, meta);
     let invocation = tool.invoke(Arc::clone(tool_name), arguments, context, direct);
-    let result = match run(&call.scope, invocation).await {
-        Ok(Ok(Ok(result))) => result,
-        // A relayed tool's upstream answered with an error: so does this server.
-        Ok(Ok(Err(error))) => return Err(error),
-        Ok(Err(interrupt)) => {
-            let binding = binding.unwrap_or_else(|| {
-                Binding::new("tools/call", &name, &Map::new())
-                    .for_principal(call.sink.principal().map(|p| &**p))
-            });
-            return interrupted(call, &binding, interrupt);
-        }
-        Err(panic) => {
-            tracing::error!(tool = %name, panic = panic_message(&*panic), "a tool panicked");
-            ToolReply::Result(CallToolResult::error(format!(
-                "tool `{name}` failed unexpectedly"
-            )))
-        }
-    };
-    Ok(Reply::Tool(result.for_version(version)))
+    Ok(ToolRun::Now(RunNow {
+        invocation,
+        name,
+        binding,
+    }))
 }
 
 #[cfg(feature = "tasks")]
