@@ -496,6 +496,36 @@ async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
 }
 
 #[tokio::test]
+async fn shutdown_closes_an_idle_keep_alive_connection_at_once() {
+    use tokio::io::AsyncReadExt as _;
+    // A grace far longer than the test waits: only a graceful close of the idle connection
+    // lets the server return in time.
+    let (addr, stop, task) = stoppable_add(|s| s.shutdown_grace(Duration::from_secs(30))).await;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 2\r\n\r\n{{}}"
+    );
+    let mut idle = sent(&addr, request.as_bytes()).await;
+    // Its response read, the connection stays open, waiting for the next request.
+    let mut head = [0u8; 12];
+    idle.read_exact(&mut head).await.unwrap();
+    assert!(head.starts_with(b"HTTP/1.1 "), "{head:?}");
+    let started = std::time::Instant::now();
+    stop.send(()).unwrap();
+    closed_within(WAIT, &mut idle, "the idle connection is closed on shutdown").await;
+    tokio::time::timeout(WAIT, task)
+        .await
+        .expect("serve_http_on returns once its connections are closed")
+        .unwrap()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
 async fn past_the_connection_limit_new_connections_get_503_and_others_are_still_served() {
     // Every connection is from 127.0.0.1 here: no per-client share (`fair.rs` has those).
     let (addr, _stop, _task) = stoppable_add(|s| s.max_connections(2).client_share(100)).await;

@@ -9,12 +9,16 @@
 //! boxing the handler's future, the extensions it fills) changes nothing they do. Every other
 //! request goes through the router.
 
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::http::Method;
 use futures_util::future::Either;
+use futures_util::task::AtomicWaker;
 
 use super::client::Peer;
 use super::{HttpState, deadline, post};
@@ -107,7 +111,7 @@ pub(crate) async fn serve(
     // Dropped when `serve` returns: the connection tasks still running are aborted with it.
     let endpoint = endpoint.map(Arc::new);
     let mut connections = tokio::task::JoinSet::new();
-    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let stop = Arc::new(Stop::default());
     let mut last_refusal: Option<Instant> = None;
     let mut refused = 0u64;
     let refusal = Arc::<[u8]>::from(connection_limit_response());
@@ -183,15 +187,16 @@ pub(crate) async fn serve(
         });
         let mut builder = builder.clone();
         builder.timer(clock.timer());
-        let mut stopped = stopped.clone();
+        let stopped = stop.waiter();
         connections.spawn(async move {
             // The connection's place, given back when it ends however it ends.
             let _held = held;
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
+                biased;
                 _ = connection.as_mut() => return,
-                _ = stopped.wait_for(|stop| *stop) => {}
+                () = stopped => {}
             }
             connection.as_mut().graceful_shutdown();
             let _ = connection.await;
@@ -199,7 +204,7 @@ pub(crate) async fn serve(
     }
     drop(listener);
     let started = Instant::now();
-    let _ = stop.send(true);
+    stop.stop();
     while connections.try_join_next().is_some() {}
     tracing::info!(
         open = connections.len(),
@@ -229,7 +234,6 @@ pub(crate) async fn serve(
 /// [`LINGER`] before the socket is closed. Closing a socket with unread input resets it, and a
 /// reset can reach the client before it reads the 503.
 fn close_refused(stream: tokio::net::TcpStream, lingering: &Arc<std::sync::atomic::AtomicUsize>) {
-    use std::sync::atomic::Ordering;
     let Ok(std_stream) = stream.into_std() else {
         return;
     };
@@ -264,11 +268,118 @@ fn close_refused(stream: tokio::net::TcpStream, lingering: &Arc<std::sync::atomi
     });
 }
 
+/// Tells every connection task that the server stops, so that each shuts its connection down
+/// gracefully. A task wakes for its connection's I/O on every request and checks for the stop
+/// each time: here that is a flag and a registered waker, where a channel's receiver would be
+/// polled in full.
+#[derive(Default)]
+struct Stop {
+    stopped: AtomicBool,
+    waiting: Mutex<Waiting>,
+}
+
+/// The wakers of the connection tasks, as the tasks hold them: an entry whose task is gone is
+/// dropped once the list has doubled since it was last pruned, so it stays within twice the
+/// open connections (and [`Waiting::FIRST_PRUNE`]).
+#[derive(Default)]
+struct Waiting {
+    wakers: Vec<Weak<AtomicWaker>>,
+    prune_at: usize,
+}
+
+impl Waiting {
+    const FIRST_PRUNE: usize = 64;
+}
+
+impl Stop {
+    /// What a new connection's task waits on.
+    fn waiter(self: &Arc<Self>) -> Stopped {
+        let waker = Arc::new(AtomicWaker::new());
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        if waiting.wakers.len() >= waiting.prune_at.max(Waiting::FIRST_PRUNE) {
+            waiting.wakers.retain(|waker| waker.strong_count() > 0);
+            waiting.prune_at = waiting.wakers.len() * 2;
+        }
+        waiting.wakers.push(Arc::downgrade(&waker));
+        Stopped {
+            stop: Arc::clone(self),
+            waker,
+        }
+    }
+
+    /// Stops: every waiting task wakes and finds the flag set.
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        let wakers = std::mem::take(
+            &mut self
+                .waiting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .wakers,
+        );
+        for waker in wakers.iter().filter_map(Weak::upgrade) {
+            waker.wake();
+        }
+    }
+}
+
+/// Completes once the server stops.
+struct Stopped {
+    stop: Arc<Stop>,
+    waker: Arc<AtomicWaker>,
+}
+
+impl std::future::Future for Stopped {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.stop.stopped.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        self.waker.register(cx.waker());
+        // Checked again: a stop between the first check and the registration woke nothing.
+        if self.stop.stopped.load(Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
 /// Aborts a task when dropped: the sweeper ends with the accept loop, however that ends.
 struct AbortOnDrop(tokio::task::AbortHandle);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stop_wakes_every_waiting_connection_and_the_list_stays_bounded() {
+        let stop = Arc::new(Stop::default());
+        let waiting: Vec<_> = (0..3).map(|_| tokio::spawn(stop.waiter())).collect();
+        tokio::task::yield_now().await;
+        // Connections that came and went: their entries are pruned as the list grows.
+        for _ in 0..1000 {
+            drop(stop.waiter());
+        }
+        let held = stop.waiting.lock().unwrap().wakers.len();
+        assert!(held <= Waiting::FIRST_PRUNE + 3, "{held} entries");
+        stop.stop();
+        for task in waiting {
+            tokio::time::timeout(Duration::from_secs(5), task)
+                .await
+                .expect("woken by the stop")
+                .unwrap();
+        }
+        // A connection that starts waiting after the stop finds it at once.
+        tokio::time::timeout(Duration::from_secs(5), stop.waiter())
+            .await
+            .expect("already stopped");
     }
 }
