@@ -135,11 +135,16 @@ impl<T> Fifo<T> {
         }
     }
 
-    /// Closes the queue and drops what it holds (the receiver is gone).
-    pub(crate) fn close_and_clear(&self) {
-        self.close();
-        let items = std::mem::take(&mut self.lock().items);
-        drop(items);
+    /// Closes the queue and takes what it holds (the receiver is gone), in one lock.
+    pub(crate) fn close_and_take(&self) -> VecDeque<T> {
+        let mut state = self.lock();
+        let was_open = !std::mem::replace(&mut state.closed, true);
+        let items = std::mem::take(&mut state.items);
+        drop(state);
+        if was_open {
+            self.gone.notify_waiters();
+        }
+        items
     }
 
     /// The next item; `None` once the queue is empty and no sender is left, or it is closed.

@@ -472,13 +472,15 @@ impl<T: Weigh> Outbox<T> {
 
 impl<T: Weigh> Drop for Outbox<T> {
     fn drop(&mut self) {
-        // What is still queued gives its bytes back to the shared total; a send after this
-        // fails and gives back its own.
+        // Nothing more is accepted, and what is left goes now, not with the last sender. It
+        // gives its bytes back to the shared total; a send after this fails and gives back its
+        // own.
+        let left = self.shared.fifo.close_and_take();
         if self.shared.total.is_some() {
-            self.drop_queued();
+            for message in &left {
+                self.took(message);
+            }
         }
-        // Nothing more is accepted, and what is left goes now, not with the last sender.
-        self.shared.fifo.close_and_clear();
     }
 }
 
