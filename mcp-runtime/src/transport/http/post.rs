@@ -42,7 +42,7 @@ struct Post {
     /// nothing).
     initialize: bool,
     /// The ids of the requests among the messages.
-    ids: Vec<RequestId>,
+    ids: Ids,
     /// A method that runs user code and may stream: `tools/call`, `prompts/get`,
     /// `resources/read`.
     runs_user_code: bool,
@@ -53,7 +53,7 @@ impl Post {
     /// `null`).
     fn answering(&self) -> Option<RequestId> {
         match &self.incoming {
-            Incoming::Single(_) => self.ids.first().cloned(),
+            Incoming::Single(_) => self.ids.as_slice().first().cloned(),
             Incoming::Batch(_) => None,
         }
     }
@@ -75,7 +75,7 @@ impl Post {
             return Ok(Self {
                 stateless,
                 initialize: id.is_some() && method == Some("initialize"),
-                ids: id.cloned().into_iter().collect(),
+                ids: Ids::One(id.cloned()),
                 runs_user_code: method.is_some_and(runs_user_code),
                 incoming: Incoming::Single(Ok(message)),
             });
@@ -102,11 +102,13 @@ impl Post {
                 [only] => method(only) == Some("initialize") && only.get("id").is_some(),
                 _ => false,
             },
-            ids: messages
-                .iter()
-                .filter(|m| m.get("method").is_some())
-                .filter_map(|m| m.get("id").and_then(RequestId::from_json))
-                .collect(),
+            ids: Ids::Many(
+                messages
+                    .iter()
+                    .filter(|m| m.get("method").is_some())
+                    .filter_map(|m| m.get("id").and_then(RequestId::from_json))
+                    .collect(),
+            ),
             runs_user_code: messages
                 .iter()
                 .any(|m| method(m).is_some_and(runs_user_code)),
@@ -115,6 +117,35 @@ impl Post {
                 single => Incoming::Single(Message::from_value(single)),
             },
         })
+    }
+}
+
+/// The ids of a POST's requests: one message's (the common case) held without an allocation.
+enum Ids {
+    One(Option<RequestId>),
+    Many(Vec<RequestId>),
+}
+
+impl Ids {
+    fn as_slice(&self) -> &[RequestId] {
+        match self {
+            Self::One(id) => id.as_slice(),
+            Self::Many(ids) => ids,
+        }
+    }
+}
+
+impl IntoIterator for Ids {
+    type Item = RequestId;
+    type IntoIter =
+        std::iter::Chain<std::option::IntoIter<RequestId>, std::vec::IntoIter<RequestId>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        let (one, many) = match self {
+            Self::One(id) => (id, Vec::new()),
+            Self::Many(ids) => (None, ids),
+        };
+        one.into_iter().chain(many)
     }
 }
 
@@ -292,7 +323,7 @@ async fn handshake_era(
         Ok(found) => found,
         Err(response) => return response,
     };
-    if post.ids.is_empty() {
+    if post.ids.as_slice().is_empty() {
         return Box::pin(accepted(
             state,
             post.incoming,
@@ -389,7 +420,7 @@ async fn answer(
     let mut slot = match &http_session {
         Some(http_session) if slots > 0 => match http_session.window.enter(slots) {
             Ok(running) => Some(running),
-            Err(error) => return window_full(&ids, batch, &error),
+            Err(error) => return window_full(ids.as_slice(), batch, &error),
         },
         _ => None,
     };
@@ -410,7 +441,7 @@ async fn answer(
     let mut first = replies.try_recv();
     if !batch
         && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
-        && ids.first() == Some(id)
+        && ids.as_slice().first() == Some(id)
         && let Some(reply) = first.take()
     {
         return reply_response(reply);
