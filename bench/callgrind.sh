@@ -81,7 +81,7 @@ http() {
     # awk reads the whole listing (a `grep -m1` would close the pipe early, and pipefail would
     # count callgrind_annotate's SIGPIPE as a failure).
     service=$(callgrind_annotate --inclusive=yes "$out/http1.$pid.1" 2>/dev/null \
-        | awk '!found && /(Either<A,B>|Oneshot<S,Req>) as core::future::future::Future>::poll/ {gsub(",", "", $1); print $1; found=1}')
+        | awk '!found && /(Either<A,B>|map::Map<Fut,F>|Oneshot<S,Req>) as core::future::future::Future>::poll/ {gsub(",", "", $1); print $1; found=1}')
     echo "HTTP, one connection: $(( $(total "$out/http1.$pid.1") / 5000 )) instructions per request" \
         "($(( ${service:-0} / 5000 )) of them the service call)"
 }

@@ -186,21 +186,24 @@ impl Answer {
 /// A POST to the endpoint, in four steps: [`check`] the request, [`read`] its body, [`route`] it
 /// by era, and (handshake era) [`answer`] it in its session.
 pub(super) async fn handle_post(State(state): State<Arc<HttpState>>, request: Request) -> Response {
-    serve_post(&state, request, None).await
+    serve_post(state, request, None).await
 }
 
 /// [`handle_post`] for a request `serve_http` hands over without the router (the endpoint's
 /// POSTs, when no layer guards the endpoint): its connection given directly, not looked up in
 /// its extensions, which the router would have filled.
 pub(super) async fn serve_post(
-    state: &Arc<HttpState>,
+    state: Arc<HttpState>,
     request: Request,
-    peer: Option<&Peer>,
+    peer: Option<Arc<Peer>>,
 ) -> Response {
+    let state = &state;
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
     let headers = Seen::of(&parts.headers);
-    let connection = peer.map_or_else(|| Connection::of(&parts.extensions), Connection::Peer);
+    let connection = peer
+        .as_deref()
+        .map_or_else(|| Connection::of(&parts.extensions), Connection::Peer);
     let from = match check(state, &parts, &headers, connection) {
         Ok(from) => from,
         Err(response) => return response,

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::http::Method;
+use futures_util::FutureExt as _;
 use futures_util::future::Either;
 use futures_util::task::AtomicWaker;
 
@@ -172,13 +173,11 @@ pub(crate) async fn serve(
         let service = hyper::service::service_fn(move |mut request| match &endpoint {
             Some(endpoint) if endpoint.serves(&request) => {
                 let state = Arc::clone(&endpoint.state);
-                let peer = Arc::clone(&peer);
-                Either::Left(async move {
-                    let request = request.map(axum::body::Body::new);
-                    Ok::<_, std::convert::Infallible>(
-                        post::serve_post(&state, request, Some(&peer)).await,
-                    )
-                })
+                let request = request.map(axum::body::Body::new);
+                // The handler's own future, with nothing around it that would hold the
+                // request a second time.
+                let served = post::serve_post(state, request, Some(Arc::clone(&peer)));
+                Either::Left(served.map(Ok::<_, std::convert::Infallible>))
             }
             _ => {
                 request.extensions_mut().insert(Arc::clone(&peer));
