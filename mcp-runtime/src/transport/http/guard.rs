@@ -83,7 +83,8 @@ impl<'h> Seen<'h> {
 
 /// The host part of an authority (`host`, `host:port`, `[v6]` or `[v6]:port`), brackets kept for
 /// IPv6; `None` when it is malformed (an unclosed `[`, or anything after `]` but a port). The text
-/// is the client's, so it is only ever split, never sliced by computed offsets.
+/// is the client's, so it is only ever split (at a checked character boundary), never sliced
+/// unchecked.
 pub(super) fn host_name(value: &str) -> Option<&str> {
     // Header text is visible ASCII, so ASCII whitespace is all there is to trim.
     let value = value.trim_ascii();
