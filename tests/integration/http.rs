@@ -56,6 +56,20 @@ async fn half_sent_headers(addr: &str) -> tokio::net::TcpStream {
     sent(addr, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-").await
 }
 
+/// Waits for a stopped server's `serve_http_on` to return, at most `within`; it must return
+/// `Ok`.
+async fn returned(
+    task: tokio::task::JoinHandle<mcp_runtime::Result<()>>,
+    within: Duration,
+    when: &str,
+) {
+    tokio::time::timeout(within, task)
+        .await
+        .unwrap_or_else(|_| panic!("serve_http_on returns {when}"))
+        .unwrap()
+        .unwrap();
+}
+
 /// A server of `add` whose shutdown this test triggers, configured by `configure`.
 async fn stoppable_add(
     configure: impl FnOnce(Server) -> Server,
@@ -482,11 +496,7 @@ async fn shutdown_ends_within_its_grace_period_whatever_clients_hold_open() {
     let half = half_sent_headers(&addr).await;
     let started = std::time::Instant::now();
     stop.send(()).unwrap();
-    tokio::time::timeout(Duration::from_secs(5), task)
-        .await
-        .expect("serve_http_on returns within the grace period")
-        .unwrap()
-        .unwrap();
+    returned(task, Duration::from_secs(5), "within the grace period").await;
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "{:?}",
@@ -513,11 +523,7 @@ async fn shutdown_closes_an_idle_keep_alive_connection_at_once() {
     let started = std::time::Instant::now();
     stop.send(()).unwrap();
     closed_within(WAIT, &mut idle, "the idle connection is closed on shutdown").await;
-    tokio::time::timeout(WAIT, task)
-        .await
-        .expect("serve_http_on returns once its connections are closed")
-        .unwrap()
-        .unwrap();
+    returned(task, WAIT, "once its connections are closed").await;
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "{:?}",

@@ -24,7 +24,7 @@ pub(super) struct Seen<'h> {
 }
 
 /// A header's first value (the one `HeaderMap::get` gives), and whether another follows.
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 struct Found<'h> {
     first: Option<&'h HeaderValue>,
     repeated: bool,

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{OriginalUri, Request, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -245,9 +246,9 @@ impl Live {
 }
 
 /// The session a POST names in its `sessionId` query parameter.
-fn session_of(state: &HttpState, request: &Request) -> Result<Arc<LegacySession>, Response> {
+fn session_of(state: &HttpState, request: &Parts) -> Result<Arc<LegacySession>, Response> {
     let id = request
-        .uri()
+        .uri
         .query()
         .unwrap_or("")
         .split('&')
@@ -270,7 +271,7 @@ fn session_of(state: &HttpState, request: &Request) -> Result<Arc<LegacySession>
             "unknown or ended session: open the SSE stream again",
         )
     };
-    let principal = request.extensions().get::<Arc<Principal>>();
+    let principal = request.extensions.get::<Arc<Principal>>();
     // Bound to the principal that opened it: to anyone else it does not exist.
     let session = session
         .filter(|s| s.owner == principal.map(|p| p.binding_key()))
@@ -310,16 +311,17 @@ pub(super) async fn handle_message(
     request: Request,
 ) -> Response {
     let options = state.options();
-    if let Err(response) = check_host(options, &Seen::of(request.headers()), request.uri()) {
+    let (parts, body) = request.into_parts();
+    let headers = Seen::of(&parts.headers);
+    if let Err(response) = check_host(options, &headers, &parts.uri) {
         return response;
     }
-    let session = match session_of(&state, &request) {
+    let session = match session_of(&state, &parts) {
         Ok(session) => session,
         Err(response) => return response,
     };
-    let (parts, body) = request.into_parts();
     let principal = parts.extensions.get::<Arc<Principal>>().cloned();
-    if let Err(response) = check_json_content_type(&Seen::of(&parts.headers)) {
+    if let Err(response) = check_json_content_type(&headers) {
         return response;
     }
     let limits = &state.core.options;

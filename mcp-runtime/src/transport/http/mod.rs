@@ -750,7 +750,10 @@ async fn handle_get(State(state): State<Arc<HttpState>>, request: Request) -> Re
         Ok(open) => open,
         Err(response) => return response,
     };
-    let last = (headers.all().get(&LAST_EVENT_ID)).and_then(|v| v.to_str().ok());
+    let last = headers
+        .all()
+        .get(&LAST_EVENT_ID)
+        .and_then(|v| v.to_str().ok());
     let last = match last.map(parse_event_id) {
         Some(None) => {
             return error_response(StatusCode::BAD_REQUEST, "malformed `Last-Event-ID`");

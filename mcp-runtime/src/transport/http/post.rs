@@ -135,20 +135,6 @@ impl Ids {
     }
 }
 
-impl IntoIterator for Ids {
-    type Item = RequestId;
-    type IntoIter =
-        std::iter::Chain<std::option::IntoIter<RequestId>, std::vec::IntoIter<RequestId>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        let (one, many) = match self {
-            Self::One(id) => (id, Vec::new()),
-            Self::Many(ids) => (None, ids),
-        };
-        one.into_iter().chain(many)
-    }
-}
-
 /// What a message for the client means to a POST waiting for the answers to `pending`.
 #[derive(Debug, PartialEq, Eq)]
 enum Answer {
@@ -449,7 +435,10 @@ async fn answer(
     {
         return reply_response(reply);
     }
-    let pending: HashSet<RequestId> = ids.into_iter().collect();
+    let pending: HashSet<RequestId> = match ids {
+        Ids::One(id) => id.into_iter().collect(),
+        Ids::Many(ids) => ids.into_iter().collect(),
+    };
     let waited = Waited {
         first,
         replies,
