@@ -410,16 +410,36 @@ impl HttpState {
         }
     }
 
-    /// The session a request names in `Mcp-Session-Id`, or the refusal answering `request`
-    /// (the id of the request in the body, when there is one): 400 without the header, 404 for
-    /// a session unknown, ended or another principal's, 503 when the shared store fails.
-    async fn session(
+    /// [`session`](Self::session) when no shared store has to be asked: `None` when one does.
+    fn session_here(
         &self,
         headers: &Seen<'_>,
         principal: Option<&Principal>,
-        client: Option<&Arc<Client>>,
         request: Option<&RequestId>,
-    ) -> Result<Arc<HttpSession>, Response> {
+    ) -> Option<Result<Arc<HttpSession>, Response>> {
+        if self.core.shared().is_some() {
+            return None;
+        }
+        Some(match self.local_session(headers, principal, request) {
+            Ok(Named {
+                here: Some(session),
+                ..
+            }) => {
+                session.touch();
+                Ok(session)
+            }
+            Ok(Named { here: None, .. }) => Err(unknown_session(request)),
+            Err(response) => Err(response),
+        })
+    }
+
+    /// The session a request names, as this replica knows it.
+    fn local_session<'h>(
+        &self,
+        headers: &Seen<'h>,
+        principal: Option<&Principal>,
+        request: Option<&RequestId>,
+    ) -> Result<Named<'h>, Response> {
         let id = session_header(headers, request)?;
         let owner = principal.map(Principal::binding_key);
         let session = self
@@ -431,21 +451,34 @@ impl HttpState {
             // A session is bound to the principal that opened it: to anyone else it does not
             // exist.
             .filter(|s| s.owner.as_deref() == owner.as_deref());
-        let unknown = || {
-            error_response_to(
-                request,
-                StatusCode::NOT_FOUND,
-                "unknown or ended session: send `initialize` again",
-            )
-        };
+        Ok(Named {
+            id,
+            owner,
+            here: session,
+        })
+    }
+
+    /// The session a request names in `Mcp-Session-Id`, or the refusal answering `request`
+    /// (the id of the request in the body, when there is one): 400 without the header, 404 for
+    /// a session unknown, ended or another principal's, 503 when the shared store fails.
+    async fn session(
+        &self,
+        headers: &Seen<'_>,
+        principal: Option<&Principal>,
+        client: Option<&Arc<Client>>,
+        request: Option<&RequestId>,
+    ) -> Result<Arc<HttpSession>, Response> {
+        if let Some(found) = self.session_here(headers, principal, request) {
+            return found;
+        }
+        let Named {
+            id,
+            owner,
+            here: session,
+        } = self.local_session(headers, principal, request)?;
+        let unknown = || unknown_session(request);
         let Some(store) = self.core.shared() else {
-            return match session {
-                Some(session) => {
-                    session.touch();
-                    Ok(session)
-                }
-                None => Err(unknown()),
-            };
+            return Err(unknown());
         };
         // Shared: the store's record is the truth; this replica's copy follows it.
         let session = match session {
@@ -659,6 +692,24 @@ pub(super) fn refused_response(refusal: crate::protocol::Refusal, bytes: Vec<u8>
             .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
+}
+
+/// The session a request names in `Mcp-Session-Id`, as one replica knows it.
+struct Named<'h> {
+    id: &'h str,
+    /// The principal's binding key: a session is bound to the principal that opened it.
+    owner: Option<String>,
+    /// This replica's copy, if it has one the principal may use.
+    here: Option<Arc<HttpSession>>,
+}
+
+/// 404 for a session unknown, ended or another principal's, answering `request`.
+fn unknown_session(request: Option<&RequestId>) -> Response {
+    error_response_to(
+        request,
+        StatusCode::NOT_FOUND,
+        "unknown or ended session: send `initialize` again",
+    )
 }
 
 pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {

@@ -4,7 +4,9 @@
 //! era to its session), and [`answer`] it there, as JSON or on an SSE stream.
 
 use std::collections::HashSet;
+use std::future::{Future, Ready};
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -14,6 +16,7 @@ use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::Either;
 use serde_json::Value;
 
 use super::body::read_post_body;
@@ -178,27 +181,47 @@ pub(super) async fn handle_post(State(state): State<Arc<HttpState>>, request: Re
 /// [`handle_post`] for a request `serve_http` hands over without the router (the endpoint's
 /// POSTs, when no layer guards the endpoint): its connection given directly, not looked up in
 /// its extensions, which the router would have filled.
-pub(super) async fn serve_post(
+///
+/// Only reading the body waits here; the steps after it answer at once when they can (most
+/// requests) and box the rest of their work when they cannot. A POST's future is moved as it
+/// starts, and an `async` step would make it as large as every step nested in it; an
+/// `async fn` would also hold its arguments twice (as its own and as its body's).
+pub(super) fn serve_post(
     state: Arc<HttpState>,
     request: Request,
     peer: Option<Arc<Peer>>,
-) -> Response {
-    let state = &state;
+) -> impl Future<Output = Response> + Send {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
     let (parts, body) = request.into_parts();
-    let headers = Seen::of(&parts.headers);
-    let connection = peer
-        .as_deref()
-        .map_or_else(|| Connection::of(&parts.extensions), Connection::Peer);
-    let from = match check(state, &parts, &headers, connection) {
-        Ok(from) => from,
-        Err(response) => return response,
-    };
-    let (post, charge) = match read(state, body, &from).await {
-        Ok(read) => read,
-        Err(response) => return response,
-    };
-    route(state, &headers, post, charge, from).await
+    async move {
+        let state = &state;
+        let headers = Seen::of(&parts.headers);
+        let connection = peer
+            .as_deref()
+            .map_or_else(|| Connection::of(&parts.extensions), Connection::Peer);
+        let from = match check(state, &parts, &headers, connection) {
+            Ok(from) => from,
+            Err(response) => return response,
+        };
+        let (post, charge) = match read(state, body, &from).await {
+            Ok(read) => read,
+            Err(response) => return response,
+        };
+        route(state, &headers, post, charge, from).await
+    }
+}
+
+/// What a step after the body comes to: its response at once, or the rest of its work.
+type Step<'a> = Either<Ready<Response>, Pin<Box<dyn Future<Output = Response> + Send + 'a>>>;
+
+/// A step's response, at once.
+fn done<'a>(response: Response) -> Step<'a> {
+    Either::Left(std::future::ready(response))
+}
+
+/// The rest of a step's work, boxed: it waits, and most requests never come here.
+fn later<'a>(work: impl Future<Output = Response> + Send + 'a) -> Step<'a> {
+    Either::Right(Box::pin(work))
 }
 
 /// Who sent a POST and what it takes back, as [`check`] found them.
@@ -256,19 +279,19 @@ async fn read(state: &HttpState, body: Body, from: &From) -> Result<(Post, Charg
 /// Step 3, by era: scopes first (a 403 drives the client's step-up), then one enveloped request
 /// (or `server/discover`) is served on its own by the stateless era; the rest is the handshake
 /// era's.
-async fn route(
-    state: &Arc<HttpState>,
-    headers: &Seen<'_>,
+fn route<'a>(
+    state: &'a Arc<HttpState>,
+    headers: &'a Seen<'_>,
     post: Post,
     charge: Charge,
     from: From,
-) -> Response {
+) -> Step<'a> {
     #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
         && let Err(response) =
             auth.check_scopes(&state.core, from.principal.as_deref(), &post.incoming)
     {
-        return response;
+        return done(response);
     }
     if post.stateless
         && let Incoming::Single(message) = post.incoming
@@ -279,73 +302,111 @@ async fn route(
             peer: from.peer,
             charge,
         };
-        return modern::handle(state, headers.all(), message, from.accepts_sse, caller).await;
+        let accepts_sse = from.accepts_sse;
+        return later(modern::handle(
+            state,
+            headers.all(),
+            message,
+            accepts_sse,
+            caller,
+        ));
     }
-    handshake_era(state, headers, post, charge, from).await
+    handshake_era(state, headers, post, charge, from)
 }
 
 /// The handshake era: `initialize` opens a session; anything else goes to the session its
 /// `Mcp-Session-Id` names (or, sessionless, to one of its own). A refusal answers the request's
 /// id (a batch, a notification or an unreadable id: `null`).
-async fn handshake_era(
-    state: &Arc<HttpState>,
-    headers: &Seen<'_>,
+fn handshake_era<'a>(
+    state: &'a Arc<HttpState>,
+    headers: &'a Seen<'_>,
     post: Post,
     charge: Charge,
     from: From,
-) -> Response {
+) -> Step<'a> {
     let answering = post.answering();
-    let answering = answering.as_ref();
-    let version = match header_version(headers, answering) {
+    let version = match header_version(headers, answering.as_ref()) {
         Ok(version) => version,
-        Err(response) => return response,
+        Err(response) => return done(response),
     };
     // `initialize` within a live session goes to that session, which refuses it.
     if post.initialize && (state.options().stateless || !headers.has_session()) {
         let caller = (from.principal, from.client, from.peer);
-        // Boxed, as the other branches that are not a request answered at once: the future
-        // of every POST is as large as its largest branch, and is moved as it starts.
-        return Box::pin(initialize_session(state, post.incoming, caller, answering)).await;
+        return later(async move {
+            initialize_session(state, post.incoming, caller, answering.as_ref()).await
+        });
     }
-    let (session, http_session) = match session_for(state, headers, &from, version, answering).await
-    {
-        Ok(found) => found,
-        Err(response) => return response,
+    let Some(found) = session_here(state, headers, &from, version, answering.as_ref()) else {
+        // The shared store knows the session.
+        return later(async move {
+            let principal = from.principal.as_deref();
+            let client = from.client.as_ref();
+            let found = state
+                .session(headers, principal, client, answering.as_ref())
+                .await;
+            match found {
+                Ok(http_session) => {
+                    let session = Arc::clone(&http_session.session);
+                    in_session(state, post, charge, from, session, Some(http_session)).await
+                }
+                Err(response) => response,
+            }
+        });
     };
-    if post.ids.as_slice().is_empty() {
-        return Box::pin(accepted(
-            state,
-            post.incoming,
-            &session,
-            http_session.as_deref(),
-            from,
-        ))
-        .await;
+    match found {
+        Ok((session, http_session)) => in_session(state, post, charge, from, session, http_session),
+        Err(response) => done(response),
     }
-    answer(state, post, charge, from, session, http_session).await
 }
 
-/// The session a handshake-era request goes to: the one its `Mcp-Session-Id` names, or, on a
-/// sessionless server, a new one for this request alone.
-async fn session_for(
+/// A handshake-era request's session, and the HTTP session around it (none when sessionless).
+type InSession = (Arc<Session>, Option<Arc<HttpSession>>);
+
+/// The session a handshake-era request goes to, when it is found without the shared store: the
+/// one its `Mcp-Session-Id` names, or, on a sessionless server, a new one for this request
+/// alone. `None` when the shared store has to be asked.
+fn session_here(
     state: &HttpState,
     headers: &Seen<'_>,
     from: &From,
     version: Option<ProtocolVersion>,
     answering: Option<&RequestId>,
-) -> Result<(Arc<Session>, Option<Arc<HttpSession>>), Response> {
+) -> Option<Result<InSession, Response>> {
     if state.options().stateless {
         let (notifier, _) = state.channel(from.client.as_ref());
         let version = version.unwrap_or(ProtocolVersion::V2025_03_26);
         let core = Arc::clone(&state.core);
         let session = Session::new_stateless(core, notifier, version, from.client.clone());
-        return Ok((session, None));
+        return Some(Ok((session, None)));
     }
     let principal = from.principal.as_deref();
-    let http_session = state
-        .session(headers, principal, from.client.as_ref(), answering)
-        .await?;
-    Ok((Arc::clone(&http_session.session), Some(http_session)))
+    let found = state.session_here(headers, principal, answering)?;
+    Some(found.map(|http_session| (Arc::clone(&http_session.session), Some(http_session))))
+}
+
+/// A handshake-era POST in its session: notifications and responses are accepted; requests
+/// are answered.
+fn in_session<'a>(
+    state: &'a Arc<HttpState>,
+    post: Post,
+    charge: Charge,
+    from: From,
+    session: Arc<Session>,
+    http_session: Option<Arc<HttpSession>>,
+) -> Step<'a> {
+    if post.ids.as_slice().is_empty() {
+        return later(async move {
+            accepted(
+                state,
+                post.incoming,
+                &session,
+                http_session.as_deref(),
+                from,
+            )
+            .await
+        });
+    }
+    answer(state, post, charge, from, session, http_session)
 }
 
 /// Notifications and responses: accepted, no body. Anything else without a readable id (an
@@ -373,22 +434,23 @@ async fn accepted(
 }
 
 /// Step 4, requests in their session: answered as JSON or on an SSE stream (see the module
-/// docs), each running in a slot of the session's window.
-async fn answer(
-    state: &Arc<HttpState>,
+/// docs), each running in a slot of the session's window. A single request whose answer is
+/// there once it has been received (most are) is answered at once.
+fn answer<'a>(
+    state: &'a Arc<HttpState>,
     post: Post,
     charge: Charge,
     from: From,
     session: Arc<Session>,
     http_session: Option<Arc<HttpSession>>,
-) -> Response {
+) -> Step<'a> {
     let options = state.options();
     let json_only = options.deploy.json_response;
     if json_only && !from.accepts_json {
-        return error_response(
+        return done(error_response(
             StatusCode::NOT_ACCEPTABLE,
             "this server answers with `application/json`: `Accept` must list it",
-        );
+        ));
     }
     let accepts_json = from.accepts_json;
     let wants_sse = !json_only && from.accepts_sse && (post.runs_user_code || !accepts_json);
@@ -398,7 +460,7 @@ async fn answer(
     if wants_sse && !accepts_json {
         match state.open_stream(from.client.as_ref()) {
             Ok(charged) => open = Some(charged),
-            Err(response) => return response,
+            Err(response) => return done(response),
         }
     }
     let Post { incoming, ids, .. } = post;
@@ -409,11 +471,11 @@ async fn answer(
     let mut slot = match &http_session {
         Some(http_session) if slots > 0 => match http_session.window.enter(slots) {
             Ok(running) => Some(running),
-            Err(error) => return window_full(ids.as_slice(), batch, &error),
+            Err(error) => return done(window_full(ids.as_slice(), batch, &error)),
         },
         _ => None,
     };
-    let _held = match &mut slot {
+    let held = match &mut slot {
         Some(slot) => {
             slot.hold(charge);
             None
@@ -423,42 +485,52 @@ async fn answer(
     let (sink, mut replies) = state.channel(from.client.as_ref());
     let sink = sink.with_principal(from.principal).with_peer(from.peer);
     session.receive(incoming, &sink, slot);
-    share_back(state, http_session.as_deref()).await;
-
+    let shares = state.core.shared().is_some() && http_session.is_some();
     // Most requests are answered while they are received: a single one whose answer is
-    // already there goes back as JSON, with no stream and no waiting.
-    let mut first = replies.try_recv();
-    if !batch
-        && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
-        && ids.as_slice().first() == Some(id)
-        && let Some(reply) = first.take()
-    {
-        return reply_response(reply);
+    // already there goes back as JSON, with no stream and no waiting (with a shared store,
+    // once what it changed in its session is shared).
+    let mut first = None;
+    if !shares {
+        first = replies.try_recv();
+        if !batch
+            && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
+            && ids.as_slice().first() == Some(id)
+            && let Some(reply) = first.take()
+        {
+            return done(reply_response(reply));
+        }
     }
-    let pending: HashSet<RequestId> = match ids {
-        Ids::One(id) => id.into_iter().collect(),
-        Ids::Many(ids) => ids.into_iter().collect(),
-    };
-    let waited = Waited {
-        first,
-        replies,
-        pending,
-        session,
-        http_session,
-    };
-    // Waiting for the answers (or streaming them) is boxed: see `handshake_era`.
-    if wants_sse && accepts_json && !batch {
-        return Box::pin(lazy_stream(state, waited, open, from.client.as_ref())).await;
-    }
-    Box::pin(reply(
-        state,
-        waited,
-        wants_sse,
-        open,
-        batch,
-        from.client.as_ref(),
-    ))
-    .await
+    let client = from.client;
+    later(async move {
+        // Both last until the answers are in.
+        let (_sink, _held) = (sink, held);
+        if shares {
+            share_back(state, http_session.as_deref()).await;
+            first = replies.try_recv();
+            if !batch
+                && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
+                && ids.as_slice().first() == Some(id)
+                && let Some(reply) = first.take()
+            {
+                return reply_response(reply);
+            }
+        }
+        let pending: HashSet<RequestId> = match ids {
+            Ids::One(id) => id.into_iter().collect(),
+            Ids::Many(ids) => ids.into_iter().collect(),
+        };
+        let waited = Waited {
+            first,
+            replies,
+            pending,
+            session,
+            http_session,
+        };
+        if wants_sse && accepts_json && !batch {
+            return lazy_stream(state, waited, open, client.as_ref()).await;
+        }
+        reply(state, waited, wants_sse, open, batch, client.as_ref()).await
+    })
 }
 
 /// What a POST's requests have sent so far, and what waits for their answers.
