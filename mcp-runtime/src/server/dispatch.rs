@@ -240,68 +240,71 @@ async fn route_unboxed(request: McpRequest) -> Answer {
 }
 
 /// A stateless (2026-07-28) request whose envelope was read and whose version is supported; on
-/// HTTP the standard headers were checked too.
-pub(crate) async fn handle_stateless(
-    core: &Arc<Core>,
-    link: Option<&Arc<dyn Link>>,
+/// HTTP the standard headers were checked too. (An `async` block: see [`route`].)
+#[allow(clippy::manual_async_fn)]
+pub(crate) fn handle_stateless<'a>(
+    core: &'a Arc<Core>,
+    link: Option<&'a Arc<dyn Link>>,
     envelope: Envelope,
     request: Request,
-    sink: &Sink,
+    sink: &'a Sink,
     cancel: Arc<CancelFlag>,
-) -> Option<Outgoing> {
-    let guard = Guard::new(core, &request, true);
-    // As in `handle_request`: the request's span, and `tracing` events to its client.
-    let log_level = envelope.log_level;
-    let peer = || -> Arc<dyn Peer> {
-        Arc::new(StatelessPeer {
-            sink: sink.clone(),
-            log_level,
-            inputs: Arc::default(),
-        })
-    };
-    let registry = core.registry();
-    let transport = link.map_or(Transport::StreamableHttp, |link| link.transport());
-    let (span, observation) = observe(
-        core,
-        &Arrival {
-            request: &request,
-            version: envelope.version().ok(),
-            session: link.and_then(|l| l.trace_name()),
-            transport,
-            peer: sink.peer(),
-            registry: &registry,
-        },
-    );
-    let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
-        let origin = Origin {
-            core: Arc::clone(core),
-            link: link.cloned(),
-            sink: sink.clone(),
-            cancel: Arc::clone(&cancel),
-            registry,
-            version: envelope.version().ok(),
-            envelope: Some(envelope),
-            transport,
-            item_stage: 0,
-            route: route_layered,
+) -> impl Future<Output = Option<Outgoing>> + Send + 'a {
+    async move {
+        let guard = Guard::new(core, &request, true);
+        // As in `handle_request`: the request's span, and `tracing` events to its client.
+        let log_level = envelope.log_level;
+        let peer = || -> Arc<dyn Peer> {
+            Arc::new(StatelessPeer {
+                sink: sink.clone(),
+                log_level,
+                inputs: Arc::default(),
+            })
         };
-        let request = McpRequest::new(request, origin);
-        Box::pin(exchange::serve(request))
-    } else {
-        Box::pin(route_stateless(
+        let registry = core.registry();
+        let transport = link.map_or(Transport::StreamableHttp, |link| link.transport());
+        let (span, observation) = observe(
             core,
-            link,
-            envelope,
-            request,
-            sink,
-            Arc::clone(&cancel),
-            registry,
-            Extensions::new(),
-        ))
-    };
-    let routed = crate::trace::with_client_log(peer, routed);
-    let context = otel_context(observation.as_deref());
-    crate::trace::in_span(guard.run(core, cancel, routed, observation), span, context).await
+            &Arrival {
+                request: &request,
+                version: envelope.version().ok(),
+                session: link.and_then(|l| l.trace_name()),
+                transport,
+                peer: sink.peer(),
+                registry: &registry,
+            },
+        );
+        let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
+            let origin = Origin {
+                core: Arc::clone(core),
+                link: link.cloned(),
+                sink: sink.clone(),
+                cancel: Arc::clone(&cancel),
+                registry,
+                version: envelope.version().ok(),
+                envelope: Some(envelope),
+                transport,
+                item_stage: 0,
+                route: route_layered,
+            };
+            let request = McpRequest::new(request, origin);
+            Box::pin(exchange::serve(request))
+        } else {
+            Box::pin(route_stateless(
+                core,
+                link,
+                envelope,
+                request,
+                sink,
+                Arc::clone(&cancel),
+                registry,
+                Extensions::new(),
+            ))
+        };
+        let routed = crate::trace::with_client_log(peer, routed);
+        let context = otel_context(observation.as_deref());
+        crate::trace::in_span(guard.run(core, cancel, routed, observation), span, context).await
+    }
 }
 
 /// What answering a request needs when its handler panics or runs past the handler timeout,
@@ -392,77 +395,81 @@ impl Guard {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn route_stateless(
-    core: &Arc<Core>,
-    link: Option<&Arc<dyn Link>>,
+#[allow(clippy::too_many_arguments, clippy::manual_async_fn)]
+fn route_stateless<'a>(
+    core: &'a Arc<Core>,
+    link: Option<&'a Arc<dyn Link>>,
     envelope: Envelope,
     request: Request,
-    sink: &Sink,
+    sink: &'a Sink,
     cancel: Arc<CancelFlag>,
     registry: Arc<Registry>,
     extensions: Extensions,
-) -> Answer {
-    let id = request.id.clone();
-    let method = request.method.clone();
-    let Some(kind) = Method::parse(&method).filter(|m| m.in_stateless_era()) else {
-        return Answer::error(Some(&id), ErrorObject::method_not_found(&method));
-    };
-    let Ok(version) = envelope.version() else {
-        return Answer::error(
-            Some(&id),
-            stateless::unsupported_version(&envelope.requested),
-        );
-    };
-    let call = Call {
-        core,
-        registry,
-        extensions,
-        link,
-        scope: Scope {
-            version,
-            client: envelope.client,
-            stateless: Some(StatelessScope {
-                log_level: envelope.log_level,
-                inputs: Arc::default(),
-            }),
-        },
-        sink,
-        cancel,
-    };
-    let outcome = match kind {
-        Method::ServerDiscover => Ok(Reply::Value(stateless::discover(
-            &core.capabilities,
-            core.instructions.as_deref(),
-        ))),
-        Method::SubscriptionsListen => listen(&call, &request).await,
-        #[cfg(feature = "tasks")]
-        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-            call.core.tasks.method(&call, kind, &request).await
-        }
-        _ => serve(&call, kind, request).await,
-    };
-    let stamp = |method: &str| core.stamps().for_method(method);
-    match outcome {
-        Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &stamp(&method).apply(value))),
-        Ok(Reply::Tool(result)) => {
-            let result = result.into_result();
-            match result_value(&result) {
-                Ok(value) => Answer::tool(
-                    encode_response(&id, &stamp(&method).apply(value)),
-                    result.is_error,
-                ),
-                Err(error) => Answer::error(Some(&id), error),
+) -> impl Future<Output = Answer> + Send + 'a {
+    async move {
+        let id = request.id.clone();
+        let method = request.method.clone();
+        let Some(kind) = Method::parse(&method).filter(|m| m.in_stateless_era()) else {
+            return Answer::error(Some(&id), ErrorObject::method_not_found(&method));
+        };
+        let Ok(version) = envelope.version() else {
+            return Answer::error(
+                Some(&id),
+                stateless::unsupported_version(&envelope.requested),
+            );
+        };
+        let call = Call {
+            core,
+            registry,
+            extensions,
+            link,
+            scope: Scope {
+                version,
+                client: envelope.client,
+                stateless: Some(StatelessScope {
+                    log_level: envelope.log_level,
+                    inputs: Arc::default(),
+                }),
+            },
+            sink,
+            cancel,
+        };
+        let outcome = match kind {
+            Method::ServerDiscover => Ok(Reply::Value(stateless::discover(
+                &core.capabilities,
+                core.instructions.as_deref(),
+            ))),
+            Method::SubscriptionsListen => listen(&call, &request).await,
+            #[cfg(feature = "tasks")]
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                call.core.tasks.method(&call, kind, &request).await
             }
+            _ => serve(&call, kind, request).await,
+        };
+        let stamp = |method: &str| core.stamps().for_method(method);
+        match outcome {
+            Ok(Reply::Value(value)) => {
+                Answer::ok(encode_response(&id, &stamp(&method).apply(value)))
+            }
+            Ok(Reply::Tool(result)) => {
+                let result = result.into_result();
+                match result_value(&result) {
+                    Ok(value) => Answer::tool(
+                        encode_response(&id, &stamp(&method).apply(value)),
+                        result.is_error,
+                    ),
+                    Err(error) => Answer::error(Some(&id), error),
+                }
+            }
+            Ok(Reply::Raw(raw)) => {
+                Answer::ok(encode_raw_response(&id, &stamp(&method).apply_raw(&raw)))
+            }
+            // Never cached: no hints.
+            Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
+                Answer::incomplete(encode_response(&id, &stamp("").apply(value)))
+            }
+            Err(error) => Answer::error(Some(&id), error),
         }
-        Ok(Reply::Raw(raw)) => {
-            Answer::ok(encode_raw_response(&id, &stamp(&method).apply_raw(&raw)))
-        }
-        // Never cached: no hints.
-        Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
-            Answer::incomplete(encode_response(&id, &stamp("").apply(value)))
-        }
-        Err(error) => Answer::error(Some(&id), error),
     }
 }
 
@@ -518,149 +525,164 @@ impl Drop for GiveUp<'_> {
     }
 }
 
-async fn route(
-    link: &Arc<dyn Link>,
+/// A handshake-era request in its session. (An `async` block, not an `async fn`: an
+/// `async fn`'s future holds its arguments twice, as its own and as its body's, and every
+/// request's future is moved as it starts.)
+#[allow(clippy::manual_async_fn)]
+fn route<'a>(
+    link: &'a Arc<dyn Link>,
     request: Request,
-    sink: &Sink,
+    sink: &'a Sink,
     cancel: Arc<CancelFlag>,
     registry: Arc<Registry>,
     extensions: Extensions,
-) -> Answer {
-    let Some(method) = Method::parse(&request.method).filter(|m| m.in_handshake_era()) else {
-        // Unknown in the handshake era, `subscriptions/listen` included.
-        return Answer::error(
-            Some(&request.id),
-            ErrorObject::method_not_found(&request.method),
-        );
-    };
-    if matches!(method, Method::Ping | Method::Initialize) {
-        return Answer::ok(link.answer_handshake(&request));
-    }
-    let Some((version, client)) = link.negotiated() else {
-        let error = ErrorObject::invalid_request(format!(
-            "the session is not initialized: send `initialize` before `{}`",
-            echo(&request.method)
-        ));
-        return Answer::error(Some(&request.id), error);
-    };
-    if !link.initialized() {
-        // Lenient on purpose: on HTTP a request can overtake `notifications/initialized`.
-        tracing::trace!(method = %echo(&request.method), "request before notifications/initialized");
-    }
-    let id = request.id.clone();
-    let call = Call {
-        core: link.core(),
-        registry,
-        extensions,
-        link: Some(link),
-        scope: Scope {
-            version,
-            client,
-            stateless: None,
-        },
-        sink,
-        cancel,
-    };
-    let outcome = match method {
-        Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
-            if !call.registry.resources.is_empty() =>
-        {
-            link.set_subscription(&request).map(Reply::Value)
+) -> impl Future<Output = Answer> + 'a {
+    async move {
+        let Some(method) = Method::parse(&request.method).filter(|m| m.in_handshake_era()) else {
+            // Unknown in the handshake era, `subscriptions/listen` included.
+            return Answer::error(
+                Some(&request.id),
+                ErrorObject::method_not_found(&request.method),
+            );
+        };
+        if matches!(method, Method::Ping | Method::Initialize) {
+            return Answer::ok(link.answer_handshake(&request));
         }
-        Method::LoggingSetLevel => link.set_log_level(&request).map(Reply::Value),
-        #[cfg(feature = "tasks")]
-        Method::TasksGet | Method::TasksResult | Method::TasksList | Method::TasksCancel
-            if version == ProtocolVersion::V2025_11_25 =>
-        {
-            call.core.tasks.legacy_method(&call, method, &request).await
+        let Some((version, client)) = link.negotiated() else {
+            let error = ErrorObject::invalid_request(format!(
+                "the session is not initialized: send `initialize` before `{}`",
+                echo(&request.method)
+            ));
+            return Answer::error(Some(&request.id), error);
+        };
+        if !link.initialized() {
+            // Lenient on purpose: on HTTP a request can overtake `notifications/initialized`.
+            tracing::trace!(method = %echo(&request.method), "request before notifications/initialized");
         }
-        _ => serve(&call, method, request).await,
-    };
-    match outcome {
-        Ok(Reply::Raw(raw)) => Answer::ok(encode_raw_response(&id, &raw)),
-        Ok(Reply::Tool(result)) => Answer::tool(
-            crate::tool::encode_tool_response(&id, &result),
-            result.is_error(),
-        ),
-        Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &value)),
-        Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
-            Answer::incomplete(encode_response(&id, &value))
+        let id = request.id.clone();
+        let call = Call {
+            core: link.core(),
+            registry,
+            extensions,
+            link: Some(link),
+            scope: Scope {
+                version,
+                client,
+                stateless: None,
+            },
+            sink,
+            cancel,
+        };
+        let outcome = match method {
+            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
+                if !call.registry.resources.is_empty() =>
+            {
+                link.set_subscription(&request).map(Reply::Value)
+            }
+            Method::LoggingSetLevel => link.set_log_level(&request).map(Reply::Value),
+            #[cfg(feature = "tasks")]
+            Method::TasksGet | Method::TasksResult | Method::TasksList | Method::TasksCancel
+                if version == ProtocolVersion::V2025_11_25 =>
+            {
+                call.core.tasks.legacy_method(&call, method, &request).await
+            }
+            _ => serve(&call, method, request).await,
+        };
+        match outcome {
+            Ok(Reply::Raw(raw)) => Answer::ok(encode_raw_response(&id, &raw)),
+            Ok(Reply::Tool(result)) => Answer::tool(
+                crate::tool::encode_tool_response(&id, &result),
+                result.is_error(),
+            ),
+            Ok(Reply::Value(value)) => Answer::ok(encode_response(&id, &value)),
+            Ok(Reply::InputRequired(value) | Reply::Task(value)) => {
+                Answer::incomplete(encode_response(&id, &value))
+            }
+            Err(error) => Answer::error(Some(&id), error),
         }
-        Err(error) => Answer::error(Some(&id), error),
     }
 }
 
-/// The methods both eras share.
-async fn serve(call: &Call<'_>, method: Method, request: Request) -> Result<Reply, ErrorObject> {
-    let core = call.core;
-    let registry = &*call.registry;
-    let version = call.scope.version;
-    // Lists filtered by the caller's scopes (`OAuth::hide_unauthorized`): not cached.
-    if let Some(keep) = hiding(call) {
+/// The methods both eras share. (An `async` block: see [`route`].)
+#[allow(clippy::manual_async_fn)]
+fn serve<'c>(
+    call: &'c Call<'_>,
+    method: Method,
+    request: Request,
+) -> impl Future<Output = Result<Reply, ErrorObject>> + 'c {
+    async move {
+        let core = call.core;
+        let registry = &*call.registry;
+        let version = call.scope.version;
+        // Lists filtered by the caller's scopes (`OAuth::hide_unauthorized`): not cached.
+        if let Some(keep) = hiding(call) {
+            match method {
+                Method::ToolsList if !registry.tools.is_empty() => {
+                    return pagination::offset(&request.params)
+                        .and_then(|o| registry.tools.list_where(version, o, &keep))
+                        .map(Reply::Raw);
+                }
+                Method::PromptsList if !registry.prompts.is_empty() => {
+                    return pagination::offset(&request.params)
+                        .and_then(|o| registry.prompts.list_where(version, o, &keep))
+                        .map(Reply::Raw);
+                }
+                Method::ResourcesList if !registry.resources.is_empty() => {
+                    let offset = pagination::offset(&request.params)?;
+                    return registry
+                        .resources
+                        .list_where(version, offset, &keep)
+                        .await
+                        .map(Reply::text);
+                }
+                Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
+                    return pagination::offset(&request.params)
+                        .and_then(|o| registry.resources.list_templates_where(version, o, &keep))
+                        .map(Reply::text);
+                }
+                _ => {}
+            }
+        }
         match method {
-            Method::ToolsList if !registry.tools.is_empty() => {
-                return pagination::offset(&request.params)
-                    .and_then(|o| registry.tools.list_where(version, o, &keep))
-                    .map(Reply::Raw);
-            }
-            Method::PromptsList if !registry.prompts.is_empty() => {
-                return pagination::offset(&request.params)
-                    .and_then(|o| registry.prompts.list_where(version, o, &keep))
-                    .map(Reply::Raw);
-            }
+            Method::ToolsList if !registry.tools.is_empty() => pagination::offset(&request.params)
+                .and_then(|o| registry.tools.list(version, o))
+                .map(Reply::Raw),
+            Method::ToolsCall if !registry.tools.is_empty() => call_tool(call, request).await,
             Method::ResourcesList if !registry.resources.is_empty() => {
-                let offset = pagination::offset(&request.params)?;
-                return registry
-                    .resources
-                    .list_where(version, offset, &keep)
-                    .await
-                    .map(Reply::text);
+                match pagination::offset(&request.params) {
+                    Ok(offset) => registry
+                        .resources
+                        .list(version, offset)
+                        .await
+                        .map(Reply::text),
+                    Err(error) => Err(error),
+                }
             }
             Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
-                return pagination::offset(&request.params)
-                    .and_then(|o| registry.resources.list_templates_where(version, o, &keep))
-                    .map(Reply::text);
+                pagination::offset(&request.params)
+                    .and_then(|o| registry.resources.list_templates(version, o))
+                    .map(Reply::text)
             }
-            _ => {}
-        }
-    }
-    match method {
-        Method::ToolsList if !registry.tools.is_empty() => pagination::offset(&request.params)
-            .and_then(|o| registry.tools.list(version, o))
-            .map(Reply::Raw),
-        Method::ToolsCall if !registry.tools.is_empty() => call_tool(call, request).await,
-        Method::ResourcesList if !registry.resources.is_empty() => {
-            match pagination::offset(&request.params) {
-                Ok(offset) => registry
-                    .resources
-                    .list(version, offset)
-                    .await
-                    .map(Reply::text),
-                Err(error) => Err(error),
+            Method::ResourcesRead if !registry.resources.is_empty() => {
+                read_resource(call, request).await
             }
+            Method::PromptsList if !registry.prompts.is_empty() => {
+                pagination::offset(&request.params)
+                    .and_then(|o| registry.prompts.list(version, o))
+                    .map(Reply::Raw)
+            }
+            Method::PromptsGet if !registry.prompts.is_empty() => get_prompt(call, request).await,
+            Method::CompletionComplete if core.capabilities.completions.is_some() => {
+                complete(registry, &request).await.map(Reply::Value)
+            }
+            #[cfg(feature = "skills")]
+            Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead
+                if !core.skills.is_empty() =>
+            {
+                skill_request(core, method, &request)
+            }
+            _ => Err(ErrorObject::method_not_found(&request.method)),
         }
-        Method::ResourcesTemplatesList if !registry.resources.is_empty() => {
-            pagination::offset(&request.params)
-                .and_then(|o| registry.resources.list_templates(version, o))
-                .map(Reply::text)
-        }
-        Method::ResourcesRead if !registry.resources.is_empty() => {
-            read_resource(call, request).await
-        }
-        Method::PromptsList if !registry.prompts.is_empty() => pagination::offset(&request.params)
-            .and_then(|o| registry.prompts.list(version, o))
-            .map(Reply::Raw),
-        Method::PromptsGet if !registry.prompts.is_empty() => get_prompt(call, request).await,
-        Method::CompletionComplete if core.capabilities.completions.is_some() => {
-            complete(registry, &request).await.map(Reply::Value)
-        }
-        #[cfg(feature = "skills")]
-        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead
-            if !core.skills.is_empty() =>
-        {
-            skill_request(core, method, &request)
-        }
-        _ => Err(ErrorObject::method_not_found(&request.method)),
     }
 }
 
