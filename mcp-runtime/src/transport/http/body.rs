@@ -9,10 +9,10 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes, HttpBody as _};
+use axum::body::{Bytes, HttpBody};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use futures_util::{FutureExt as _, StreamExt as _};
+use futures_util::FutureExt as _;
 
 use super::{HttpState, error_response, json_response};
 use crate::protocol::{ErrorObject, Scanned, encode_error, scan};
@@ -138,9 +138,11 @@ impl ReadBody {
 
 /// Reads a POST's body within the size limit, its client's share of the request budget and
 /// the body-read timeout; the bytes stay charged until the returned charge is dropped.
-pub(super) async fn read_post_body(
+///
+/// The body is hyper's own as the connection hands it over, or axum's through the router.
+pub(super) async fn read_post_body<B: HttpBody<Data = Bytes>>(
     state: &HttpState,
-    body: Body,
+    body: B,
     client: Option<&Arc<Client>>,
 ) -> Result<ReadBody, Response> {
     let options = state.options();
@@ -174,8 +176,8 @@ fn body_timeout(options: &HttpOptions) -> Response {
 /// charged as it arrives (a declared length holds nothing until it is sent), to the client's
 /// share of the request budget; when that has no room, a body small enough for the reserve
 /// goes on there, for a message that holds nothing once handled.
-async fn read_body(
-    body: Body,
+async fn read_body<B: HttpBody<Data = Bytes>>(
+    body: B,
     state: &HttpState,
     client: Option<&Arc<Client>>,
 ) -> Result<ReadBody, Response> {
@@ -204,18 +206,22 @@ async fn read_body(
         },
         None => reserve(state, client, 0, None)?,
     };
-    let mut stream = body.into_data_stream();
+    let mut body = std::pin::pin!(body);
     let mut first: Option<Bytes> = None;
     let mut rest = Vec::new();
     // Counted as chunks arrive, each once (`rest` holds a copy of `first` once a second chunk
     // comes, so adding their lengths would count the first chunk twice).
     let mut length = 0usize;
-    while let Some(chunk) = stream.next().await {
-        let Ok(chunk) = chunk else {
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let Ok(frame) = frame else {
             return Err(error_response(
                 StatusCode::BAD_REQUEST,
                 "the body could not be read",
             ));
+        };
+        // Trailers carry nothing a message needs.
+        let Ok(chunk) = frame.into_data() else {
+            continue;
         };
         length = length.saturating_add(chunk.len());
         if length > max {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
+use axum::body::{Bytes, HttpBody};
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
@@ -186,9 +186,9 @@ pub(super) async fn handle_post(State(state): State<Arc<HttpState>>, request: Re
 /// requests) and box the rest of their work when they cannot. A POST's future is moved as it
 /// starts, and an `async` step would make it as large as every step nested in it; an
 /// `async fn` would also hold its arguments twice (as its own and as its body's).
-pub(super) fn serve_post(
+pub(super) fn serve_post<B: HttpBody<Data = Bytes> + Send>(
     state: Arc<HttpState>,
-    request: Request,
+    request: axum::http::Request<B>,
     peer: Option<Arc<Peer>>,
 ) -> impl Future<Output = Response> + Send {
     // The request's own headers, not the copy a `HeaderMap` extractor would make.
@@ -266,7 +266,11 @@ fn check(
 /// Step 2, the body: charged to the client's share of the request budget as it arrives, then
 /// what parsing it builds, and that stays charged until it is answered. On the budget's reserve
 /// only what holds nothing once handled goes on.
-async fn read(state: &HttpState, body: Body, from: &From) -> Result<(Post, Charge), Response> {
+async fn read<B: HttpBody<Data = Bytes>>(
+    state: &HttpState,
+    body: B,
+    from: &From,
+) -> Result<(Post, Charge), Response> {
     let body = read_post_body(state, body, from.client.as_ref()).await?;
     let max_depth = state.core.options.max_nesting_depth;
     let (post, charge) = body.parse((state, from.client.as_ref()), max_depth, Post::read)?;

@@ -173,7 +173,6 @@ pub(crate) async fn serve(
         let service = hyper::service::service_fn(move |mut request| match &endpoint {
             Some(endpoint) if endpoint.serves(&request) => {
                 let state = Arc::clone(&endpoint.state);
-                let request = request.map(axum::body::Body::new);
                 // The handler's own future, with nothing around it that would hold the
                 // request a second time.
                 let served = post::serve_post(state, request, Some(Arc::clone(&peer)));
