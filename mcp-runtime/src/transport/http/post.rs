@@ -496,12 +496,8 @@ fn answer<'a>(
     let mut first = None;
     if !shares {
         first = replies.try_recv();
-        if !batch
-            && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
-            && ids.as_slice().first() == Some(id)
-            && let Some(reply) = first.take()
-        {
-            return done(reply_response(reply));
+        if let Some(response) = answered(&mut first, batch, &ids) {
+            return done(response);
         }
     }
     let client = from.client;
@@ -511,12 +507,8 @@ fn answer<'a>(
         if shares {
             share_back(state, http_session.as_deref()).await;
             first = replies.try_recv();
-            if !batch
-                && let Some(id) = first.as_ref().and_then(Outgoing::reply_to)
-                && ids.as_slice().first() == Some(id)
-                && let Some(reply) = first.take()
-            {
-                return reply_response(reply);
+            if let Some(response) = answered(&mut first, batch, &ids) {
+                return response;
             }
         }
         let pending: HashSet<RequestId> = match ids {
@@ -535,6 +527,15 @@ fn answer<'a>(
         }
         reply(state, waited, wants_sse, open, batch, client.as_ref()).await
     })
+}
+
+/// The response of a single request, when `first`, what its POST received first, is its answer.
+fn answered(first: &mut Option<Outgoing>, batch: bool, ids: &Ids) -> Option<Response> {
+    let id = first.as_ref().and_then(Outgoing::reply_to)?;
+    if batch || ids.as_slice().first() != Some(id) {
+        return None;
+    }
+    first.take().map(reply_response)
 }
 
 /// What a POST's requests have sent so far, and what waits for their answers.
