@@ -420,17 +420,10 @@ impl HttpState {
         if self.core.shared().is_some() {
             return None;
         }
-        Some(match self.local_session(headers, principal, request) {
-            Ok(Named {
-                here: Some(session),
-                ..
-            }) => {
-                session.touch();
-                Ok(session)
-            }
-            Ok(Named { here: None, .. }) => Err(unknown_session(request)),
-            Err(response) => Err(response),
-        })
+        Some(
+            self.local_session(headers, principal, request)
+                .and_then(|named| named.here_or_unknown(request)),
+        )
     }
 
     /// The session a request names, as this replica knows it.
@@ -468,18 +461,16 @@ impl HttpState {
         client: Option<&Arc<Client>>,
         request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, Response> {
-        if let Some(found) = self.session_here(headers, principal, request) {
-            return found;
-        }
+        let named = self.local_session(headers, principal, request)?;
+        let Some(store) = self.core.shared() else {
+            return named.here_or_unknown(request);
+        };
         let Named {
             id,
             owner,
             here: session,
-        } = self.local_session(headers, principal, request)?;
+        } = named;
         let unknown = || unknown_session(request);
-        let Some(store) = self.core.shared() else {
-            return Err(unknown());
-        };
         // Shared: the store's record is the truth; this replica's copy follows it.
         let session = match session {
             Some(session) => session,
@@ -701,6 +692,19 @@ struct Named<'h> {
     owner: Option<String>,
     /// This replica's copy, if it has one the principal may use.
     here: Option<Arc<HttpSession>>,
+}
+
+impl Named<'_> {
+    /// Without a shared store: this replica's copy, now touched, or 404.
+    fn here_or_unknown(self, request: Option<&RequestId>) -> Result<Arc<HttpSession>, Response> {
+        match self.here {
+            Some(session) => {
+                session.touch();
+                Ok(session)
+            }
+            None => Err(unknown_session(request)),
+        }
+    }
 }
 
 /// 404 for a session unknown, ended or another principal's, answering `request`.
