@@ -2,9 +2,10 @@
 //! number of senders to one receiver, which waits for them on a task or on a thread.
 //!
 //! It lives inside the outbox's shared state, so a queue costs one allocation with its
-//! bookkeeping, and its buffer when the first message comes. (An HTTP POST makes a queue for its
-//! replies on every request; tokio's unbounded channel took two allocations more, one of them
-//! aligned to a cache line, and as many frees.)
+//! bookkeeping, and a buffer only once two messages wait in it at the same time: the next one
+//! is held in place. (An HTTP POST makes a queue for its replies on every request, and most
+//! receive one message, the answer; tokio's unbounded channel took two allocations more, one
+//! of them aligned to a cache line, and as many frees.)
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,6 +25,10 @@ pub(crate) struct Fifo<T> {
 }
 
 struct State<T> {
+    /// The next item, held in place when it came to an empty queue (then the items after it
+    /// are in `items`).
+    next: Option<T>,
+    /// The items after `next`, in order, or all of them when `next` is empty.
     items: VecDeque<T>,
     /// The receiver is gone or closed the queue: nothing more is accepted.
     closed: bool,
@@ -38,7 +43,18 @@ struct State<T> {
 const KEPT: usize = 64;
 
 impl<T> State<T> {
+    fn push(&mut self, item: T) {
+        if self.next.is_none() && self.items.is_empty() {
+            self.next = Some(item);
+        } else {
+            self.items.push_back(item);
+        }
+    }
+
     fn pop(&mut self) -> Option<T> {
+        if let Some(item) = self.next.take() {
+            return Some(item);
+        }
         let item = self.items.pop_front()?;
         if self.items.is_empty() && self.items.capacity() > KEPT {
             self.items.shrink_to(KEPT);
@@ -52,6 +68,7 @@ impl<T> Fifo<T> {
     pub(crate) fn new() -> Self {
         Self {
             state: Mutex::new(State {
+                next: None,
                 items: VecDeque::new(),
                 closed: false,
                 waker: None,
@@ -73,7 +90,7 @@ impl<T> Fifo<T> {
         if state.closed {
             return Err(item);
         }
-        state.items.push_back(item);
+        state.push(item);
         self.wake_receiver(state);
         Ok(())
     }
@@ -139,7 +156,10 @@ impl<T> Fifo<T> {
     pub(crate) fn close_and_take(&self) -> VecDeque<T> {
         let mut state = self.lock();
         let was_open = !std::mem::replace(&mut state.closed, true);
-        let items = std::mem::take(&mut state.items);
+        let mut items = std::mem::take(&mut state.items);
+        if let Some(next) = state.next.take() {
+            items.push_front(next);
+        }
         drop(state);
         if was_open {
             self.gone.notify_waiters();
@@ -273,6 +293,26 @@ mod tests {
         }
         fifo.drop_sender();
         assert_eq!(receiver.join().unwrap(), (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn one_item_at_a_time_takes_no_buffer_and_order_holds_across_both_places() {
+        let fifo = Fifo::new();
+        fifo.send(1).unwrap();
+        assert_eq!(fifo.try_recv(), Some(1));
+        fifo.send(2).unwrap();
+        assert_eq!(fifo.try_recv(), Some(2));
+        assert_eq!(fifo.lock().items.capacity(), 0);
+        // Items sent while others wait, and taken in between, keep their order.
+        fifo.send(3).unwrap();
+        fifo.send(4).unwrap();
+        assert_eq!(fifo.try_recv(), Some(3));
+        fifo.send(5).unwrap();
+        assert_eq!(fifo.try_recv(), Some(4));
+        fifo.send(6).unwrap();
+        fifo.send(7).unwrap();
+        assert_eq!(fifo.close_and_take(), [5, 6, 7]);
+        assert_eq!(fifo.try_recv(), None);
     }
 
     #[test]
