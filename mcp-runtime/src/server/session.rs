@@ -387,8 +387,26 @@ impl Session {
     /// place in the session's in-flight window) is held until the work is done: released at
     /// once when it is answered on the spot, else when the request ends, however it ends.
     pub(crate) fn receive(self: &Arc<Self>, incoming: Incoming, sink: &Sink, slot: Option<Slot>) {
+        if let Some(answer) = self.receive_answered(incoming, sink, slot) {
+            let _ = sink.send(answer);
+        }
+    }
+
+    /// [`receive`](Self::receive), except that the answer of a single request that is there
+    /// once the request has been received (most are) is given back instead of sent on `sink`:
+    /// the caller sends it (after anything the request sent on `sink` meanwhile) or answers
+    /// with it directly when `sink` has nothing before it.
+    pub(crate) fn receive_answered(
+        self: &Arc<Self>,
+        incoming: Incoming,
+        sink: &Sink,
+        slot: Option<Slot>,
+    ) -> Option<Outgoing> {
         match incoming {
-            Incoming::Batch(batch) => self.receive_batch(batch, sink, slot),
+            Incoming::Batch(batch) => {
+                self.receive_batch(batch, sink, slot);
+                None
+            }
             Incoming::Single(message) => self.receive_message(message, sink, slot),
         }
     }
@@ -398,15 +416,14 @@ impl Session {
         message: Result<Message, Box<InvalidMessage>>,
         sink: &Sink,
         slot: Option<Slot>,
-    ) {
+    ) -> Option<Outgoing> {
         match message {
-            Ok(Message::Request(request)) => self.start_request(request, sink, slot),
+            Ok(Message::Request(request)) => return self.start_request(request, sink, slot),
             Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
             Ok(Message::Response(response)) => self.receive_response(response.id, response.outcome),
-            Err(invalid) => {
-                let _ = sink.send(Outgoing::error(invalid.id.as_ref(), &invalid.error));
-            }
+            Err(invalid) => return Some(Outgoing::error(invalid.id.as_ref(), &invalid.error)),
         }
+        None
     }
 
     /// JSON-RPC batches exist only in 2025-03-26 (and never carry `initialize`); the responses
@@ -469,7 +486,15 @@ impl Session {
 
     /// Runs a request on its own task, registered under its id so `notifications/cancelled`
     /// can stop it.
-    fn start_request(self: &Arc<Self>, request: Request, sink: &Sink, slot: Option<Slot>) {
+    /// Runs a request: its answer when it is there at once (see
+    /// [`receive_answered`](Self::receive_answered)), else `None` and the request goes on in a
+    /// task of its own, which sends the answer on `sink`.
+    fn start_request(
+        self: &Arc<Self>,
+        request: Request,
+        sink: &Sink,
+        slot: Option<Slot>,
+    ) -> Option<Outgoing> {
         // `initialize` and `ping` are answered in order, right here: the handshake must be
         // settled before anything read after it is handled.
         if (request.method == "initialize" || request.method == "ping")
@@ -479,8 +504,7 @@ impl Session {
                 Some(observer) => self.observed_handshake(observer, &request, sink),
                 None => self.answer_handshake(&request),
             };
-            let _ = sink.send(Outgoing::reply(request.id, bytes));
-            return;
+            return Some(Outgoing::reply(request.id, bytes));
         }
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         // One lookup finds a duplicate id and, for a request that runs, the place of its entry.
@@ -490,8 +514,7 @@ impl Session {
                     "request id {} is already in use",
                     request.id
                 ));
-                let _ = sink.send(Outgoing::error(Some(&request.id), &error));
-                return;
+                return Some(Outgoing::error(Some(&request.id), &error));
             }
             Entry::Vacant(vacant) => vacant,
         };
@@ -513,17 +536,13 @@ impl Session {
                 sink,
                 cancel,
             ));
-            let reply = reply.unwrap_or_else(|| {
+            return reply.unwrap_or_else(|| {
                 tracing::error!(request_id = %id, "an inline request did not finish at once");
                 Some(Outgoing::error(
                     Some(&id),
                     &ErrorObject::internal("internal error"),
                 ))
             });
-            if let Some(reply) = reply {
-                let _ = sink.send(reply);
-            }
-            return;
         }
         // The request is registered under its id before its handler first runs, so a
         // cancellation (or a duplicate id) from a concurrent POST sees it.
@@ -539,7 +558,9 @@ impl Session {
         drop(in_flight);
         let session = Arc::clone(self);
         let reply_to = sink.clone();
-        let mut task: BoxFuture<()> = Box::pin(async move {
+        // The answer comes out with the sink it goes on, for the task to send it when the
+        // request had to wait.
+        let mut task: BoxFuture<(Option<Outgoing>, Sink)> = Box::pin(async move {
             let id = request.id.clone();
             let mine = Arc::clone(&cancel);
             let reply =
@@ -554,24 +575,28 @@ impl Session {
                 entry.remove();
             }
             drop(in_flight);
-            if let Some(reply) = reply {
-                let _ = reply_to.send(reply);
-            }
+            (reply, reply_to)
         });
         // Most handlers finish without waiting for anything: run it once right here, and give
         // it a task of its own only when it has to wait. (The task polls it again at once, so
         // the no-op waker of this first poll is never relied on.)
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if task.as_mut().poll(&mut cx).is_ready() {
-            return;
+        if let std::task::Poll::Ready((reply, _)) = task.as_mut().poll(&mut cx) {
+            return reply;
         }
-        let handle = tokio::spawn(task).abort_handle();
+        let handle = tokio::spawn(async move {
+            if let (Some(reply), reply_to) = task.await {
+                let _ = reply_to.send(reply);
+            }
+        })
+        .abort_handle();
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         match in_flight.get_mut(&id) {
             Some(entry) if Arc::ptr_eq(&entry.cancel, &flag) => entry.task = Some(handle),
             // Cancelled while it ran the first time (the flag is set): stop it now.
             _ => handle.abort(),
         }
+        None
     }
 
     fn handle_notification(&self, method: &str, params: &crate::protocol::Params) {

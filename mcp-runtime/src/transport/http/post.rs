@@ -488,17 +488,25 @@ fn answer<'a>(
     };
     let (sink, mut replies) = state.channel(from.client.as_ref());
     let sink = sink.with_principal(from.principal).with_peer(from.peer);
-    session.receive(incoming, &sink, slot);
+    let answer = session.receive_answered(incoming, &sink, slot);
     let shares = state.core.shared().is_some() && http_session.is_some();
     // Most requests are answered while they are received: a single one whose answer is
     // already there goes back as JSON, with no stream and no waiting (with a shared store,
-    // once what it changed in its session is shared).
+    // once what it changed in its session is shared). The answer comes after anything the
+    // request sent before it.
     let mut first = None;
     if !shares {
         first = replies.try_recv();
-        if let Some(response) = answered(&mut first, batch, &ids) {
-            return done(response);
+    }
+    match (answer, &first) {
+        (Some(answer), None) if !shares => first = Some(answer),
+        (Some(answer), _) => {
+            let _ = sink.send(answer);
         }
+        (None, _) => {}
+    }
+    if !shares && let Some(response) = answered(&mut first, batch, &ids) {
+        return done(response);
     }
     let client = from.client;
     later(async move {
