@@ -57,3 +57,41 @@ impl Transport {
         }
     }
 }
+
+/// A request's way back to its client ([`Peer`]), made the first time its handler uses it:
+/// most handlers never send anything but their result, and making one costs an allocation.
+pub(crate) struct PeerOf(Making);
+
+enum Making {
+    Made(Arc<dyn Peer>),
+    Later {
+        link: Arc<dyn Link>,
+        sink: Sink,
+        made: std::sync::OnceLock<Arc<dyn Peer>>,
+    },
+}
+
+impl PeerOf {
+    /// The peer, made already.
+    pub(crate) fn made(peer: Arc<dyn Peer>) -> Self {
+        Self(Making::Made(peer))
+    }
+
+    /// The peer `link` makes for replies on `sink`, made when first asked for.
+    pub(crate) fn later(link: Arc<dyn Link>, sink: Sink) -> Self {
+        Self(Making::Later {
+            link,
+            sink,
+            made: std::sync::OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn get(&self) -> &Arc<dyn Peer> {
+        match &self.0 {
+            Making::Made(peer) => peer,
+            Making::Later { link, sink, made } => {
+                made.get_or_init(|| Arc::clone(link).peer(sink.clone()))
+            }
+        }
+    }
+}

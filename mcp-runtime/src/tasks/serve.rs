@@ -18,6 +18,7 @@ use super::{
 };
 use crate::context::{CancelFlag, ClientInfo, Peer};
 use crate::protocol::{ErrorObject, Method, Object, Request};
+use crate::server::PeerOf;
 use crate::server::catch::panic_message;
 use crate::server::dispatch::{
     Call, Reply, TaskInvocation, Tasking, context_with, interrupted, peer_of,
@@ -278,7 +279,7 @@ async fn call_tool_task(
         call,
         id,
         meta,
-        Arc::clone(&peer) as Arc<dyn Peer>,
+        PeerOf::made(Arc::clone(&peer) as Arc<dyn Peer>),
         Arc::clone(&cancel),
     );
     // A task keeps its result as a `CallToolResult`: not written straight into a response.
