@@ -484,11 +484,9 @@ impl Session {
         });
     }
 
-    /// Runs a request on its own task, registered under its id so `notifications/cancelled`
-    /// can stop it.
-    /// Runs a request: its answer when it is there at once (see
-    /// [`receive_answered`](Self::receive_answered)), else `None` and the request goes on in a
-    /// task of its own, which sends the answer on `sink`.
+    /// Runs a request, registered under its id so `notifications/cancelled` can stop it: its
+    /// answer when it is there at once (see [`receive_answered`](Self::receive_answered)), else
+    /// `None` and the request goes on in a task of its own, which sends the answer on `sink`.
     fn start_request(
         self: &Arc<Self>,
         request: Request,
