@@ -166,7 +166,7 @@ pub(crate) struct RequestInfo {
     pub(crate) meta: Meta,
     pub(crate) version: ProtocolVersion,
     pub(crate) client: Arc<ClientInfo>,
-    pub(crate) peer: crate::server::PeerOf,
+    pub(crate) peer: Arc<dyn Peer>,
     pub(crate) server: ServerHandle,
     pub(crate) cancelled: Arc<CancelFlag>,
     /// The validated access token's caller, over HTTP with OAuth.
@@ -216,7 +216,7 @@ impl Context {
     }
 
     fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        send_log(&**self.inner.peer.get(), level, logger, || {
+        send_log(&*self.inner.peer, level, logger, || {
             // Were `data` not to serialize, nothing is sent (rather than `null`) and it is said
             // here instead.
             serde_json::to_value(data)
@@ -292,13 +292,10 @@ impl Context {
         {
             params["message"] = Value::from(message);
         }
-        self.inner
-            .peer
-            .get()
-            .send(Outgoing::Message(encode_notification(
-                "notifications/progress",
-                Some(&params),
-            )));
+        self.inner.peer.send(Outgoing::Message(encode_notification(
+            "notifications/progress",
+            Some(&params),
+        )));
     }
 
     /// Over Streamable HTTP, ends the response carrying this request's SSE stream without ending
@@ -306,7 +303,7 @@ impl Context {
     /// stream's `retry` delay and receives every later event, the result included. Does nothing on
     /// stdio.
     pub fn close_sse_stream(&self) {
-        self.inner.peer.get().send(Outgoing::CloseStream);
+        self.inner.peer.send(Outgoing::CloseStream);
     }
 
     /// Whether the client cancelled this request. The handler's future is stopped at its next
@@ -349,7 +346,7 @@ impl Context {
                 self.0.before_task(false);
             }
         }
-        let peer = &**self.inner.peer.get();
+        let peer = &*self.inner.peer;
         peer.before_task(true);
         let _leave = Leave(peer);
         work.await
@@ -490,7 +487,7 @@ impl Context {
         if !self.inner.client.capabilities.roots() {
             return Err(self.missing("roots", json!({"roots": {}})).await);
         }
-        if let Some(roots) = self.inner.peer.get().cached_roots() {
+        if let Some(roots) = self.inner.peer.cached_roots() {
             return Ok(roots);
         }
         let result = self.ask(key, "roots/list", json!({})).await?;
@@ -499,7 +496,7 @@ impl Context {
                 .map_err(|e| ClientRequestError::InvalidResponse(e.to_string()))?,
             None => return Err(ClientRequestError::InvalidResponse("no `roots`".to_owned())),
         };
-        self.inner.peer.get().cache_roots(roots.clone());
+        self.inner.peer.cache_roots(roots.clone());
         Ok(roots)
     }
 
@@ -549,20 +546,20 @@ impl Context {
     /// proxied call's upstream log).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn log_now(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
-        send_log(&**self.inner.peer.get(), level, logger, || Some(data));
+        send_log(&*self.inner.peer, level, logger, || Some(data));
     }
 
     /// Whether this call runs as a task (`#[tool(task = ..)]` with a client that took one).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn is_task(&self) -> bool {
-        self.inner.peer.get().is_task()
+        self.inner.peer.is_task()
     }
 
     /// The least severe level the client wants to hear for this request; `None` when it wants
     /// no logs (a 2026-07-28 request without `logLevel`).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
-        self.inner.peer.get().log_level()
+        self.inner.peer.log_level()
     }
 
     /// Relays a request an upstream server sent (`sampling/createMessage`,
@@ -662,15 +659,11 @@ impl Context {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<Result<Value, ClientRequestError>> {
-        self.inner.peer.get().request(key, method, params)
+        self.inner.peer.request(key, method, params)
     }
 
     async fn missing(&self, name: &'static str, capability: Value) -> ClientRequestError {
-        self.inner
-            .peer
-            .get()
-            .missing_capability(name, capability)
-            .await
+        self.inner.peer.missing_capability(name, capability).await
     }
 
     /// Pings the client (`ping`), for keep-alive; `Ok` when it answered. In the stateless era,
@@ -678,7 +671,6 @@ impl Context {
     pub async fn ping(&self) -> Result<(), ClientRequestError> {
         self.inner
             .peer
-            .get()
             .request(None, "ping", json!({}))
             .await
             .map(|_| ())

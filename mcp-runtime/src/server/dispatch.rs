@@ -21,7 +21,7 @@ use super::Core;
 use super::Sink;
 use super::catch::{catch_unwind, panic_message};
 use super::exchange::{self, Answer, McpRequest, Origin, RequestParts, Transport};
-use super::link::{Link, PeerOf};
+use super::link::Link;
 use super::observe::{Arrival, Observation};
 use super::pagination;
 use super::registry::Registry;
@@ -798,14 +798,14 @@ fn authorize(call: &Call<'_>, item: &[std::borrow::Cow<'static, str>]) -> Result
 }
 
 fn context(call: &Call<'_>, id: RequestId, meta: Meta) -> Context {
-    context_with(call, id, meta, peer_later(call), Arc::clone(&call.cancel))
+    context_with(call, id, meta, peer_of(call), Arc::clone(&call.cancel))
 }
 
 pub(crate) fn context_with(
     call: &Call<'_>,
     id: RequestId,
     meta: Meta,
-    peer: PeerOf,
+    peer: Arc<dyn Peer>,
     cancelled: Arc<CancelFlag>,
 ) -> Context {
     let scope = &call.scope;
@@ -822,15 +822,6 @@ pub(crate) fn context_with(
         last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
         extensions: call.extensions.clone(),
     })
-}
-
-/// The request's way back to its client, made when its handler first uses it (over a
-/// connection; the other peers cost no more to make than to describe).
-fn peer_later(call: &Call<'_>) -> PeerOf {
-    match (&call.scope.stateless, call.link) {
-        (None, Some(link)) => PeerOf::later(Arc::clone(link), call.sink.clone()),
-        _ => PeerOf::made(peer_of(call)),
-    }
 }
 
 /// The request's way back to its client.

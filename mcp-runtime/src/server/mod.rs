@@ -88,7 +88,7 @@ use self::exchange::Next;
 pub(crate) use self::fast_map::FastMap;
 #[cfg(feature = "http")]
 pub(crate) use self::http::{HostPolicy, HttpOptions, IpRange};
-pub(crate) use self::link::{PeerOf, Transport};
+pub(crate) use self::link::Transport;
 #[cfg_attr(not(feature = "client"), allow(unused_imports))]
 pub(crate) use self::mount::{SEPARATOR, is_valid_namespace, namespaced};
 use self::observe::Observer;

@@ -18,7 +18,6 @@ use super::{
 };
 use crate::context::{CancelFlag, ClientInfo, Peer};
 use crate::protocol::{ErrorObject, Method, Object, Request};
-use crate::server::PeerOf;
 use crate::server::catch::panic_message;
 use crate::server::dispatch::{
     Call, Reply, TaskInvocation, Tasking, context_with, interrupted, peer_of,
@@ -279,7 +278,7 @@ async fn call_tool_task(
         call,
         id,
         meta,
-        PeerOf::made(Arc::clone(&peer) as Arc<dyn Peer>),
+        Arc::clone(&peer) as Arc<dyn Peer>,
         Arc::clone(&cancel),
     );
     // A task keeps its result as a `CallToolResult`: not written straight into a response.
