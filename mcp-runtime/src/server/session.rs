@@ -418,12 +418,17 @@ impl Session {
         slot: Option<Slot>,
     ) -> Option<Outgoing> {
         match message {
-            Ok(Message::Request(request)) => return self.start_request(request, sink, slot),
-            Ok(Message::Notification(note)) => self.handle_notification(&note.method, &note.params),
-            Ok(Message::Response(response)) => self.receive_response(response.id, response.outcome),
-            Err(invalid) => return Some(Outgoing::error(invalid.id.as_ref(), &invalid.error)),
+            Ok(Message::Request(request)) => self.start_request(request, sink, slot),
+            Ok(Message::Notification(note)) => {
+                self.handle_notification(&note.method, &note.params);
+                None
+            }
+            Ok(Message::Response(response)) => {
+                self.receive_response(response.id, response.outcome);
+                None
+            }
+            Err(invalid) => Some(Outgoing::error(invalid.id.as_ref(), &invalid.error)),
         }
-        None
     }
 
     /// JSON-RPC batches exist only in 2025-03-26 (and never carry `initialize`); the responses

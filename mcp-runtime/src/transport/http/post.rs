@@ -488,25 +488,27 @@ fn answer<'a>(
     };
     let (sink, mut replies) = state.channel(from.client.as_ref());
     let sink = sink.with_principal(from.principal).with_peer(from.peer);
-    let answer = session.receive_answered(incoming, &sink, slot);
     let shares = state.core.shared().is_some() && http_session.is_some();
     // Most requests are answered while they are received: a single one whose answer is
     // already there goes back as JSON, with no stream and no waiting (with a shared store,
-    // once what it changed in its session is shared). The answer comes after anything the
-    // request sent before it.
+    // once what it changed in its session is shared, so its answer is queued meanwhile).
     let mut first = None;
-    if !shares {
+    if shares {
+        session.receive(incoming, &sink, slot);
+    } else {
+        let answer = session.receive_answered(incoming, &sink, slot);
         first = replies.try_recv();
-    }
-    match (answer, &first) {
-        (Some(answer), None) if !shares => first = Some(answer),
-        (Some(answer), _) => {
-            let _ = sink.send(answer);
+        // The answer comes after anything the request sent before it.
+        match (answer, &first) {
+            (Some(answer), None) => first = Some(answer),
+            (Some(answer), Some(_)) => {
+                let _ = sink.send(answer);
+            }
+            (None, _) => {}
         }
-        (None, _) => {}
-    }
-    if !shares && let Some(response) = answered(&mut first, batch, &ids) {
-        return done(response);
+        if let Some(response) = answered(&mut first, batch, &ids) {
+            return done(response);
+        }
     }
     let client = from.client;
     later(async move {
