@@ -465,21 +465,29 @@ async fn main() {
         }
     }
     for rep in 0..config.reps {
-        // Alternate: each repetition starts with the next server.
-        for k in 0..SERVERS.len() {
-            let (name, _) = SERVERS[(rep + k) % SERVERS.len()];
-            if !config.servers.iter().any(|s| s == name) {
-                continue;
-            }
-            let binary = &binaries[name];
-            eprintln!("rep {}/{} {name}", rep + 1, config.reps);
-            let mut metrics = Metrics::new();
-            if let Err(error) = stdio_scenarios(binary, &config, &mut metrics).await {
+        // Alternate: each repetition starts with the next server. The servers take turns
+        // scenario group by scenario group (all stdio rows, then all HTTP rows), so the rows
+        // compared are measured minutes closer together than a server's whole turn would put
+        // them: what else the machine is doing moves both sides of a ratio alike.
+        let order: Vec<&str> = (0..SERVERS.len())
+            .map(|k| SERVERS[(rep + k) % SERVERS.len()].0)
+            .filter(|name| config.servers.iter().any(|s| s == name))
+            .collect();
+        let mut metrics: Vec<Metrics> = order.iter().map(|_| Metrics::new()).collect();
+        for (name, metrics) in order.iter().zip(&mut metrics) {
+            eprintln!("rep {}/{} {name} stdio", rep + 1, config.reps);
+            if let Err(error) = stdio_scenarios(&binaries[*name], &config, metrics).await {
                 eprintln!("  {name} stdio failed: {error}");
             }
-            if let Err(error) = http_scenarios(binary, &config, &mut metrics).await {
+        }
+        for (name, metrics) in order.iter().zip(&mut metrics) {
+            eprintln!("rep {}/{} {name} http", rep + 1, config.reps);
+            if let Err(error) = http_scenarios(&binaries[*name], &config, metrics).await {
                 eprintln!("  {name} http failed: {error}");
             }
+        }
+        for (name, mut metrics) in order.into_iter().zip(metrics) {
+            let binary = &binaries[name];
             if name == "ours"
                 && let Err(error) = task_scenarios(binary, &config, &mut metrics).await
             {
