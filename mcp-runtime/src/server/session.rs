@@ -531,21 +531,7 @@ impl Session {
         {
             drop(vacant);
             drop(in_flight);
-            let id = request.id.clone();
-            let cancel = Arc::new(CancelFlag::default());
-            let reply = now_or_never(super::dispatch::handle_request(
-                &self.link(),
-                request,
-                sink,
-                cancel,
-            ));
-            return reply.unwrap_or_else(|| {
-                tracing::error!(request_id = %id, "an inline request did not finish at once");
-                Some(Outgoing::error(
-                    Some(&id),
-                    &ErrorObject::internal("internal error"),
-                ))
-            });
+            return self.answer_inline(request, sink);
         }
         // The request is registered under its id before its handler first runs, so a
         // cancellation (or a duplicate id) from a concurrent POST sees it.
@@ -600,6 +586,28 @@ impl Session {
             _ => handle.abort(),
         }
         None
+    }
+
+    /// A list served from the registry's cache, answered at once. (A function of its own, not
+    /// inlined: the request's future is made in its frame, which a request that runs as a
+    /// task then does not carry on its stack.)
+    #[inline(never)]
+    fn answer_inline(self: &Arc<Self>, request: Request, sink: &Sink) -> Option<Outgoing> {
+        let id = request.id.clone();
+        let cancel = Arc::new(CancelFlag::default());
+        let reply = now_or_never(super::dispatch::handle_request(
+            &self.link(),
+            request,
+            sink,
+            cancel,
+        ));
+        reply.unwrap_or_else(|| {
+            tracing::error!(request_id = %id, "an inline request did not finish at once");
+            Some(Outgoing::error(
+                Some(&id),
+                &ErrorObject::internal("internal error"),
+            ))
+        })
     }
 
     fn handle_notification(&self, method: &str, params: &crate::protocol::Params) {

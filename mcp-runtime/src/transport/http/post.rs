@@ -307,15 +307,28 @@ fn route<'a>(
             charge,
         };
         let accepts_sse = from.accepts_sse;
-        return later(modern::handle(
-            state,
-            headers.all(),
-            message,
-            accepts_sse,
-            caller,
-        ));
+        return stateless_later(state, headers, message, accepts_sse, caller);
     }
     handshake_era(state, headers, post, charge, from)
+}
+
+/// A stateless request's handling, boxed. (Not inlined, for the reason [`accept_later`]
+/// gives.)
+#[inline(never)]
+fn stateless_later<'a>(
+    state: &'a Arc<HttpState>,
+    headers: &'a Seen<'_>,
+    message: Result<Message, Box<crate::protocol::jsonrpc::InvalidMessage>>,
+    accepts_sse: bool,
+    caller: modern::Caller,
+) -> Step<'a> {
+    later(modern::handle(
+        state,
+        headers.all(),
+        message,
+        accepts_sse,
+        caller,
+    ))
 }
 
 /// The handshake era: `initialize` opens a session; anything else goes to the session its
@@ -336,31 +349,59 @@ fn handshake_era<'a>(
     // `initialize` within a live session goes to that session, which refuses it.
     if post.initialize && (state.options().stateless || !headers.has_session()) {
         let caller = (from.principal, from.client, from.peer);
-        return later(async move {
-            initialize_session(state, post.incoming, caller, answering.as_ref()).await
-        });
+        return initialize_later(state, post.incoming, caller, answering);
     }
     let Some(found) = session_here(state, headers, &from, version, answering.as_ref()) else {
-        // The shared store knows the session.
-        return later(async move {
-            let principal = from.principal.as_deref();
-            let client = from.client.as_ref();
-            let found = state
-                .session(headers, principal, client, answering.as_ref())
-                .await;
-            match found {
-                Ok(http_session) => {
-                    let session = Arc::clone(&http_session.session);
-                    in_session(state, post, charge, from, session, Some(http_session)).await
-                }
-                Err(response) => response,
-            }
-        });
+        return shared_later(state, headers, post, charge, from, answering);
     };
     match found {
         Ok((session, http_session)) => in_session(state, post, charge, from, session, http_session),
         Err(response) => done(response),
     }
+}
+
+/// `initialize` outside a session, boxed. (Not inlined, for the reason [`accept_later`]
+/// gives.)
+#[inline(never)]
+fn initialize_later(
+    state: &Arc<HttpState>,
+    incoming: Incoming,
+    caller: (
+        Option<Arc<Principal>>,
+        Option<Arc<Client>>,
+        Option<SocketAddr>,
+    ),
+    answering: Option<RequestId>,
+) -> Step<'_> {
+    later(async move { initialize_session(state, incoming, caller, answering.as_ref()).await })
+}
+
+/// A request whose session the shared store knows, boxed: the session is read from the store,
+/// then the request goes on as in this replica's own. (Not inlined, for the reason
+/// [`accept_later`] gives.)
+#[inline(never)]
+fn shared_later<'a>(
+    state: &'a Arc<HttpState>,
+    headers: &'a Seen<'_>,
+    post: Post,
+    charge: Charge,
+    from: From,
+    answering: Option<RequestId>,
+) -> Step<'a> {
+    later(async move {
+        let principal = from.principal.as_deref();
+        let client = from.client.as_ref();
+        let found = state
+            .session(headers, principal, client, answering.as_ref())
+            .await;
+        match found {
+            Ok(http_session) => {
+                let session = Arc::clone(&http_session.session);
+                in_session(state, post, charge, from, session, Some(http_session)).await
+            }
+            Err(response) => response,
+        }
+    })
 }
 
 /// A handshake-era request's session, and the HTTP session around it (none when sessionless).
@@ -399,18 +440,23 @@ fn in_session<'a>(
     http_session: Option<Arc<HttpSession>>,
 ) -> Step<'a> {
     if post.ids.as_slice().is_empty() {
-        return later(async move {
-            accepted(
-                state,
-                post.incoming,
-                &session,
-                http_session.as_deref(),
-                from,
-            )
-            .await
-        });
+        return accept_later(state, post.incoming, from, session, http_session);
     }
     answer(state, post, charge, from, session, http_session)
+}
+
+/// [`accepted`], boxed. (Made in a function of its own, not inlined: a future is built on the
+/// stack before it is boxed, and the frame of the path most POSTs take, which calls this
+/// one, is then the smaller by its size.)
+#[inline(never)]
+fn accept_later<'a>(
+    state: &'a Arc<HttpState>,
+    incoming: Incoming,
+    from: From,
+    session: Arc<Session>,
+    http_session: Option<Arc<HttpSession>>,
+) -> Step<'a> {
+    later(async move { accepted(state, incoming, &session, http_session.as_deref(), from).await })
 }
 
 /// Notifications and responses: accepted, no body. Anything else without a readable id (an
@@ -510,7 +556,63 @@ fn answer<'a>(
             return done(response);
         }
     }
-    let client = from.client;
+    wait_for_answers(Answering {
+        state,
+        sink,
+        held,
+        shares,
+        first,
+        replies,
+        ids,
+        session,
+        http_session,
+        open,
+        client: from.client,
+        wants_sse,
+        accepts_json,
+        batch,
+    })
+}
+
+/// What a POST whose answers are not all in holds while it waits for them.
+struct Answering<'a> {
+    state: &'a Arc<HttpState>,
+    sink: super::Sink,
+    held: Option<Charge>,
+    shares: bool,
+    first: Option<Outgoing>,
+    replies: Outbox<Outgoing>,
+    ids: Ids,
+    session: Arc<Session>,
+    http_session: Option<Arc<HttpSession>>,
+    /// The stream's place in the client's share, taken before anything ran (see [`answer`]).
+    open: Option<Option<Charge>>,
+    client: Option<Arc<Client>>,
+    wants_sse: bool,
+    accepts_json: bool,
+    batch: bool,
+}
+
+/// The rest of [`answer`] when the answers are not all in, boxed. (Not inlined, for the
+/// reason [`accept_later`] gives: this future is the larger.)
+#[inline(never)]
+fn wait_for_answers(waiting: Answering<'_>) -> Step<'_> {
+    let Answering {
+        state,
+        sink,
+        held,
+        shares,
+        mut first,
+        mut replies,
+        ids,
+        session,
+        http_session,
+        open,
+        client,
+        wants_sse,
+        accepts_json,
+        batch,
+    } = waiting;
     later(async move {
         // Both last until the answers are in.
         let (_sink, _held) = (sink, held);
