@@ -4,6 +4,9 @@
 //! `bench-bare stdio` is a tokio + serde_json newline loop; `bench-bare http 127.0.0.1:PORT` is a
 //! bare hyper handler (JSON replies, no sessions). Replies have the same shape as the
 //! frameworks' (`content` text block + `structuredContent`), so the bytes on the wire compare.
+//! Over HTTP it hands out a fixed `Mcp-Session-Id` on `initialize`, so the benchmark's client
+//! sends it the same headers it sends the frameworks (`Mcp-Session-Id`, `MCP-Protocol-Version`)
+//! and hyper parses the same requests; it does nothing with them.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -80,17 +83,24 @@ fn fixed() -> Fixed {
 
 /// The reply to one message, or `None` for a notification.
 fn answer(line: &[u8], fixed: &Fixed) -> Option<Vec<u8>> {
+    answer_message(line, fixed).map(|(reply, _)| reply)
+}
+
+/// The reply, and whether it answers `initialize`.
+fn answer_message(line: &[u8], fixed: &Fixed) -> Option<(Vec<u8>, bool)> {
     let message: Message = match serde_json::from_slice(line) {
         Ok(message) => message,
         Err(_) => {
-            return Some(
+            return Some((
                 br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#
                     .to_vec(),
-            );
+                false,
+            ));
         }
     };
     let id = message.id?;
     let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".to_owned());
+    let initialize = message.method.as_deref() == Some("initialize");
     let result = match message.method.as_deref() {
         Some("initialize") => fixed.initialize.clone(),
         Some("tools/list") => fixed.tools_list.clone(),
@@ -110,13 +120,17 @@ fn answer(line: &[u8], fixed: &Fixed) -> Option<Vec<u8>> {
             )
         }
         _ => {
-            return Some(
+            return Some((
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":"method not found"}}}}"#)
                     .into_bytes(),
-            );
+                false,
+            ));
         }
     };
-    Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes())
+    Some((
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes(),
+        initialize,
+    ))
 }
 
 async fn serve_stdio(fixed: Fixed) -> std::io::Result<()> {
@@ -148,11 +162,16 @@ async fn handle(
         Ok(body) => body.to_bytes(),
         Err(_) => return Ok(status(StatusCode::BAD_REQUEST)),
     };
-    Ok(match answer(&body, &fixed) {
-        Some(reply) => Response::builder()
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(reply)))
-            .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR)),
+    Ok(match answer_message(&body, &fixed) {
+        Some((reply, initialize)) => {
+            let mut response = Response::builder().header(header::CONTENT_TYPE, "application/json");
+            if initialize {
+                response = response.header("mcp-session-id", "bare");
+            }
+            response
+                .body(Full::new(Bytes::from(reply)))
+                .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR))
+        }
         None => status(StatusCode::ACCEPTED),
     })
 }
