@@ -604,6 +604,62 @@ async fn an_idle_keep_alive_connection_is_closed() {
 }
 
 #[tokio::test]
+async fn the_header_timeout_runs_only_while_a_connection_waits_for_a_head() {
+    use tokio::io::AsyncReadExt as _;
+    let (addr, _stop, _task) = stoppable(
+        Server::builder()
+            .tool(waits)
+            .header_read_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let session = initialize(&addr).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "waits", "arguments": {"millis": 900}}})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMcp-Session-Id: {session}\r\n\
+         Mcp-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let started = std::time::Instant::now();
+    let mut connection = sent(&addr, request.as_bytes()).await;
+    // A request three times the timeout long is answered: its connection is not waiting for
+    // a head while it runs.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&answer).contains("waited") {
+        let read = tokio::time::timeout(WAIT, connection.read(&mut chunk))
+            .await
+            .expect("the answer comes")
+            .unwrap();
+        assert!(
+            read > 0,
+            "closed after {:?}, before the answer: {}",
+            started.elapsed(),
+            String::from_utf8_lossy(&answer)
+        );
+        answer.extend_from_slice(&chunk[..read]);
+    }
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200 "));
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    // Then the wait for the next head starts: closed once it has lasted the timeout.
+    let answered = std::time::Instant::now();
+    let rest = closed_within(
+        Duration::from_secs(3),
+        &mut connection,
+        "the connection is closed once idle past the header timeout",
+    )
+    .await;
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+    let idle = answered.elapsed();
+    assert!(
+        idle >= Duration::from_millis(200),
+        "closed after {idle:?} idle"
+    );
+}
+
+#[tokio::test]
 async fn a_body_not_sent_in_time_is_refused() {
     let (addr, _stop, _task) =
         stoppable_add(|s| s.body_read_timeout(Duration::from_millis(300))).await;

@@ -1,13 +1,16 @@
-//! The clock behind hyper's header-read timeout: one slot per connection, one sweeper per
+//! The request-head deadline of every connection: one slot per connection, one sweeper per
 //! listener.
 //!
-//! hyper arms its header-read timer for every request head a keep-alive connection waits
-//! for, and drops it when the head is in. With tokio's timer that is a registration and a
-//! cancellation in the timer wheel per request, which costs a busy server several percent
-//! of its throughput. This timer makes arming a deadline a few atomic stores into the
-//! connection's own slot. A sweeper task, one per listener, advances a coarse clock every
-//! tick and wakes the connections whose deadline has passed, so a deadline fires within one
-//! tick of its time (a tenth of the timeout, at most one second).
+//! A connection has the header-read timeout to send each request head: from its accept, and
+//! from the end of each response's body. hyper's own header-read timer would do this too, but
+//! it arms and drops a boxed timer for every request, and makes the connection go once more
+//! round its poll loop every time it goes idle, which costs a busy server several percent of
+//! its throughput. Here the connection's service arms and disarms the deadline with a store
+//! into the connection's own slot: disarmed when hyper calls it (a head is in), armed again
+//! when the response's body is dropped (hyper drops it once it has written all of it, as it
+//! goes back to reading). A sweeper task, one per listener, advances a coarse clock every tick
+//! and wakes the connections whose deadline has passed, which then close; a deadline fires
+//! within one tick of its time (a tenth of the timeout, at most one second).
 //!
 //! The slots are bounded: one per open connection (the accept loop bounds those), plus the
 //! slots of connections closed since the last sweep, which are dropped whenever the list
@@ -21,6 +24,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::task::AtomicWaker;
+use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
 /// A slot's deadline when nothing is armed.
 const DISARMED: u64 = u64::MAX;
@@ -34,6 +38,8 @@ pub(crate) struct Clock {
     /// The length at which the list is cleared of closed connections' slots.
     prune_at: usize,
     tick: Duration,
+    /// The header-read timeout, in milliseconds.
+    timeout_ms: u64,
 }
 
 /// One connection's deadline and the waker of the task that waits on it.
@@ -56,11 +62,12 @@ impl Clock {
             slots: Mutex::new(Vec::new()),
             prune_at: max_connections.saturating_mul(2).max(16),
             tick: (timeout / 10).clamp(Duration::from_millis(10), Duration::from_secs(1)),
+            timeout_ms: millis(timeout),
         })
     }
 
-    /// A timer for one new connection.
-    pub(crate) fn timer(self: &Arc<Self>) -> ConnectionTimer {
+    /// The deadline of one new connection, armed: it has the timeout to send its first head.
+    pub(crate) fn connection(self: &Arc<Self>) -> HeadDeadline {
         let slot = Arc::new(Slot {
             clock: Arc::clone(self),
             deadline: AtomicU64::new(DISARMED),
@@ -71,7 +78,10 @@ impl Clock {
             slots.retain(|slot| slot.strong_count() > 0);
         }
         slots.push(Arc::downgrade(&slot));
-        ConnectionTimer { slot }
+        drop(slots);
+        let deadline = HeadDeadline { slot };
+        deadline.arm();
+        deadline
     }
 
     /// Advances the clock every tick and wakes the connections past their deadline; runs
@@ -108,76 +118,122 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).map_or(DISARMED - 1, |ms| ms.min(DISARMED - 1))
 }
 
-/// hyper's [`Timer`](hyper::rt::Timer) for one connection.
+/// One connection's request-head deadline (see the module docs). Its clones are the
+/// connection's: its service's, and each response body's.
 #[derive(Clone)]
-pub(crate) struct ConnectionTimer {
+pub(crate) struct HeadDeadline {
     slot: Arc<Slot>,
 }
 
-impl hyper::rt::Timer for ConnectionTimer {
-    fn sleep(&self, duration: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        self.sleep_until(self.now() + duration)
-    }
-
-    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(SlotSleep {
-            slot: Arc::clone(&self.slot),
-            deadline: millis(deadline.saturating_duration_since(self.slot.clock.base)),
-        })
-    }
-
-    /// The coarse clock: deadlines are a tick coarse anyway, and reading it is one load.
-    fn now(&self) -> Instant {
+impl HeadDeadline {
+    /// Starts the wait for a request head: the deadline is a timeout from now.
+    pub(crate) fn arm(&self) {
         let clock = &self.slot.clock;
-        clock.base + Duration::from_millis(clock.now_ms())
+        let at = clock.now_ms().saturating_add(clock.timeout_ms);
+        self.slot
+            .deadline
+            .store(at.min(DISARMED - 1), Ordering::Release);
+    }
+
+    /// A head is in: no deadline until the response is written.
+    pub(crate) fn disarm(&self) {
+        self.slot.deadline.store(DISARMED, Ordering::Release);
+    }
+
+    /// Resolves once the deadline has passed while armed: the connection is then closed.
+    pub(crate) fn expired(&self) -> Expired<'_> {
+        Expired { slot: &self.slot }
+    }
+
+    /// `body`, which arms the deadline again when it is dropped: hyper drops a response's
+    /// body once it has written all of it, and then waits for the next head.
+    pub(crate) fn after<B>(&self, body: B) -> ArmedAfter<B> {
+        ArmedAfter {
+            body,
+            arm: ArmOnDrop(self.clone()),
+        }
+    }
+
+    fn passed(&self) -> bool {
+        self.slot.deadline.load(Ordering::Acquire) <= self.slot.clock.now_ms()
     }
 }
 
-/// A deadline armed in its connection's slot while it is polled, disarmed when dropped.
-struct SlotSleep {
-    slot: Arc<Slot>,
-    deadline: u64,
+/// [`HeadDeadline::expired`].
+pub(crate) struct Expired<'a> {
+    slot: &'a Arc<Slot>,
 }
 
-impl Future for SlotSleep {
+impl Future for Expired<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.slot.clock.now_ms() >= self.deadline {
+        let deadline = HeadDeadline {
+            slot: Arc::clone(self.slot),
+        };
+        if deadline.passed() {
             return Poll::Ready(());
         }
         self.slot.waker.register(cx.waker());
-        self.slot.deadline.store(self.deadline, Ordering::Release);
+        // Armed between the check and the registration, and past already: not left for the
+        // sweeper's next tick.
+        if deadline.passed() {
+            return Poll::Ready(());
+        }
         Poll::Pending
     }
 }
 
-impl hyper::rt::Sleep for SlotSleep {}
+/// Arms its deadline when dropped.
+struct ArmOnDrop(HeadDeadline);
 
-impl Drop for SlotSleep {
+impl Drop for ArmOnDrop {
     fn drop(&mut self) {
-        // Only its own deadline: a newer sleep of the same connection stays armed.
-        let _ = self.slot.deadline.compare_exchange(
-            self.deadline,
-            DISARMED,
-            Ordering::AcqRel,
-            Ordering::Relaxed,
-        );
+        self.0.arm();
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response's body that arms its connection's head deadline when dropped
+    /// ([`HeadDeadline::after`]).
+    pub(crate) struct ArmedAfter<B> {
+        #[pin]
+        body: B,
+        arm: ArmOnDrop,
+    }
+}
+
+impl<B: HttpBody> HttpBody for ArmedAfter<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        self.project().body.poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hyper::rt::Timer as _;
 
     #[tokio::test]
     async fn a_deadline_fires_within_a_tick_and_not_before() {
         let clock = Clock::new(Duration::from_millis(200), 4);
         let _sweeper = tokio::spawn(Arc::clone(&clock).sweep());
-        let timer = clock.timer();
         let started = Instant::now();
-        timer.sleep(Duration::from_millis(200)).await;
+        let deadline = clock.connection();
+        deadline.expired().await;
         let took = started.elapsed();
         // The tick is 20 ms: the deadline is read off a clock up to a tick behind, and
         // fires up to a tick late.
@@ -186,37 +242,39 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_dropped_deadline_wakes_nothing_and_slots_are_bounded() {
+    async fn a_head_disarms_it_and_the_end_of_a_response_arms_it_again() {
         let clock = Clock::new(Duration::from_millis(100), 4);
         let _sweeper = tokio::spawn(Arc::clone(&clock).sweep());
-        let timer = clock.timer();
-        let waker = futures_util::task::noop_waker();
-        let mut sleep = timer.sleep(Duration::from_secs(60));
+        let deadline = clock.connection();
+        deadline.disarm();
+        let waited = tokio::time::timeout(Duration::from_millis(400), deadline.expired()).await;
+        assert!(waited.is_err(), "a disarmed deadline fired");
+        // A response in the writing: still disarmed.
+        let body = deadline.after(axum::body::Body::from("answer"));
+        let waited = tokio::time::timeout(Duration::from_millis(400), deadline.expired()).await;
         assert!(
-            sleep
-                .as_mut()
-                .poll(&mut Context::from_waker(&waker))
-                .is_pending()
+            waited.is_err(),
+            "the deadline fired while a response was written"
         );
-        assert_ne!(timer.slot.deadline.load(Ordering::Acquire), DISARMED);
-        drop(sleep);
-        assert_eq!(timer.slot.deadline.load(Ordering::Acquire), DISARMED);
-        // A newer sleep stays armed when an older one of the same connection is dropped.
-        let older = timer.sleep(Duration::from_millis(50));
-        let mut newer = timer.sleep(Duration::from_secs(60));
-        assert!(
-            newer
-                .as_mut()
-                .poll(&mut Context::from_waker(&waker))
-                .is_pending()
-        );
-        drop(older);
-        assert_ne!(timer.slot.deadline.load(Ordering::Acquire), DISARMED);
-        drop((newer, timer));
+        // Written: the wait for the next head starts.
+        drop(body);
+        let started = Instant::now();
+        tokio::time::timeout(Duration::from_secs(2), deadline.expired())
+            .await
+            .expect("the deadline fires once the response is written");
+        assert!(started.elapsed() >= Duration::from_millis(70));
+    }
+
+    #[tokio::test]
+    async fn slots_are_bounded() {
+        let clock = Clock::new(Duration::from_millis(100), 4);
+        let _sweeper = tokio::spawn(Arc::clone(&clock).sweep());
+        let kept = clock.connection();
         for _ in 0..100 {
-            drop(clock.timer());
+            drop(clock.connection());
         }
         let slots = clock.slots.lock().unwrap().len();
         assert!(slots <= 16, "{slots} slots kept for closed connections");
+        drop(kept);
     }
 }

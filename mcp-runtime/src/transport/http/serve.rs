@@ -96,11 +96,12 @@ pub(crate) async fn serve(
 
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
-        .header_read_timeout(limits.header_read_timeout)
+        // The header-read timeout is the connections' own (`deadline`), not hyper's.
+        .header_read_timeout(None)
         // The connection's read buffer: request headers past it get 431.
         .max_buf_size(CONNECTION_BUFFER);
-    // The header-read deadlines: a slot per connection, swept every tick (not a timer-wheel
-    // registration per request).
+    // The header-read deadlines: a slot per connection, armed and disarmed by its service and
+    // swept every tick (not a timer per request).
     let clock = deadline::Clock::new(limits.header_read_timeout, limits.max_connections);
     let sweeper = tokio::spawn(Arc::clone(&clock).sweep());
     let _sweeper = AbortOnDrop(sweeper.abort_handle());
@@ -170,34 +171,52 @@ pub(crate) async fn serve(
         });
         let inner = TowerToHyperService::new(router.clone());
         let endpoint = endpoint.clone();
-        let service = hyper::service::service_fn(move |mut request| match &endpoint {
-            Some(endpoint) if endpoint.serves(&request) => {
-                let state = Arc::clone(&endpoint.state);
-                // The handler's own future, with nothing around it that would hold the
-                // request a second time.
-                let served = post::serve_post(state, request, Some(Arc::clone(&peer)));
-                Either::Left(served.map(Ok::<_, std::convert::Infallible>))
-            }
-            _ => {
-                request.extensions_mut().insert(Arc::clone(&peer));
-                Either::Right(hyper::service::Service::call(&inner, request))
+        let head = clock.connection();
+        let deadline = head.clone();
+        let service = hyper::service::service_fn(move |mut request| {
+            // A head is in; the wait for the next starts when this response is written.
+            deadline.disarm();
+            let deadline = deadline.clone();
+            match &endpoint {
+                Some(endpoint) if endpoint.serves(&request) => {
+                    let state = Arc::clone(&endpoint.state);
+                    // The handler's own future, with nothing around it that would hold the
+                    // request a second time.
+                    let served = post::serve_post(state, request, Some(Arc::clone(&peer)));
+                    Either::Left(served.map(move |response| {
+                        Ok::<_, std::convert::Infallible>(response.map(|body| deadline.after(body)))
+                    }))
+                }
+                _ => {
+                    request.extensions_mut().insert(Arc::clone(&peer));
+                    let served = hyper::service::Service::call(&inner, request);
+                    Either::Right(served.map(move |response| {
+                        response.map(|response| response.map(|body| deadline.after(body)))
+                    }))
+                }
             }
         });
-        let mut builder = builder.clone();
-        builder.timer(clock.timer());
+        let builder = builder.clone();
         let stopped = stop.waiter();
         connections.spawn(async move {
             // The connection's place, given back when it ends however it ends.
             let _held = held;
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
+            // A connection past its head deadline is closed, at once (as hyper's own timeout
+            // would): nothing is answered to a client that has not finished asking.
             tokio::select! {
                 biased;
                 _ = connection.as_mut() => return,
+                () = head.expired() => return,
                 () = stopped => {}
             }
             connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
+            tokio::select! {
+                biased;
+                _ = connection => {}
+                () = head.expired() => {}
+            }
         });
     }
     drop(listener);

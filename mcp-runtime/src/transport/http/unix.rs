@@ -244,12 +244,14 @@ async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     limits: Limits,
 ) -> std::io::Result<()> {
+    use futures_util::FutureExt as _;
     use hyper_util::rt::TokioIo;
     use hyper_util::service::TowerToHyperService;
 
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
-        .header_read_timeout(limits.header_read_timeout)
+        // The header-read timeout is the connections' own (`deadline`), not hyper's.
+        .header_read_timeout(None)
         .max_buf_size(CONNECTION_BUFFER);
     let clock = deadline::Clock::new(limits.header_read_timeout, limits.max_connections);
     let sweeper = tokio::spawn(Arc::clone(&clock).sweep());
@@ -291,23 +293,35 @@ async fn serve(
             proxy: false,
         });
         let inner = TowerToHyperService::new(router.clone());
+        let head = clock.connection();
+        let deadline = head.clone();
         let service = hyper::service::service_fn(move |mut request| {
+            // A head is in; the wait for the next starts when this response is written.
+            deadline.disarm();
+            let deadline = deadline.clone();
             request.extensions_mut().insert(Arc::clone(&peer));
-            hyper::service::Service::call(&inner, request)
+            hyper::service::Service::call(&inner, request).map(move |response| {
+                response.map(|response| response.map(|body| deadline.after(body)))
+            })
         });
-        let mut builder = builder.clone();
-        builder.timer(clock.timer());
+        let builder = builder.clone();
         let mut stopped = stopped.clone();
         connections.spawn(async move {
             let _held = held;
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
+                biased;
                 _ = connection.as_mut() => return,
+                () = head.expired() => return,
                 _ = stopped.wait_for(|stop| *stop) => {}
             }
             connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
+            tokio::select! {
+                biased;
+                _ = connection => {}
+                () = head.expired() => {}
+            }
         });
     }
     // No new connections from here on: the file goes first, then the listener.
