@@ -27,6 +27,9 @@ pub(crate) struct Peer {
     pub(crate) address: SocketAddr,
     /// Whether that address is a trusted proxy's.
     pub(crate) proxy: bool,
+    /// The first `Host` value the connection's requests were allowed with (see
+    /// `guard::check_host_remembering`).
+    pub(crate) host: std::sync::OnceLock<Box<[u8]>>,
 }
 
 /// What a request says of the connection it came on.

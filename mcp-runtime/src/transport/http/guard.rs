@@ -1,6 +1,8 @@
 //! The checks a request passes before anything of it is read: `Host` and `Origin` against
 //! DNS rebinding, `Accept`, `Content-Type`, `MCP-Protocol-Version` and the session header.
 
+use std::sync::OnceLock;
+
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -117,6 +119,21 @@ pub(super) fn check_host(
     headers: &Seen<'_>,
     target: &axum::http::Uri,
 ) -> Result<(), Response> {
+    check_host_remembering(options, headers, target, None)
+}
+
+/// The longest `Host` value a connection remembers as allowed.
+const REMEMBERED_HOST: usize = 255;
+
+/// [`check_host`], on a connection that remembers the first `Host` value it allowed: a later
+/// request with the same bytes (nearly every one) skips reading it again. Its request target
+/// and `Origin` are checked every time.
+pub(super) fn check_host_remembering(
+    options: &HttpOptions,
+    headers: &Seen<'_>,
+    target: &axum::http::Uri,
+    remembered: Option<&OnceLock<Box<[u8]>>>,
+) -> Result<(), Response> {
     let allowed = |host: &str| -> bool {
         match &options.hosts {
             HostPolicy::Any => true,
@@ -135,13 +152,20 @@ pub(super) fn check_host(
     if options.hosts == HostPolicy::Any {
         return Ok(());
     }
-    let host = headers
-        .host
-        .first
-        .and_then(|v| v.to_str().ok())
-        .and_then(host_name);
-    if !host.is_some_and(allowed) {
-        return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
+    let value = headers.host.first;
+    let known = remembered
+        .and_then(OnceLock::get)
+        .is_some_and(|known| value.map(HeaderValue::as_bytes) == Some(&**known));
+    if !known {
+        let host = value.and_then(|v| v.to_str().ok()).and_then(host_name);
+        if !host.is_some_and(allowed) {
+            return Err(error_response(StatusCode::FORBIDDEN, "forbidden `Host`"));
+        }
+        if let (Some(remembered), Some(value)) = (remembered, value)
+            && value.len() <= REMEMBERED_HOST
+        {
+            let _ = remembered.set(value.as_bytes().into());
+        }
     }
     if let Some(authority) = target.authority()
         && !host_name(authority.as_str()).is_some_and(allowed)
@@ -364,6 +388,42 @@ mod tests {
         assert_eq!(read(b""), (false, false));
         // Not visible ASCII: read as no `Accept` at all, as before.
         assert_eq!(read(b"text/event-stream, \xe9"), (true, false));
+    }
+
+    #[test]
+    fn a_connection_remembers_only_a_host_it_allowed() {
+        let options = HttpOptions::default();
+        let remembered = OnceLock::new();
+        let check = |headers: &HeaderMap| {
+            check_host_remembering(&options, &Seen::of(headers), &path(), Some(&remembered))
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
+        assert!(check(&headers).is_err());
+        assert!(
+            remembered.get().is_none(),
+            "a refused host is not remembered"
+        );
+        headers.insert(header::HOST, HeaderValue::from_static("localhost:8080"));
+        assert!(check(&headers).is_ok());
+        assert_eq!(remembered.get().map(|h| &**h), Some(&b"localhost:8080"[..]));
+        // Another host on the same connection is read again, and refused.
+        headers.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
+        assert!(check(&headers).is_err());
+        // The remembered host with a foreign `Origin` or target: still refused.
+        headers.insert(header::HOST, HeaderValue::from_static("localhost:8080"));
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://evil.example.com"),
+        );
+        assert!(check(&headers).is_err());
+        headers.remove(header::ORIGIN);
+        let evil = axum::http::Uri::from_static("http://evil.example.com/mcp");
+        let seen = Seen::of(&headers);
+        assert!(check_host_remembering(&options, &seen, &evil, Some(&remembered)).is_err());
+        // A repeated `Host` is refused whatever was remembered.
+        headers.append(header::HOST, HeaderValue::from_static("localhost:8080"));
+        assert!(check(&headers).is_err());
     }
 
     #[test]

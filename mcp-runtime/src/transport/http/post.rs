@@ -21,7 +21,9 @@ use serde_json::Value;
 
 use super::body::read_post_body;
 use super::client::{Connection, Peer};
-use super::guard::{Seen, accepts, check_host, check_json_content_type, header_version};
+use super::guard::{
+    Seen, accepts, check_host_remembering, check_json_content_type, header_version,
+};
 use super::stream::EventStream;
 use super::{
     HttpSession, HttpState, MCP_SESSION_ID, error_response, json_response, modern,
@@ -242,7 +244,11 @@ fn check(
     headers: &Seen<'_>,
     connection: Connection<'_>,
 ) -> Result<From, Response> {
-    check_host(state.options(), headers, &parts.uri)?;
+    let remembered = match connection {
+        Connection::Peer(peer) => Some(&peer.host),
+        Connection::Info(_) => None,
+    };
+    check_host_remembering(state.options(), headers, &parts.uri, remembered)?;
     check_json_content_type(headers)?;
     let (accepts_json, accepts_sse) = accepts(headers);
     if !accepts_json && !accepts_sse {

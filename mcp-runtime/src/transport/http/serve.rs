@@ -168,6 +168,7 @@ pub(crate) async fn serve(
             client,
             address,
             proxy,
+            host: std::sync::OnceLock::new(),
         });
         let inner = TowerToHyperService::new(router.clone());
         let endpoint = endpoint.clone();

@@ -291,6 +291,7 @@ async fn serve(
             client: clients.get(ClientKey::address(local.ip())),
             address: local,
             proxy: false,
+            host: std::sync::OnceLock::new(),
         });
         let inner = TowerToHyperService::new(router.clone());
         let head = clock.connection();
