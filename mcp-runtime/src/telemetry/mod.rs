@@ -279,12 +279,14 @@ impl Observer {
         // The name a `tools/call` or `prompts/get` gives, for span and label, and `_meta`, only
         // for a span that may continue its client's trace.
         let named = matches!(method, Some(Method::ToolsCall | Method::PromptsGet));
-        let (name, meta) = match named || (live && cfg!(feature = "otel")) {
-            true => name_and_meta(&request.params),
-            false => (None, None),
-        };
-        let name = name.filter(|_| named);
-        let meta = meta.filter(|_| live);
+        let params = &request.params;
+        let name = named
+            .then(|| params.get("name").and_then(Value::as_str))
+            .flatten();
+        // Looked up only for a span: the metrics alone never read it.
+        let meta = (live && (named || cfg!(feature = "otel")))
+            .then(|| params.get("_meta").and_then(Value::as_object))
+            .flatten();
         let (target, item) = target_of(method, name, arrival.registry).unzip();
         let sampled = live && self.sampled(meta);
         #[cfg(feature = "otel")]
@@ -567,17 +569,6 @@ impl McpService {
     pub fn metrics_text(&self) -> Option<String> {
         metrics_of(&self.core).map(Metrics::render)
     }
-}
-
-/// A request's `name` (a string) and `_meta` (an object): read by comparing the few names its
-/// params have (an object `arguments` is not built as a value for it).
-fn name_and_meta(
-    params: &crate::protocol::Params,
-) -> (Option<&str>, Option<&serde_json::Map<String, Value>>) {
-    (
-        params.get("name").and_then(Value::as_str),
-        params.get("_meta").and_then(Value::as_object),
-    )
 }
 
 /// The served tool or prompt a request names, with its attribute's label name, and where the
