@@ -469,9 +469,11 @@ impl Server {
 
     #[cfg(feature = "http")]
     /// How long `serve_http` gives a client to send a request's headers (10 seconds by
-    /// default): past it the connection is closed, so half-sent headers hold nothing for long.
-    /// The deadline is checked on a coarse clock that ticks every tenth of the timeout (at
-    /// most every second), so the close comes up to one tick late.
+    /// default), counted from the connection's accept and from the end of each response's
+    /// body: past it the connection is closed, so half-sent headers and idle keep-alive
+    /// connections hold nothing for long. It does not run while a request is served or its
+    /// response written. The deadline is checked on a coarse clock that ticks every tenth of
+    /// the timeout (at most every second), so the close comes up to one tick late.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.options.http.header_read_timeout = timeout;
         self
