@@ -53,6 +53,13 @@ struct Slot {
     waker: AtomicWaker,
 }
 
+impl Slot {
+    /// Whether the deadline is armed and past.
+    fn passed(&self) -> bool {
+        self.deadline.load(Ordering::Acquire) <= self.clock.now_ms()
+    }
+}
+
 impl Clock {
     /// A clock for deadlines of `timeout`, for at most `max_connections` connections at once.
     pub(crate) fn new(timeout: Duration, max_connections: usize) -> Arc<Self> {
@@ -153,31 +160,24 @@ impl HeadDeadline {
             arm: ArmOnDrop(self.clone()),
         }
     }
-
-    fn passed(&self) -> bool {
-        self.slot.deadline.load(Ordering::Acquire) <= self.slot.clock.now_ms()
-    }
 }
 
 /// [`HeadDeadline::expired`].
 pub(crate) struct Expired<'a> {
-    slot: &'a Arc<Slot>,
+    slot: &'a Slot,
 }
 
 impl Future for Expired<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let deadline = HeadDeadline {
-            slot: Arc::clone(self.slot),
-        };
-        if deadline.passed() {
+        if self.slot.passed() {
             return Poll::Ready(());
         }
         self.slot.waker.register(cx.waker());
         // Armed between the check and the registration, and past already: not left for the
         // sweeper's next tick.
-        if deadline.passed() {
+        if self.slot.passed() {
             return Poll::Ready(());
         }
         Poll::Pending
