@@ -103,7 +103,7 @@ impl Clock {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
             slots.retain(|slot| match slot.upgrade() {
                 Some(slot) => {
-                    // Woken again each tick until the sleep sees it and is dropped, so a
+                    // Woken again each tick until its connection sees it and closes, so a
                     // wake that raced with the arming is only a tick late.
                     if slot.deadline.load(Ordering::Acquire) <= now {
                         slot.waker.wake();
