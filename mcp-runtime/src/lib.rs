@@ -799,7 +799,7 @@
 //!
 //! | limit | default | one client's share | past it |
 //! |---|---|---|---|
-//! | [`Server::max_connections`] | 512 open connections | 128 (an address's; a trusted proxy's count only in all) | a new connection gets 503 with `Retry-After` and is closed (its write side first, then, for up to 64 such connections at once, what it sent read for at most 1 s and 64 KiB, so the close is not a reset that could destroy the 503); one warning per burst |
+//! | [`Server::max_connections`] | 512 open connections | 128 (an address's; a trusted proxy's count only in all) | a new connection gets 503 with `Retry-After` and is closed (its write side first, then, for up to 64 such connections at once, what it sent read for at most 1 s and 64 KiB, so the close is not a reset that could destroy the 503); one warning per burst; an open connection keeps at most 255 bytes of its own, the `Host` value its requests were allowed with |
 //! | [`Server::header_read_timeout`] | 10 s | | a connection whose request headers are not all in (or an idle keep-alive connection) is closed, within a tenth of the timeout (at most 1 s) past it |
 //! | [`Server::body_read_timeout`] | 30 s | | 408, and the connection is closed |
 //! | connection read buffer | 64 KiB | | request headers past it get 431 |

@@ -24,6 +24,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::task::AtomicWaker;
+use hyper::Response;
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
 /// A slot's deadline when nothing is armed.
@@ -134,7 +135,7 @@ pub(crate) struct HeadDeadline {
 
 impl HeadDeadline {
     /// Starts the wait for a request head: the deadline is a timeout from now.
-    pub(crate) fn arm(&self) {
+    fn arm(&self) {
         let clock = &self.slot.clock;
         let at = clock.now_ms().saturating_add(clock.timeout_ms);
         self.slot
@@ -142,28 +143,39 @@ impl HeadDeadline {
             .store(at.min(DISARMED - 1), Ordering::Release);
     }
 
-    /// A head is in: no deadline until the response is written.
-    pub(crate) fn disarm(&self) {
+    /// A head is in: no deadline until the response is written. The clone goes with the
+    /// response ([`after_response`](Self::after_response)).
+    pub(crate) fn head_in(&self) -> Self {
         self.slot.deadline.store(DISARMED, Ordering::Release);
+        self.clone()
     }
 
     /// Resolves once the deadline has passed while armed: the connection is then closed.
-    pub(crate) fn expired(&self) -> Expired<'_> {
+    fn expired(&self) -> Expired<'_> {
         Expired { slot: &self.slot }
     }
 
-    /// `body`, which arms the deadline again when it is dropped: hyper drops a response's
-    /// body once it has written all of it, and then waits for the next head.
-    pub(crate) fn after<B>(&self, body: B) -> ArmedAfter<B> {
-        ArmedAfter {
-            body,
-            arm: ArmOnDrop(self.clone()),
+    /// `future`'s output, or `None` if the deadline passes first.
+    pub(crate) async fn within<F: Future>(&self, future: F) -> Option<F::Output> {
+        tokio::select! {
+            biased;
+            output = future => Some(output),
+            () = self.expired() => None,
         }
+    }
+
+    /// `response`, whose body arms the deadline again when it is dropped: hyper drops a
+    /// response's body once it has written all of it, and then waits for the next head.
+    pub(crate) fn after_response<B>(self, response: Response<B>) -> Response<ArmedAfter<B>> {
+        response.map(|body| ArmedAfter {
+            body,
+            arm: ArmOnDrop(self),
+        })
     }
 }
 
 /// [`HeadDeadline::expired`].
-pub(crate) struct Expired<'a> {
+struct Expired<'a> {
     slot: &'a Slot,
 }
 
@@ -195,7 +207,7 @@ impl Drop for ArmOnDrop {
 
 pin_project_lite::pin_project! {
     /// A response's body that arms its connection's head deadline when dropped
-    /// ([`HeadDeadline::after`]).
+    /// ([`HeadDeadline::after_response`]).
     pub(crate) struct ArmedAfter<B> {
         #[pin]
         body: B,
@@ -246,11 +258,11 @@ mod tests {
         let clock = Clock::new(Duration::from_millis(100), 4);
         let _sweeper = tokio::spawn(Arc::clone(&clock).sweep());
         let deadline = clock.connection();
-        deadline.disarm();
+        let response = deadline.head_in();
         let waited = tokio::time::timeout(Duration::from_millis(400), deadline.expired()).await;
         assert!(waited.is_err(), "a disarmed deadline fired");
         // A response in the writing: still disarmed.
-        let body = deadline.after(axum::body::Body::from("answer"));
+        let body = response.after_response(hyper::Response::new(axum::body::Body::from("answer")));
         let waited = tokio::time::timeout(Duration::from_millis(400), deadline.expired()).await;
         assert!(
             waited.is_err(),

@@ -176,8 +176,7 @@ pub(crate) async fn serve(
         let deadline = head.clone();
         let service = hyper::service::service_fn(move |mut request| {
             // A head is in; the wait for the next starts when this response is written.
-            deadline.disarm();
-            let deadline = deadline.clone();
+            let deadline = deadline.head_in();
             match &endpoint {
                 Some(endpoint) if endpoint.serves(&request) => {
                     let state = Arc::clone(&endpoint.state);
@@ -185,14 +184,14 @@ pub(crate) async fn serve(
                     // request a second time.
                     let served = post::serve_post(state, request, Some(Arc::clone(&peer)));
                     Either::Left(served.map(move |response| {
-                        Ok::<_, std::convert::Infallible>(response.map(|body| deadline.after(body)))
+                        Ok::<_, std::convert::Infallible>(deadline.after_response(response))
                     }))
                 }
                 _ => {
                     request.extensions_mut().insert(Arc::clone(&peer));
                     let served = hyper::service::Service::call(&inner, request);
                     Either::Right(served.map(move |response| {
-                        response.map(|response| response.map(|body| deadline.after(body)))
+                        response.map(|response| deadline.after_response(response))
                     }))
                 }
             }
@@ -208,16 +207,11 @@ pub(crate) async fn serve(
             // would): nothing is answered to a client that has not finished asking.
             tokio::select! {
                 biased;
-                _ = connection.as_mut() => return,
-                () = head.expired() => return,
+                _ = head.within(connection.as_mut()) => return,
                 () = stopped => {}
             }
             connection.as_mut().graceful_shutdown();
-            tokio::select! {
-                biased;
-                _ = connection => {}
-                () = head.expired() => {}
-            }
+            let _ = head.within(connection).await;
         });
     }
     drop(listener);

@@ -298,12 +298,10 @@ async fn serve(
         let deadline = head.clone();
         let service = hyper::service::service_fn(move |mut request| {
             // A head is in; the wait for the next starts when this response is written.
-            deadline.disarm();
-            let deadline = deadline.clone();
+            let deadline = deadline.head_in();
             request.extensions_mut().insert(Arc::clone(&peer));
-            hyper::service::Service::call(&inner, request).map(move |response| {
-                response.map(|response| response.map(|body| deadline.after(body)))
-            })
+            hyper::service::Service::call(&inner, request)
+                .map(move |response| response.map(|response| deadline.after_response(response)))
         });
         let builder = builder.clone();
         let mut stopped = stopped.clone();
@@ -313,16 +311,11 @@ async fn serve(
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
                 biased;
-                _ = connection.as_mut() => return,
-                () = head.expired() => return,
+                _ = head.within(connection.as_mut()) => return,
                 _ = stopped.wait_for(|stop| *stop) => {}
             }
             connection.as_mut().graceful_shutdown();
-            tokio::select! {
-                biased;
-                _ = connection => {}
-                () = head.expired() => {}
-            }
+            let _ = head.within(connection).await;
         });
     }
     // No new connections from here on: the file goes first, then the listener.
