@@ -49,10 +49,13 @@ pub fn tool_builder<F>(name: &'static str, handler: F) -> ToolBuilder
 where
     F: Fn(ToolCall) -> BoxFuture<ToolReply> + Send + Sync + 'static,
 {
-    ToolBuilder::with_handler(
+    let mut builder = ToolBuilder::with_handler(
         name.into(),
         crate::tool::ToolHandler::Replies(Arc::new(handler)),
-    )
+    );
+    // Until a parameter declares that it reads the context (`ViaContext`).
+    builder.reads_context(false);
+    builder
 }
 pub use ::std::string::String;
 pub use serde_json::{Map, Value};
@@ -235,7 +238,8 @@ pub mod param {
     }
 
     impl<P: FromContext> ViaContext<P> for &&Probe<P> {
-        fn declare(self, _: &mut ToolBuilder, _: &ParamMeta<P>) -> Probe<Accepted> {
+        fn declare(self, builder: &mut ToolBuilder, _: &ParamMeta<P>) -> Probe<Accepted> {
+            builder.reads_context(true);
             accepted()
         }
         fn extract(self, call: &mut ToolCall, meta: &ParamMeta<P>) -> Option<P> {

@@ -620,6 +620,9 @@ pub struct ToolDef {
     pub(crate) relay: Option<RelayHandler>,
     /// Its own middleware (`ToolDef::layer`, `#[tool(layer = ..)]`).
     pub(crate) layer: Option<crate::metadata::ItemLayer>,
+    /// Its handler may read the request's context: false only for a `#[tool]` none of whose
+    /// parameters is a context parameter, whose calls get [`Context::detached`].
+    pub(crate) reads_context: bool,
 }
 
 /// Whether a tool's calls run as tasks: `#[tool(task = "optional")]` or `task = "required"`.
@@ -994,6 +997,7 @@ impl ToolBuilder {
                 raw_output_schema: false,
                 relay: None,
                 layer: None,
+                reads_context: true,
             },
             generator: schema::generator(),
             properties: Map::new(),
@@ -1001,6 +1005,13 @@ impl ToolBuilder {
             required: Vec::new(),
             args_struct: None,
         }
+    }
+
+    /// Whether the handler may read the request's context (see [`ToolDef::reads_context`]):
+    /// a `#[tool]` starts without, and each context parameter says it does.
+    pub(crate) fn reads_context(&mut self, reads: bool) -> &mut Self {
+        self.def.reads_context = reads;
+        self
     }
 
     /// Sets the annotations.

@@ -444,3 +444,63 @@ async fn a_context_parameter_the_request_cannot_give_is_named_in_the_answer() {
         .unwrap();
     assert!(prompted.to_string().contains(why), "{prompted}");
 }
+
+/// What the request said about itself, as the small context extractors read it, between two
+/// arguments.
+#[mcp_runtime::tool]
+async fn request_facts(
+    n: i64,
+    id: mcp_runtime::protocol::RequestId,
+    meta: mcp_runtime::context::Meta,
+    version: mcp_runtime::ProtocolVersion,
+    m: i64,
+) -> String {
+    let tag = meta.0.get("tag").and_then(Value::as_str).unwrap_or("none");
+    format!("{} id={id} tag={tag} version={version}", n + m)
+}
+
+/// Adds two numbers, and reads nothing of its request.
+#[mcp_runtime::tool]
+async fn plain_sum(n: i64, m: i64) -> i64 {
+    n + m
+}
+
+#[tokio::test]
+async fn each_context_parameter_reads_its_own_request_and_a_tool_without_one_still_answers() {
+    let client = Client::connect(Server::builder().tool(request_facts).tool(plain_sum))
+        .await
+        .unwrap();
+    let version = client.initialize_result().unwrap()["protocolVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Two requests with their own ids and `_meta`: each handler sees its own, never another's
+    // (nor a shared blank one).
+    for (id, tag) in [("first", "a"), ("second", "b")] {
+        let line = json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "request_facts", "arguments": {"n": 2, "m": 3}, "_meta": {"tag": tag}},
+        });
+        let answer = client
+            .send_line_and_receive(line.to_string())
+            .await
+            .unwrap();
+        assert_eq!(answer["id"], id);
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            format!("5 id=\"{id}\" tag={tag} version={version}"),
+            "{answer}"
+        );
+    }
+    let answer = client
+        .send_line_and_receive(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plain_sum","arguments":{"n":4,"m":5},"_meta":{"tag":"x"}}}"#,
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["id"], 7);
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 9,
+        "{answer}"
+    );
+}

@@ -180,6 +180,44 @@ pub(crate) struct RequestInfo {
     pub(crate) extensions: Extensions,
 }
 
+/// The peer and server of [`Context::detached`]: nothing to send to, nobody to ask.
+struct Detached;
+
+impl Peer for Detached {
+    fn send(&self, _: Outgoing) {}
+
+    fn log_level(&self) -> Option<LoggingLevel> {
+        None
+    }
+
+    fn request(
+        &self,
+        _: Option<&str>,
+        _: &'static str,
+        _: Value,
+    ) -> BoxFuture<Result<Value, ClientRequestError>> {
+        Box::pin(async { Err(ClientRequestError::Closed) })
+    }
+
+    fn missing_capability(&self, name: &'static str, _: Value) -> BoxFuture<ClientRequestError> {
+        Box::pin(async move { ClientRequestError::Unsupported(name) })
+    }
+
+    fn cached_roots(&self) -> Option<Vec<Root>> {
+        None
+    }
+
+    fn cache_roots(&self, _: Vec<Root>) {}
+}
+
+impl crate::handle::Broadcast for Detached {
+    fn resource_updated(&self, _: &str) {}
+
+    fn list_changed(&self, _: crate::handle::ListKind) {}
+
+    fn log(&self, _: LoggingLevel, _: Option<&str>, _: &Value) {}
+}
+
 /// Everything a handler may know about the request it serves.
 ///
 /// Cheap to clone; take it by value as a parameter:
@@ -203,6 +241,32 @@ impl Context {
         Self {
             inner: Arc::new(info),
         }
+    }
+
+    /// The context handed to a `#[tool]` none of whose parameters reads one: shared by every
+    /// such call, so a call that has no use for its request's context does not pay for
+    /// building it. Its handler cannot reach it (only a context parameter would, and it has
+    /// none); were it reached, it sends nothing, asks nothing and is never cancelled.
+    pub(crate) fn detached() -> Self {
+        static DETACHED: std::sync::LazyLock<Context> = std::sync::LazyLock::new(|| {
+            Context::new(RequestInfo {
+                id: RequestId::Number(0),
+                meta: Meta::default(),
+                version: ProtocolVersion::LATEST,
+                client: Arc::new(ClientInfo {
+                    implementation: Implementation::new("", ""),
+                    capabilities: ClientCapabilities::default(),
+                }),
+                peer: Arc::new(Detached),
+                server: ServerHandle::new(Arc::new(Detached)),
+                cancelled: Arc::default(),
+                principal: None,
+                address: None,
+                last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+                extensions: Extensions::default(),
+            })
+        });
+        DETACHED.clone()
     }
 
     /// Sends `notifications/message` at `level`, if the client wants that level.
