@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import warnings
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -52,7 +53,38 @@ def _binary(variable: str, name: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def gateway_args():
+def module_logs():
+    """Files for the stderr of the processes that live for the whole module (our everything as
+    an upstream, the HTTP gateway), printed by `logs_on_failure` when a test fails: the gateway
+    logs its upstream connections' troubles (`mcp_runtime::client`, `mcp_runtime::gateway`) at
+    debug."""
+    logs = {
+        name: tempfile.NamedTemporaryFile("w+", prefix=prefix, suffix=".log", delete=False)
+        for name, prefix in (("everything (HTTP upstream)", "ev-"), ("the gateway (HTTP)", "gateway-"))
+    }
+    yield logs
+    for log in logs.values():
+        log.close()
+        os.unlink(log.name)
+
+
+@pytest.fixture(autouse=True)
+def logs_on_failure(request, module_logs):
+    """When a test fails, the last 8,000 characters of each long-lived process's stderr."""
+    yield
+    report = getattr(request.node, "rep_call", None)
+    if report is None or not report.failed:
+        return
+    for name, log in module_logs.items():
+        log.flush()
+        with open(log.name, encoding="utf-8", errors="replace") as text:
+            tail = text.read()[-8000:]
+        if tail.strip():
+            print(f"\n--- {name} ({log.name})\n{tail}")
+
+
+@pytest.fixture(scope="module")
+def gateway_args(module_logs):
     """The HTTP upstreams (server-everything's Streamable HTTP mode, our everything), started
     for the module, and the gateway's arguments naming all four upstreams."""
     for path in (NODE, SERVER_EVERYTHING):
@@ -63,7 +95,14 @@ def gateway_args():
     se_http = [NODE, "--require", REPO / "tests" / "node" / "loopback.cjs", SERVER_EVERYTHING, "streamableHttp"]
     with (
         listening(se_http, se_port, "server-everything (HTTP)", STARTUP_TIMEOUT, env={**os.environ, "PORT": str(se_port)}),
-        listening([everything, "--port", ev_port], ev_port, "everything (HTTP)", STARTUP_TIMEOUT),
+        listening(
+            [everything, "--port", ev_port],
+            ev_port,
+            "everything (HTTP)",
+            STARTUP_TIMEOUT,
+            stderr=module_logs["everything (HTTP upstream)"],
+            env={**os.environ, "NO_COLOR": "1"},
+        ),
     ):
         yield [
             "--upstream",
@@ -78,11 +117,12 @@ def gateway_args():
 
 
 @pytest.fixture(scope="module")
-def gateway_url(gateway_args):
+def gateway_url(gateway_args, module_logs):
     """The gateway serving Streamable HTTP on a free port of 127.0.0.1, for the module."""
     port = free_port()
     gateway = [_binary("MCP_GATEWAY_BIN", "gateway"), "--port", port, *gateway_args]
-    with listening(gateway, port, "the gateway", STARTUP_TIMEOUT):
+    env = {**os.environ, "NO_COLOR": "1", "RUST_LOG": "info,mcp_runtime::client=debug,mcp_runtime::gateway=debug"}
+    with listening(gateway, port, "the gateway", STARTUP_TIMEOUT, stderr=module_logs["the gateway (HTTP)"], env=env):
         yield f"http://127.0.0.1:{port}/mcp"
 
 
