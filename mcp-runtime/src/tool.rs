@@ -621,7 +621,7 @@ pub struct ToolDef {
     /// Its own middleware (`ToolDef::layer`, `#[tool(layer = ..)]`).
     pub(crate) layer: Option<crate::metadata::ItemLayer>,
     /// Its handler may read the request's context: false only for a `#[tool]` none of whose
-    /// parameters is a context parameter, whose calls get [`Context::detached`].
+    /// parameters is a context parameter, whose calls are given none.
     pub(crate) reads_context: bool,
 }
 
@@ -689,16 +689,16 @@ impl ToolDef {
         self.metadata.location
     }
 
-    /// Runs the tool on `arguments` in `context` (through its relay handler when it has one):
-    /// the one place a [`ToolCall`] is put together, so a dispatcher hands over what the
-    /// request carried and gets the result's future back. `tool` is the registry's shared copy
+    /// Runs the tool on `arguments` in `context` (`None` for a tool that reads none), through
+    /// its relay handler when it has one: the one place a [`ToolCall`] is put together, so a
+    /// dispatcher hands over what the request carried and gets the result's future back. `tool` is the registry's shared copy
     /// of the name, so a call allocates nothing for it. `direct`: the response is written
     /// straight from the result (see [`JsonReply`]).
     pub(crate) fn invoke(
         &self,
         tool: Arc<str>,
         arguments: Object,
-        context: Context,
+        context: Option<Context>,
         direct: bool,
     ) -> ToolFuture {
         let call = ToolCall {
@@ -775,7 +775,8 @@ pub struct ToolCall {
     /// Which entries of `arguments` a parameter has taken, by position: their values are left
     /// `null` (see [`take_argument`]).
     taken: u32,
-    pub(crate) context: Context,
+    /// `None` for a `#[tool]` that reads no context ([`ToolDef::reads_context`]).
+    pub(crate) context: Option<Context>,
     pub(crate) output: OutputShape,
     pub(crate) errors: Vec<String>,
     pub(crate) takes_args_struct: bool,
@@ -788,7 +789,7 @@ pub struct ToolCall {
 impl ToolCall {
     /// The request's context.
     pub fn context(&self) -> &Context {
-        &self.context
+        self.context.as_ref().unwrap_or_else(|| Context::detached())
     }
 
     /// Takes the call's arguments as they came (for tools built with a raw input schema).

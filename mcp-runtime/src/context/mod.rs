@@ -243,11 +243,12 @@ impl Context {
         }
     }
 
-    /// The context handed to a `#[tool]` none of whose parameters reads one: shared by every
-    /// such call, so a call that has no use for its request's context does not pay for
-    /// building it. Its handler cannot reach it (only a context parameter would, and it has
-    /// none); were it reached, it sends nothing, asks nothing and is never cancelled.
-    pub(crate) fn detached() -> Self {
+    /// The context a `#[tool]` none of whose parameters reads one would see: one for the whole
+    /// process, lent rather than cloned, so a call that has no use for its request's context
+    /// neither builds one nor counts a reference to a shared one. Its handler cannot reach it
+    /// (only a context parameter would, and it has none); were it reached, it sends nothing,
+    /// asks nothing and is never cancelled.
+    pub(crate) fn detached() -> &'static Self {
         static DETACHED: std::sync::LazyLock<Context> = std::sync::LazyLock::new(|| {
             Context::new(RequestInfo {
                 id: RequestId::Number(0),
@@ -266,7 +267,7 @@ impl Context {
                 extensions: Extensions::default(),
             })
         });
-        DETACHED.clone()
+        &DETACHED
     }
 
     /// Sends `notifications/message` at `level`, if the client wants that level.

@@ -1283,10 +1283,7 @@ fn prepare_tool_call<'c>(call: &'c Call<'c>, request: Request) -> Result<ToolRun
     // A handshake-era response is written straight from the result; a stateless one is
     // stamped as a value first.
     let direct = call.scope.stateless.is_none();
-    let context = match tool.reads_context {
-        true => context(call, id, meta),
-        false => Context::detached(),
-    };
+    let context = tool.reads_context.then(|| context(call, id, meta));
     let invocation = tool.invoke(Arc::clone(tool_name), arguments, context, direct);
     Ok(ToolRun::Now(RunNow {
         invocation,

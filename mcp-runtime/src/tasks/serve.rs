@@ -282,7 +282,7 @@ async fn call_tool_task(
         Arc::clone(&cancel),
     );
     // A task keeps its result as a `CallToolResult`: not written straight into a response.
-    let mut handler = tool.invoke(tool_name, Object::from(arguments), context, false);
+    let mut handler = tool.invoke(tool_name, Object::from(arguments), Some(context), false);
     let inline = std::future::poll_fn(|cx| {
         if let Some(inputs) = &inputs {
             inputs.watch(cx.waker());
