@@ -893,3 +893,98 @@ async fn the_stateless_era_over_stdio_with_captured_stderr() {
         )
     });
 }
+
+/// The body of the stub's standalone stream: one `tools/list_changed` event, then open and
+/// silent until the client goes.
+struct OneEvent(bool);
+
+impl hyper::body::Body for OneEvent {
+    type Data = hyper::body::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        if std::mem::replace(&mut self.0, true) {
+            return std::task::Poll::Pending;
+        }
+        let event = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n";
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(event.into()))))
+    }
+}
+
+/// A server still counting a session's previous standalone stream as open answers a new GET
+/// with 409 for a moment: the client tries again after its backoff, and hears what the stream
+/// then carries. (A stub on loopback, as no real server refuses on cue: it answers the
+/// handshake, refuses the first GET, and sends one notification on the second.)
+#[tokio::test]
+async fn a_standalone_stream_refused_as_busy_is_opened_on_a_later_try() {
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::{IntoResponse, Response};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let gets = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&gets);
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(|body: axum::body::Bytes| async move {
+            let message: Value = serde_json::from_slice(&body).unwrap_or_default();
+            let Some(id) = message.get("id").cloned() else {
+                return StatusCode::ACCEPTED.into_response();
+            };
+            let result = if message["method"] == "initialize" {
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {"listChanged": true}},
+                    "serverInfo": {"name": "busy-stream", "version": "0.0.0"},
+                })
+            } else {
+                json!({})
+            };
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+            let mut headers = HeaderMap::new();
+            headers.insert("content-type", "application/json".parse().unwrap());
+            headers.insert("mcp-session-id", "stub-session".parse().unwrap());
+            (headers, reply).into_response()
+        })
+        .get(move || {
+            let counted = Arc::clone(&counted);
+            async move {
+                if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+                    return (
+                        StatusCode::CONFLICT,
+                        "this session already has its standalone stream open",
+                    )
+                        .into_response();
+                }
+                Response::builder()
+                    .header("content-type", "text/event-stream")
+                    .body(axum::body::Body::new(OneEvent(false)))
+                    .unwrap()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let (recorder, mut notifications) = Recorder::new();
+    let client = Client::builder()
+        .era(Era::Handshake(ProtocolVersion::V2025_11_25))
+        .handler(Arc::clone(&recorder))
+        .http(&url)
+        .await
+        .unwrap();
+    next_matching(&mut notifications, |n| {
+        matches!(n, Notification::ToolsListChanged)
+    })
+    .await;
+    assert_eq!(
+        gets.load(Ordering::SeqCst),
+        2,
+        "one refused GET, one that opened"
+    );
+    client.close().await.unwrap();
+    server.abort();
+}

@@ -253,10 +253,18 @@ impl Shared {
                     last = stream.last_event_id().or(last);
                     backoff = backoff.max(stream.retry());
                 }
+                // 409: the server still counts the session's previous stream as open (it
+                // notices a dropped connection a little late); 429: it has no room for
+                // another stream just now. Both pass: tried again after the backoff.
                 Ok(response)
-                    if response.status() == StatusCode::METHOD_NOT_ALLOWED
-                        || response.status().is_client_error() =>
+                    if matches!(
+                        response.status(),
+                        StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS
+                    ) =>
                 {
+                    tracing::debug!(status = %response.status(), "the standalone stream is busy; trying again");
+                }
+                Ok(response) if response.status().is_client_error() => {
                     // 405: this server offers no standalone stream; 404: the session is gone.
                     tracing::debug!(status = %response.status(), "no standalone SSE stream");
                     return;

@@ -42,7 +42,8 @@
 //!   POST accepting JSON or an SSE stream. In the handshake era the client keeps the
 //!   `Mcp-Session-Id` the server assigns and sends `MCP-Protocol-Version` after `initialize`,
 //!   opens the standalone GET stream (reopened with `Last-Event-ID` and backoff while the
-//!   client lives; a 405 means the server has none), resumes a response stream that broke
+//!   client lives; a 409 or 429, a stream still counted open or no room just now, is tried again
+//!   after the backoff; a 405 means the server has none), resumes a response stream that broke
 //!   before its answer with `Last-Event-ID` where the server numbers its events (up to 5 times),
 //!   and DELETEs the session on [`Client::close`] (and, best effort, on drop). A 404 to a
 //!   request carrying the session id is [`ClientError::SessionExpired`]. In 2026-07-28 there is
