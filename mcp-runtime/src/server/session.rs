@@ -92,8 +92,8 @@ type InFlight = super::FastMap<RequestId, Running>;
 /// A request that is running: how to stop it, and its place in the session's in-flight window, given
 /// back as soon as the entry goes (when the request ends, or the client cancels it).
 struct Running {
-    /// Its task, once it has one (a handler that finishes at once never gets one).
-    task: Option<AbortHandle>,
+    /// Its task (a request is registered only when it has to wait, and then it has one).
+    task: AbortHandle,
     cancel: Arc<CancelFlag>,
     /// What it asked for, to say what a shutdown abandoned.
     method: Option<Method>,
@@ -103,9 +103,7 @@ struct Running {
 impl Running {
     fn stop(self) {
         self.cancel.cancel();
-        if let Some(task) = self.task {
-            task.abort();
-        }
+        self.task.abort();
     }
 }
 
@@ -489,9 +487,10 @@ impl Session {
         });
     }
 
-    /// Runs a request, registered under its id so `notifications/cancelled` can stop it: its
-    /// answer when it is there at once (see [`receive_answered`](Self::receive_answered)), else
-    /// `None` and the request goes on in a task of its own, which sends the answer on `sink`.
+    /// Runs a request: its answer when it is there at once (see
+    /// [`receive_answered`](Self::receive_answered)), else `None` and the request goes on in a
+    /// task of its own, registered under its id so `notifications/cancelled` can stop it, which
+    /// sends the answer on `sink`.
     fn start_request(
         self: &Arc<Self>,
         request: Request,
@@ -509,18 +508,19 @@ impl Session {
             };
             return Some(Outgoing::reply(request.id, bytes));
         }
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        // One lookup finds a duplicate id and, for a request that runs, the place of its entry.
-        let vacant = match in_flight.entry(request.id.clone()) {
-            Entry::Occupied(_) => {
-                let error = ErrorObject::invalid_request(format!(
-                    "request id {} is already in use",
-                    request.id
-                ));
-                return Some(Outgoing::error(Some(&request.id), &error));
-            }
-            Entry::Vacant(vacant) => vacant,
-        };
+        // A request whose id is still running is refused.
+        if self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&request.id)
+        {
+            let error = ErrorObject::invalid_request(format!(
+                "request id {} is already in use",
+                request.id
+            ));
+            return Some(Outgoing::error(Some(&request.id), &error));
+        }
         // Lists served from the registry's cache run no user code and never wait: answered
         // right here, without a task of their own.
         // With middleware a list may wait (for a concurrency limit, say): it runs as any other.
@@ -529,41 +529,18 @@ impl Session {
             && self.core.middleware.is_none()
             && !super::stateless::is_stateless(&request.method, &request.params)
         {
-            drop(vacant);
-            drop(in_flight);
             return self.answer_inline(request, sink);
         }
-        // The request is registered under its id before its handler first runs, so a
-        // cancellation (or a duplicate id) from a concurrent POST sees it.
-        let id = vacant.key().clone();
+        let id = request.id.clone();
         let cancel = Arc::new(CancelFlag::default());
         let flag = Arc::clone(&cancel);
-        vacant.insert(Running {
-            task: None,
-            cancel: Arc::clone(&cancel),
-            method,
-            _slot: slot,
-        });
-        drop(in_flight);
         let session = Arc::clone(self);
         let reply_to = sink.clone();
         // The answer comes out with the sink it goes on, for the task to send it when the
         // request had to wait.
         let mut task: BoxFuture<(Option<Outgoing>, Sink)> = Box::pin(async move {
-            let id = request.id.clone();
-            let mine = Arc::clone(&cancel);
             let reply =
                 super::dispatch::handle_request(&session.link(), request, &reply_to, cancel).await;
-            // Removing the entry before sending means a cancellation that arrives now finds
-            // nothing to cancel, and the response goes out: the race the spec allows. (A
-            // cancelled request's entry is gone already, and a later request may reuse its id.)
-            let mut in_flight = session.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-            if let Entry::Occupied(entry) = in_flight.entry(id)
-                && Arc::ptr_eq(&entry.get().cancel, &mine)
-            {
-                entry.remove();
-            }
-            drop(in_flight);
             (reply, reply_to)
         });
         // Most handlers finish without waiting for anything: run it once right here, and give
@@ -573,17 +550,47 @@ impl Session {
         if let std::task::Poll::Ready((reply, _)) = task.as_mut().poll(&mut cx) {
             return reply;
         }
+        // It waits: registered under its id, so `notifications/cancelled` (or a duplicate id)
+        // from a later message finds it. A request that finished at once was never registered:
+        // a cancellation that came while it ran finds nothing to stop, as one that comes after
+        // the answer does (the race the spec allows). The task is made with the map locked, so
+        // that it finds its entry when it ends, however soon.
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        let session = Arc::clone(self);
+        let mine = Arc::clone(&flag);
+        let key = id.clone();
         let handle = tokio::spawn(async move {
-            if let (Some(reply), reply_to) = task.await {
+            let (reply, reply_to) = task.await;
+            // Removing the entry before sending means a cancellation that arrives now finds
+            // nothing to cancel, and the response goes out. (A cancelled request's entry is gone
+            // already, and a later request may reuse its id.)
+            let mut in_flight = session.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            if let Entry::Occupied(entry) = in_flight.entry(key)
+                && Arc::ptr_eq(&entry.get().cancel, &mine)
+            {
+                entry.remove();
+            }
+            drop(in_flight);
+            if let Some(reply) = reply {
                 let _ = reply_to.send(reply);
             }
         })
         .abort_handle();
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        match in_flight.get_mut(&id) {
-            Some(entry) if Arc::ptr_eq(&entry.cancel, &flag) => entry.task = Some(handle),
-            // Cancelled while it ran the first time (the flag is set): stop it now.
-            _ => handle.abort(),
+        match in_flight.entry(id) {
+            Entry::Vacant(vacant) => {
+                vacant.insert(Running {
+                    task: handle,
+                    cancel: flag,
+                    method,
+                    _slot: slot,
+                });
+            }
+            // A message that reused the id while this one ran its first poll started a request
+            // of its own, registered first: this one runs on, and can only be stopped with the
+            // session.
+            Entry::Occupied(entry) => {
+                tracing::debug!(request_id = %entry.key(), "a request id was reused while its request started");
+            }
         }
         None
     }
