@@ -111,7 +111,9 @@ pub(crate) fn handle_request<'a>(
             registry: &registry,
         },
     );
-    let routed: BoxedAnswer<'_> = if core.middleware.is_some() || registry.layered {
+    // Through the middleware, boxed; else the route's own future, held in place (its larger
+    // branches box what they run, so it stays small).
+    let routed = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
             link: Some(Arc::clone(link)),
@@ -125,16 +127,20 @@ pub(crate) fn handle_request<'a>(
             route: route_layered,
         };
         let request = McpRequest::new(request, origin);
-        Box::pin(exchange::serve(request))
+        Routed::Layered {
+            future: Box::pin(exchange::serve(request)),
+        }
     } else {
-        Box::pin(route(
-            link,
-            request,
-            sink,
-            Arc::clone(&cancel),
-            registry,
-            Extensions::new(),
-        ))
+        Routed::Direct {
+            future: route(
+                link,
+                request,
+                sink,
+                Arc::clone(&cancel),
+                registry,
+                Extensions::new(),
+            ),
+        }
     };
     let routed = crate::trace::with_client_log(peer, routed);
     let context = otel_context(observation.as_deref());
@@ -197,6 +203,26 @@ fn otel_context(_: Option<&dyn Observation>) -> crate::trace::OtelContext {
 
 /// A request's way to its answer, boxed: the future a guard runs.
 type BoxedAnswer<'a> = std::pin::Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
+
+pin_project_lite::pin_project! {
+    /// The future a guard runs in the handshake era: the route's own, or the middleware's.
+    #[project = RoutedProjection]
+    enum Routed<'a, F> {
+        Direct { #[pin] future: F },
+        Layered { future: BoxedAnswer<'a> },
+    }
+}
+
+impl<F: Future<Output = Answer>> Future for Routed<'_, F> {
+    type Output = Answer;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Answer> {
+        match self.project() {
+            RoutedProjection::Direct { future } => future.poll(cx),
+            RoutedProjection::Layered { future } => future.as_mut().poll(cx),
+        }
+    }
+}
 
 /// A request that came through the middleware layers, to its method: the [`Route`](exchange::Route)
 /// each request carries.
@@ -629,9 +655,11 @@ fn route<'a>(
                 call.core.tasks.legacy_method(&call, method, &request).await
             }
             // Most requests are tool calls: polled without `serve`'s frame around them, which
-            // keeps the deepest point of a request's stack a few KB shallower.
+            // keeps the deepest point of a request's stack a few KB shallower, and in place.
+            // The rest are boxed, so that this future (which a session boxes to run) stays the
+            // size of a tool call's.
             Method::ToolsCall if !call.registry.tools.is_empty() => call_tool(&call, request).await,
-            _ => serve(&call, method, request).await,
+            _ => Box::pin(serve(&call, method, request)).await,
         };
         match outcome {
             Ok(Reply::Raw(raw)) => Answer::ok(encode_raw_response(&id, &raw)),
@@ -1183,46 +1211,77 @@ struct RunNow {
 /// `tools/call`. The request is read before the future is made (by [`prepare_tool_call`]):
 /// neither it nor what is read from it is kept while the tool runs, so every request's future
 /// stays small.
-fn call_tool<'c>(
-    call: &'c Call<'c>,
-    request: Request,
-) -> impl Future<Output = Result<Reply, ErrorObject>> + 'c {
-    let prepared = prepare_tool_call(call, request);
-    async move {
-        match prepared {
-            Ok(ToolRun::Now(now)) => run_tool(call, now).await,
-            Ok(ToolRun::Task(task)) => task.await,
-            Err(error) => Err(error),
-        }
+fn call_tool<'c>(call: &'c Call<'c>, request: Request) -> CallingTool<'c> {
+    match prepare_tool_call(call, request) {
+        Ok(ToolRun::Now(now)) => CallingTool::Now {
+            call,
+            inputs: call.scope.stateless.as_ref().map(|s| Arc::clone(&s.inputs)),
+            now,
+        },
+        Ok(ToolRun::Task(task)) => CallingTool::Task(task),
+        Err(error) => CallingTool::Refused(Some(error)),
     }
 }
 
-/// Runs a tool that is not a task, and answers with what it returns.
-async fn run_tool(call: &Call<'_>, now: RunNow) -> Result<Reply, ErrorObject> {
-    let RunNow {
-        invocation,
-        name,
-        binding,
-    } = now;
-    let result = match run(&call.scope, invocation).await {
-        Ok(Ok(Ok(result))) => result,
-        // A relayed tool's upstream answered with an error: so does this server.
-        Ok(Ok(Err(error))) => return Err(error),
-        Ok(Err(interrupt)) => {
-            let binding = binding.unwrap_or_else(|| {
-                Binding::new("tools/call", &name, &Map::new())
-                    .for_principal(call.sink.principal().map(|p| &**p))
-            });
-            return interrupted(call, &binding, interrupt);
+/// A tool call's future: the tool's own, or the task that runs it, or the refusal. Written out
+/// rather than as `async fn`s: a tool call is most requests, and each `async` layer kept its
+/// arguments beside its locals: as `async` blocks, its future took 424 bytes; this one takes 128.
+enum CallingTool<'c> {
+    /// The tool runs in the request: a panic becomes a tool error, and in 2026-07-28 a wait
+    /// for input the client must give ends the call with the request for it.
+    Now {
+        call: &'c Call<'c>,
+        now: RunNow,
+        /// The request's inputs (2026-07-28), watched while the tool waits.
+        inputs: Option<Arc<Inputs>>,
+    },
+    Task(super::store::BoxFuture<'c, Result<Reply, ErrorObject>>),
+    Refused(Option<ErrorObject>),
+}
+
+impl Future for CallingTool<'_> {
+    type Output = Result<Reply, ErrorObject>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let (call, now, inputs) = match self.get_mut() {
+            CallingTool::Now { call, now, inputs } => (*call, now, inputs),
+            CallingTool::Task(task) => return task.as_mut().poll(cx),
+            CallingTool::Refused(error) => {
+                // Polled once (it is awaited once).
+                return Poll::Ready(Err(error
+                    .take()
+                    .unwrap_or_else(|| ErrorObject::internal("internal error"))));
+            }
+        };
+        if let Some(inputs) = inputs {
+            inputs.watch(cx.waker());
         }
-        Err(panic) => {
-            tracing::error!(tool = %name, panic = panic_message(&*panic), "a tool panicked");
-            ToolReply::Result(CallToolResult::error(format!(
-                "tool `{name}` failed unexpectedly"
-            )))
-        }
-    };
-    Ok(Reply::Tool(result.for_version(call.scope.version)))
+        let invocation = &mut now.invocation;
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(invocation).poll(cx)));
+        let result = match polled {
+            Ok(Poll::Ready(Ok(result))) => result,
+            // A relayed tool's upstream answered with an error: so does this server.
+            Ok(Poll::Ready(Err(error))) => return Poll::Ready(Err(error)),
+            Ok(Poll::Pending) => {
+                let Some(interrupt) = inputs.as_ref().and_then(|i| i.interrupt()) else {
+                    return Poll::Pending;
+                };
+                let binding = now.binding.take().unwrap_or_else(|| {
+                    Binding::new("tools/call", &now.name, &Map::new())
+                        .for_principal(call.sink.principal().map(|p| &**p))
+                });
+                return Poll::Ready(interrupted(call, &binding, interrupt));
+            }
+            Err(panic) => {
+                let name = &now.name;
+                tracing::error!(tool = %name, panic = panic_message(&*panic), "a tool panicked");
+                ToolReply::Result(CallToolResult::error(format!(
+                    "tool `{name}` failed unexpectedly"
+                )))
+            }
+        };
+        Poll::Ready(Ok(Reply::Tool(result.for_version(call.scope.version))))
+    }
 }
 
 fn prepare_tool_call<'c>(call: &'c Call<'c>, request: Request) -> Result<ToolRun<'c>, ErrorObject> {
