@@ -156,6 +156,45 @@ async fn sessions_are_required_and_end_with_delete() {
     );
 }
 
+/// A connection's requests in one session: each finds it, a second session's end changes
+/// nothing for it, and once it is deleted (from another connection) the next request on the
+/// same connection is 404, as a request on a new connection is.
+#[tokio::test]
+async fn a_session_ended_elsewhere_is_unknown_on_a_connection_that_used_it() {
+    let addr = start(Server::builder().tool(add)).await;
+    let session = initialize(&addr).await;
+    let other = initialize(&addr).await;
+    let mut kept = mcp_tests::http::connection::<String>(&addr).await;
+    let mut call = async |id: u32| {
+        let request = post(
+            &addr,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": id, "b": 1}}}),
+        );
+        let response = tokio::time::timeout(WAIT, kept.send_request(request))
+            .await
+            .unwrap()
+            .unwrap();
+        let status = response.status();
+        (status, body_json(response).await)
+    };
+    let (status, body) = call(1).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["result"]["structuredContent"]["result"], 2, "{body}");
+    let delete = |id: &str| bare(Method::DELETE, &addr, &[("mcp-session-id", id)]);
+    assert_eq!(send(&addr, delete(&other)).await.status(), StatusCode::OK);
+    let (status, body) = call(2).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["result"]["structuredContent"]["result"], 3, "{body}");
+    let (status, _) = call(3).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(send(&addr, delete(&session)).await.status(), StatusCode::OK);
+    let (status, body) = call(4).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["id"], 4, "{body}");
+}
+
 #[tokio::test]
 async fn progress_arrives_on_the_post_stream_before_the_result() {
     let addr = start(Server::builder().tool(three_steps)).await;

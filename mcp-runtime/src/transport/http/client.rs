@@ -30,6 +30,11 @@ pub(crate) struct Peer {
     /// The first `Host` value the connection's requests were allowed with (see
     /// `guard::check_host_remembering`).
     pub(crate) host: std::sync::OnceLock<Box<[u8]>>,
+    /// The session the connection's last request named, and how many sessions the server had
+    /// removed when it was found: the next request naming it is given it again, without a
+    /// lookup, while none has been removed since (see `HttpState::session_here`). Weak: a
+    /// connection does not keep an ended session alive.
+    pub(super) last_session: std::sync::Mutex<Option<(u64, std::sync::Weak<super::HttpSession>)>>,
 }
 
 /// What a request says of the connection it came on.

@@ -81,6 +81,15 @@ impl<'h> Seen<'h> {
     pub(super) fn has_session(&self) -> bool {
         self.session.first.is_some()
     }
+
+    /// The bytes of the one `Mcp-Session-Id` the request carries (`None` without one, or with
+    /// more than one).
+    pub(super) fn session_bytes(&self) -> Option<&'h [u8]> {
+        match self.session.repeated {
+            true => None,
+            false => self.session.first.map(HeaderValue::as_bytes),
+        }
+    }
 }
 
 /// The host part of an authority (`host`, `host:port`, `[v6]` or `[v6]:port`), brackets kept for

@@ -211,6 +211,9 @@ pub(crate) struct HttpState {
     core: Arc<Core>,
     options: HttpOptions,
     sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
+    /// How many sessions have been taken out of `sessions` (only ever through
+    /// [`forget`](Self::forget)): a connection's remembered session is good while it stands.
+    sessions_removed: AtomicU64,
     /// The sessions of the deprecated HTTP+SSE transport, by id. Locked after `sessions` when
     /// both are.
     legacy: Mutex<HashMap<String, Arc<legacy::LegacySession>>>,
@@ -276,6 +279,7 @@ impl HttpState {
             core,
             options,
             sessions: Mutex::new(FastMap::default()),
+            sessions_removed: AtomicU64::new(0),
             legacy: Mutex::new(HashMap::new()),
             draining: Arc::default(),
         })
@@ -411,19 +415,48 @@ impl HttpState {
     }
 
     /// [`session`](Self::session) when no shared store has to be asked: `None` when one does.
+    /// A connection (`peer`) remembers the session its last request named: most clients send
+    /// every request of a session on one connection, and the next is then given it again
+    /// without a lookup in the map every connection shares, while no session has been removed.
     fn session_here(
         &self,
         headers: &Seen<'_>,
         principal: Option<&Principal>,
+        peer: Option<&client::Peer>,
         request: Option<&RequestId>,
     ) -> Option<Result<Arc<HttpSession>, Response>> {
         if self.core.shared().is_some() {
             return None;
         }
-        Some(
-            self.local_session(headers, principal, request)
-                .and_then(|named| named.here_or_unknown(request)),
-        )
+        let removed = self.sessions_removed.load(Ordering::Acquire);
+        if let Some(peer) = peer
+            && let Some(session) = remembered(peer, removed, headers, principal)
+        {
+            session.touch();
+            return Some(Ok(session));
+        }
+        let found = self
+            .local_session(headers, principal, request)
+            .and_then(|named| named.here_or_unknown(request));
+        if let (Some(peer), Ok(session)) = (peer, &found) {
+            *peer.last_session.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((removed, Arc::downgrade(session)));
+        }
+        Some(found)
+    }
+
+    /// Takes the session `id` out of `sessions` (locked by the caller), counted so that no
+    /// connection is given it again.
+    fn forget(
+        &self,
+        sessions: &mut FastMap<String, Arc<HttpSession>>,
+        id: &str,
+    ) -> Option<Arc<HttpSession>> {
+        let removed = sessions.remove(id);
+        if removed.is_some() {
+            self.sessions_removed.fetch_add(1, Ordering::AcqRel);
+        }
+        removed
     }
 
     /// The session a request names, as this replica knows it.
@@ -506,10 +539,10 @@ impl HttpState {
                 Ok(session)
             }
             Ok(false) => {
-                self.sessions
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(id);
+                self.forget(
+                    &mut self.sessions.lock().unwrap_or_else(|e| e.into_inner()),
+                    id,
+                );
                 Err(unknown())
             }
             Err(error) => Err(shared::store_failed(request, &error)),
@@ -595,7 +628,7 @@ impl HttpState {
                 .map(|(id, _)| id.clone())
                 .collect();
             dead.into_iter()
-                .filter_map(|id| sessions.remove(&id))
+                .filter_map(|id| self.forget(&mut sessions, &id))
                 .collect()
         };
         // With sessions shared through Redis, another replica may still serve the session:
@@ -705,6 +738,24 @@ impl Named<'_> {
             None => Err(unknown_session(request)),
         }
     }
+}
+
+/// The session `peer`'s last request named, when this request names it too (by the same bytes)
+/// as the same principal, and no session has been removed since it was found (`removed`, the
+/// count now): it is still in the map, as the lookup would find it.
+fn remembered(
+    peer: &client::Peer,
+    removed: u64,
+    headers: &Seen<'_>,
+    principal: Option<&Principal>,
+) -> Option<Arc<HttpSession>> {
+    let named = headers.session_bytes()?;
+    let session = match &*peer.last_session.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some((at, session)) if *at == removed => session.upgrade()?,
+        _ => return None,
+    };
+    let owner = principal.map(Principal::binding_key);
+    (named == session.id.as_bytes() && session.owner == owner).then_some(session)
 }
 
 /// 404 for a session unknown, ended or another principal's, answering `request`.
@@ -890,11 +941,10 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, request: Request) ->
     {
         return shared::store_failed(None, &error);
     }
-    state
-        .sessions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&session.id);
+    state.forget(
+        &mut state.sessions.lock().unwrap_or_else(|e| e.into_inner()),
+        &session.id,
+    );
     session
         .session
         .shutdown(session.created, Duration::ZERO, false)

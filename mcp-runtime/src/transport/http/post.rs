@@ -209,7 +209,8 @@ pub(super) fn serve_post<B: HttpBody<Data = Bytes> + Send>(
             Ok(read) => read,
             Err(response) => return response,
         };
-        route(state, &headers, post, charge, from).await
+        let peer = peer.as_deref();
+        route(state, &headers, post, charge, from, peer).await
     }
 }
 
@@ -295,6 +296,7 @@ fn route<'a>(
     post: Post,
     charge: Charge,
     from: From,
+    peer: Option<&Peer>,
 ) -> Step<'a> {
     #[cfg(feature = "oauth")]
     if let Some(auth) = &state.auth
@@ -315,7 +317,7 @@ fn route<'a>(
         let accepts_sse = from.accepts_sse;
         return stateless_later(state, headers, message, accepts_sse, caller);
     }
-    handshake_era(state, headers, post, charge, from)
+    handshake_era(state, headers, post, charge, from, peer)
 }
 
 /// A stateless request's handling, boxed. (Not inlined, for the reason [`accept_later`]
@@ -346,6 +348,7 @@ fn handshake_era<'a>(
     post: Post,
     charge: Charge,
     from: From,
+    peer: Option<&Peer>,
 ) -> Step<'a> {
     let answering = post.answering();
     let version = match header_version(headers, answering.as_ref()) {
@@ -357,7 +360,7 @@ fn handshake_era<'a>(
         let caller = (from.principal, from.client, from.peer);
         return initialize_later(state, post.incoming, caller, answering);
     }
-    let Some(found) = session_here(state, headers, &from, version, answering.as_ref()) else {
+    let Some(found) = session_here(state, headers, &from, peer, version, answering.as_ref()) else {
         return shared_later(state, headers, post, charge, from, answering);
     };
     match found {
@@ -420,6 +423,7 @@ fn session_here(
     state: &HttpState,
     headers: &Seen<'_>,
     from: &From,
+    peer: Option<&Peer>,
     version: Option<ProtocolVersion>,
     answering: Option<&RequestId>,
 ) -> Option<Result<InSession, Response>> {
@@ -431,7 +435,7 @@ fn session_here(
         return Some(Ok((session, None)));
     }
     let principal = from.principal.as_deref();
-    let found = state.session_here(headers, principal, answering)?;
+    let found = state.session_here(headers, principal, peer, answering)?;
     Some(found.map(|http_session| (Arc::clone(&http_session.session), Some(http_session))))
 }
 
@@ -802,11 +806,10 @@ async fn initialize_session(
     if let Some(store) = state.core.shared()
         && let Err(error) = shared::sync_out(state, store, &http_session).await
     {
-        state
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&http_session.id);
+        state.forget(
+            &mut state.sessions.lock().unwrap_or_else(|e| e.into_inner()),
+            &http_session.id,
+        );
         return shared::store_failed(answering, &error);
     }
     if let Ok(value) = HeaderValue::from_str(&http_session.id) {
@@ -844,7 +847,7 @@ async fn admit(
             // Full: the newcomer takes the place of an idle session of a client that holds
             // more than it does, if there is one (only among this process's sessions).
             evicted = (state.core.shared().is_none())
-                .then(|| evict_for(&mut sessions, client.map(|c| &**c)))
+                .then(|| evict_for(state, &mut sessions, client.map(|c| &**c)))
                 .flatten();
             if evicted.is_none() {
                 return Err(state.retry_later(answering, "too many sessions; try again later"));
@@ -883,6 +886,7 @@ async fn admit(
 /// when that client holds more than the newcomer's does. One pass, reading each session's
 /// client's count; `None` when no client holds more.
 fn evict_for(
+    state: &HttpState,
     sessions: &mut FastMap<String, Arc<HttpSession>>,
     client: Option<&Client>,
 ) -> Option<Arc<HttpSession>> {
@@ -911,7 +915,7 @@ fn evict_for(
         }
     }
     let id = victim?.3.clone();
-    sessions.remove(&id)
+    state.forget(sessions, &id)
 }
 
 /// The answer to a POST whose requests find the session's window full.

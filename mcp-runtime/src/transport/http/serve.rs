@@ -169,6 +169,7 @@ pub(crate) async fn serve(
             address,
             proxy,
             host: std::sync::OnceLock::new(),
+            last_session: std::sync::Mutex::new(None),
         });
         let inner = TowerToHyperService::new(router.clone());
         let endpoint = endpoint.clone();

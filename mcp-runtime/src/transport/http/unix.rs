@@ -292,6 +292,7 @@ async fn serve(
             address: local,
             proxy: false,
             host: std::sync::OnceLock::new(),
+            last_session: std::sync::Mutex::new(None),
         });
         let inner = TowerToHyperService::new(router.clone());
         let head = clock.connection();
