@@ -195,6 +195,59 @@ async fn a_session_ended_elsewhere_is_unknown_on_a_connection_that_used_it() {
     assert_eq!(body["id"], 4, "{body}");
 }
 
+/// One connection's POSTs, answered as JSON and as a stream in turn: each gets its own
+/// answer and, when it streams, its own progress, in order.
+#[tokio::test]
+async fn a_connections_posts_stream_in_turn_each_its_own_progress() {
+    let addr = start(Server::builder().tool(add).tool(three_steps)).await;
+    let session = initialize(&addr).await;
+    let mut kept = mcp_tests::http::connection::<String>(&addr).await;
+    for round in 0..3u32 {
+        let id = 10 * round;
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": round, "b": 1}}});
+        let request = post(&addr, Some(&session), call);
+        let response = tokio::time::timeout(WAIT, kept.send_request(request))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let body = body_json(response).await;
+        assert_eq!(body["id"], id, "{body}");
+        assert_eq!(body["result"]["structuredContent"]["result"], round + 1, "{body}");
+
+        let id = 10 * round + 1;
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "three_steps", "arguments": {}, "_meta": {"progressToken": id}}});
+        let request = post(&addr, Some(&session), call);
+        let response = tokio::time::timeout(WAIT, kept.send_request(request))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        // Read to its end, which comes after the answer, so the connection can carry the next.
+        let body = tokio::time::timeout(WAIT, http_body_util::BodyExt::collect(response.into_body()))
+            .await
+            .unwrap()
+            .unwrap()
+            .to_bytes();
+        let text = String::from_utf8(body.to_vec()).unwrap();
+        let seen: Vec<Value> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| {
+                let message: Value = serde_json::from_str(data.trim()).unwrap();
+                match message["method"].as_str() {
+                    Some(_) => message["params"]["progressToken"].clone(),
+                    None => message["id"].clone(),
+                }
+            })
+            .collect();
+        assert_eq!(seen, [json!(id), json!(id), json!(id), json!(id)], "{text}");
+    }
+}
+
 #[tokio::test]
 async fn progress_arrives_on_the_post_stream_before_the_result() {
     let addr = start(Server::builder().tool(three_steps)).await;

@@ -108,6 +108,19 @@ impl<T> Fifo<T> {
         }
     }
 
+    /// Makes a queue whose senders are all gone, and which is open and empty, a queue with one
+    /// sender again, as [`new`](Self::new) makes it; `false` (and nothing changed) when it is
+    /// closed or holds an item. The caller knows no sender is left.
+    pub(crate) fn reopen(&self) -> bool {
+        let mut state = self.lock();
+        if state.closed || state.next.is_some() || !state.items.is_empty() {
+            return false;
+        }
+        state.waker = None;
+        self.senders.store(1, Ordering::Release);
+        true
+    }
+
     /// One more sender (a sender cloned).
     pub(crate) fn add_sender(&self) {
         self.senders.fetch_add(1, Ordering::Relaxed);

@@ -426,6 +426,36 @@ impl<T: Weigh> Outbox<T> {
         }
     }
 
+    /// A sending side again for this queue, once every one it had is gone, it is empty, and
+    /// nothing was cut off: the same queue as new, with its limit and account, so that an HTTP
+    /// connection's next POST uses its last one's instead of making one. `None` when a sink is
+    /// still held (a request's work that went on, say), or anything is queued.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn reopen(&self) -> Option<Sink<T>> {
+        let shared = &self.shared;
+        // No sink (each holds the state) means nobody can send while this looks.
+        if Arc::strong_count(shared) != 1
+            || shared.overflowed.load(Ordering::Acquire)
+            || shared.bytes.load(Ordering::Acquire) != 0
+            || !shared.fifo.reopen()
+        {
+            return None;
+        }
+        Some(Sink {
+            queue: Queue {
+                shared: Arc::clone(shared),
+            },
+            principal: None,
+            peer: None,
+        })
+    }
+
+    /// The client whose share this queue draws on, if it counts toward one (HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn client(&self) -> Option<&Arc<Client>> {
+        self.shared.total.as_ref().and_then(Account::client)
+    }
+
     /// The next message; `None` once every sink is gone or the queue overflowed.
     pub(crate) async fn recv(&mut self) -> Option<T> {
         if self.shared.overflowed.load(Ordering::Acquire) {

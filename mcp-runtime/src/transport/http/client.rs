@@ -10,6 +10,7 @@ use axum::http::{Extensions, HeaderMap, HeaderName};
 use super::HttpState;
 use crate::context::Principal;
 use crate::server::{Client, ClientKey, IpRange};
+use crate::server::{Outbox, Sink};
 
 const FORWARDED: HeaderName = HeaderName::from_static("forwarded");
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
@@ -35,6 +36,9 @@ pub(crate) struct Peer {
     /// lookup, while none has been removed since (see `HttpState::session_here`). Weak: a
     /// connection does not keep an ended session alive.
     pub(super) last_session: std::sync::Mutex<Option<(u64, std::sync::Weak<super::HttpSession>)>>,
+    /// The queue the connection's last POST answered through, kept for its next POST when
+    /// nothing held on to it (see `HttpState::post_channel`).
+    pub(super) spare_replies: std::sync::Mutex<Option<(Sink, Outbox)>>,
 }
 
 /// What a request says of the connection it came on.

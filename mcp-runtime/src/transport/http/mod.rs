@@ -300,6 +300,44 @@ impl HttpState {
         )
     }
 
+    /// A POST's queue for what its requests send, as [`channel`](Self::channel) makes it: the
+    /// one `peer`'s last POST answered through when it left one for the same client, else a new
+    /// one.
+    fn post_channel(
+        &self,
+        client: Option<&Arc<Client>>,
+        peer: Option<&client::Peer>,
+    ) -> (Sink, Outbox) {
+        let spare = peer.and_then(|peer| {
+            peer.spare_replies
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+        });
+        match spare {
+            Some((sink, outbox))
+                if match (outbox.client(), client) {
+                    (Some(was), Some(is)) => Arc::ptr_eq(was, is),
+                    (was, is) => was.is_none() && is.is_none(),
+                } =>
+            {
+                (sink, outbox)
+            }
+            _ => self.channel(client),
+        }
+    }
+
+    /// Leaves a POST's queue, answered, with its connection for the next POST, when no sink
+    /// of it is held any more and nothing is in it: then nothing can tell it from a new one.
+    /// Otherwise it is dropped, and what still holds a sink sees its stream gone, as before.
+    fn keep_channel(peer: Option<&client::Peer>, outbox: Outbox) {
+        if let Some(peer) = peer
+            && let Some(sink) = outbox.reopen()
+        {
+            *peer.spare_replies.lock().unwrap_or_else(|e| e.into_inner()) = Some((sink, outbox));
+        }
+    }
+
     /// How a session's notifications are queued on their way to `drain`, made on the first
     /// one: past the queue's buffer or the server's total (or its client's share) they are
     /// dropped (logged once per burst), and the session goes on. Most sessions never get a

@@ -364,7 +364,9 @@ fn handshake_era<'a>(
         return shared_later(state, headers, post, charge, from, answering);
     };
     match found {
-        Ok((session, http_session)) => in_session(state, post, charge, from, session, http_session),
+        Ok((session, http_session)) => {
+            in_session(state, post, charge, from, session, http_session, peer)
+        }
         Err(response) => done(response),
     }
 }
@@ -406,7 +408,7 @@ fn shared_later<'a>(
         match found {
             Ok(http_session) => {
                 let session = Arc::clone(&http_session.session);
-                in_session(state, post, charge, from, session, Some(http_session)).await
+                in_session(state, post, charge, from, session, Some(http_session), None).await
             }
             Err(response) => response,
         }
@@ -448,11 +450,12 @@ fn in_session<'a>(
     from: From,
     session: Arc<Session>,
     http_session: Option<Arc<HttpSession>>,
+    peer: Option<&Peer>,
 ) -> Step<'a> {
     if post.ids.as_slice().is_empty() {
         return accept_later(state, post.incoming, from, session, http_session);
     }
-    answer(state, post, charge, from, session, http_session)
+    answer(state, post, charge, from, session, http_session, peer)
 }
 
 /// [`accepted`], boxed. (Made in a function of its own, not inlined: a future is built on the
@@ -503,6 +506,7 @@ fn answer<'a>(
     from: From,
     session: Arc<Session>,
     http_session: Option<Arc<HttpSession>>,
+    peer: Option<&Peer>,
 ) -> Step<'a> {
     let options = state.options();
     let json_only = options.deploy.json_response;
@@ -542,7 +546,7 @@ fn answer<'a>(
         }
         None => Some(charge),
     };
-    let (sink, mut replies) = state.channel(from.client.as_ref());
+    let (sink, mut replies) = state.post_channel(from.client.as_ref(), peer);
     let sink = sink.with_principal(from.principal).with_peer(from.peer);
     let shares = state.core.shared().is_some() && http_session.is_some();
     // Most requests are answered while they are received: a single one whose answer is
@@ -563,6 +567,8 @@ fn answer<'a>(
             (None, _) => {}
         }
         if let Some(response) = answered(&mut first, batch, &ids) {
+            drop(sink);
+            HttpState::keep_channel(peer, replies);
             return done(response);
         }
     }

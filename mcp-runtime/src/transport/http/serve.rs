@@ -170,6 +170,7 @@ pub(crate) async fn serve(
             proxy,
             host: std::sync::OnceLock::new(),
             last_session: std::sync::Mutex::new(None),
+            spare_replies: std::sync::Mutex::new(None),
         });
         let inner = TowerToHyperService::new(router.clone());
         let endpoint = endpoint.clone();

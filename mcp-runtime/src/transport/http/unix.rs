@@ -293,6 +293,7 @@ async fn serve(
             proxy: false,
             host: std::sync::OnceLock::new(),
             last_session: std::sync::Mutex::new(None),
+            spare_replies: std::sync::Mutex::new(None),
         });
         let inner = TowerToHyperService::new(router.clone());
         let head = clock.connection();
