@@ -214,7 +214,11 @@ async fn a_connections_posts_stream_in_turn_each_its_own_progress() {
         assert_eq!(response.headers()["content-type"], "application/json");
         let body = body_json(response).await;
         assert_eq!(body["id"], id, "{body}");
-        assert_eq!(body["result"]["structuredContent"]["result"], round + 1, "{body}");
+        assert_eq!(
+            body["result"]["structuredContent"]["result"],
+            round + 1,
+            "{body}"
+        );
 
         let id = 10 * round + 1;
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -226,11 +230,12 @@ async fn a_connections_posts_stream_in_turn_each_its_own_progress() {
             .unwrap();
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         // Read to its end, which comes after the answer, so the connection can carry the next.
-        let body = tokio::time::timeout(WAIT, http_body_util::BodyExt::collect(response.into_body()))
-            .await
-            .unwrap()
-            .unwrap()
-            .to_bytes();
+        let body =
+            tokio::time::timeout(WAIT, http_body_util::BodyExt::collect(response.into_body()))
+                .await
+                .unwrap()
+                .unwrap()
+                .to_bytes();
         let text = String::from_utf8(body.to_vec()).unwrap();
         let seen: Vec<Value> = text
             .lines()
