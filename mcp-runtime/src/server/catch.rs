@@ -1,5 +1,6 @@
-//! The panic catcher: a handler's panic becomes an error answer, never a dead task. The
-//! dispatch and the tasks that run a tool after its request has been answered both use it.
+//! The panic catcher: a handler's panic becomes an error answer, never a dead task. The tasks
+//! that run a tool after its request has been answered use it; the dispatch catches inside the
+//! poll of its own futures, and both name the panic with [`panic_message`].
 
 use std::any::Any;
 use std::future::Future;
@@ -7,6 +8,7 @@ use std::panic::AssertUnwindSafe;
 use std::task::Poll;
 
 /// Runs a future, turning a panic inside it into an `Err` instead of a dead task.
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
 pub(crate) async fn catch_unwind<F: Future>(future: F) -> Result<F::Output, Box<dyn Any + Send>> {
     let mut future = std::pin::pin!(future);
     std::future::poll_fn(move |cx| {
