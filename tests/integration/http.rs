@@ -156,6 +156,17 @@ async fn sessions_are_required_and_end_with_delete() {
     );
 }
 
+/// Sends `request` on the kept-alive connection `sender`, in bounded time.
+async fn send_on(
+    sender: &mut hyper::client::conn::http1::SendRequest<String>,
+    request: Request<String>,
+) -> hyper::Response<hyper::body::Incoming> {
+    tokio::time::timeout(WAIT, sender.send_request(request))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
 /// A connection's requests in one session: each finds it, a second session's end changes
 /// nothing for it, and once it is deleted (from another connection) the next request on the
 /// same connection is 404, as a request on a new connection is.
@@ -172,10 +183,7 @@ async fn a_session_ended_elsewhere_is_unknown_on_a_connection_that_used_it() {
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                 "params": {"name": "add", "arguments": {"a": id, "b": 1}}}),
         );
-        let response = tokio::time::timeout(WAIT, kept.send_request(request))
-            .await
-            .unwrap()
-            .unwrap();
+        let response = send_on(&mut kept, request).await;
         let status = response.status();
         (status, body_json(response).await)
     };
@@ -207,10 +215,7 @@ async fn a_connections_posts_stream_in_turn_each_its_own_progress() {
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "add", "arguments": {"a": round, "b": 1}}});
         let request = post(&addr, Some(&session), call);
-        let response = tokio::time::timeout(WAIT, kept.send_request(request))
-            .await
-            .unwrap()
-            .unwrap();
+        let response = send_on(&mut kept, request).await;
         assert_eq!(response.headers()["content-type"], "application/json");
         let body = body_json(response).await;
         assert_eq!(body["id"], id, "{body}");
@@ -224,10 +229,7 @@ async fn a_connections_posts_stream_in_turn_each_its_own_progress() {
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "three_steps", "arguments": {}, "_meta": {"progressToken": id}}});
         let request = post(&addr, Some(&session), call);
-        let response = tokio::time::timeout(WAIT, kept.send_request(request))
-            .await
-            .unwrap()
-            .unwrap();
+        let response = send_on(&mut kept, request).await;
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         // Read to its end, which comes after the answer, so the connection can carry the next.
         let body =
