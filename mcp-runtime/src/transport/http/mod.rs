@@ -315,12 +315,8 @@ impl HttpState {
                 .take()
         });
         match spare {
-            Some((sink, outbox))
-                if match (outbox.client(), client) {
-                    (Some(was), Some(is)) => Arc::ptr_eq(was, is),
-                    (was, is) => was.is_none() && is.is_none(),
-                } =>
-            {
+            // The same client's share, by identity (`None`: no share for either).
+            Some((sink, outbox)) if outbox.client().map(Arc::as_ptr) == client.map(Arc::as_ptr) => {
                 (sink, outbox)
             }
             _ => self.channel(client),
