@@ -148,12 +148,24 @@ pub(crate) fn with_client_log<F>(
 where
     F: Future,
 {
-    if CLIENT_LOG_WANTED.load(Ordering::Relaxed) {
-        WithClientLog::Scoped {
-            future: CLIENT_LOG.scope(peer(), future),
-        }
-    } else {
-        WithClientLog::Plain { future }
+    in_client_log(client_log_peer(peer), future)
+}
+
+/// The destination of [`ClientLogLayer`] events for a request, made only when a layer exists to
+/// use it: taken before the request's future is made, when that future is to own what `peer`
+/// borrows.
+pub(crate) fn client_log_peer(peer: impl FnOnce() -> Arc<dyn Peer>) -> Option<Arc<dyn Peer>> {
+    CLIENT_LOG_WANTED.load(Ordering::Relaxed).then(peer)
+}
+
+/// Runs a request's `future` with `peer` (from [`client_log_peer`]) as the destination of
+/// [`ClientLogLayer`] events.
+pub(crate) fn in_client_log<F: Future>(peer: Option<Arc<dyn Peer>>, future: F) -> WithClientLog<F> {
+    match peer {
+        Some(peer) => WithClientLog::Scoped {
+            future: CLIENT_LOG.scope(peer, future),
+        },
+        None => WithClientLog::Plain { future },
     }
 }
 

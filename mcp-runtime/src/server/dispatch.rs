@@ -70,25 +70,24 @@ pub(crate) struct Call<'a> {
 }
 
 /// Every other request. `None` means no response is sent (the request was cancelled).
-pub(crate) fn handle_request<'a>(
-    link: &'a Arc<dyn Link>,
+///
+/// The future owns the connection and the sink, so a session can box it as it is, without a
+/// future around it that would hold them beside it (and be copied with it as it starts).
+pub(crate) fn handle_request(
+    link: Arc<dyn Link>,
     request: Request,
-    sink: &'a Sink,
+    sink: Sink,
     cancel: Arc<CancelFlag>,
-) -> Handled<'a, impl Future<Output = Option<Outgoing>> + Send + 'a> {
+) -> Handled<impl Future<Output = Option<Outgoing>> + Send> {
     if stateless::is_stateless(&request.method, &request.params) {
         let admitted = stateless::read_envelope(&request.params)
             .and_then(|envelope| envelope.version().map(|_| envelope));
         return match admitted {
             Ok(envelope) => Handled::Stateless {
-                future: Box::pin(handle_stateless(
-                    link.core(),
-                    Some(link),
-                    envelope,
-                    request,
-                    sink,
-                    cancel,
-                )),
+                future: Box::pin(async move {
+                    handle_stateless(link.core(), Some(&link), envelope, request, &sink, cancel)
+                        .await
+                }),
             },
             Err(error) => Handled::Ready {
                 reply: Some(Some(Outgoing::error(Some(&request.id), &error))),
@@ -97,32 +96,35 @@ pub(crate) fn handle_request<'a>(
     }
     let core = link.core();
     let guard = Guard::new(core, &request, false);
-    // The handler runs in the request's span, and its `tracing` events can reach its client.
-    let peer = || Arc::clone(link).peer(sink.clone());
     let registry = core.registry();
+    let version = link.negotiated().map(|(version, _)| version);
+    let transport = link.transport();
     let (span, observation) = observe(
         core,
         &Arrival {
             request: &request,
-            version: link.negotiated().map(|(version, _)| version),
+            version,
             session: link.trace_name(),
-            transport: link.transport(),
+            transport,
             peer: sink.peer(),
             registry: &registry,
         },
     );
+    let context = otel_context(observation.as_deref());
+    // The handler runs in the request's span, and its `tracing` events can reach its client.
+    let log_peer = crate::trace::client_log_peer(|| Arc::clone(&link).peer(sink.clone()));
     // Through the middleware, boxed; else the route's own future, held in place (its larger
     // branches box what they run, so it stays small).
     let routed = if core.middleware.is_some() || registry.layered {
         let origin = Origin {
             core: Arc::clone(core),
-            link: Some(Arc::clone(link)),
-            sink: sink.clone(),
+            link: Some(link),
+            sink,
             cancel: Arc::clone(&cancel),
             registry,
             envelope: None,
-            version: link.negotiated().map(|(version, _)| version),
-            transport: link.transport(),
+            version,
+            transport,
             item_stage: 0,
             route: route_layered,
         };
@@ -142,10 +144,9 @@ pub(crate) fn handle_request<'a>(
             ),
         }
     };
-    let routed = crate::trace::with_client_log(peer, routed);
-    let context = otel_context(observation.as_deref());
+    let routed = crate::trace::in_client_log(log_peer, routed);
     Handled::Served {
-        future: crate::trace::in_span(guard.run(core, cancel, routed, observation), span, context),
+        future: crate::trace::in_span(guard.run(cancel, routed, observation), span, context),
     }
 }
 
@@ -154,17 +155,17 @@ pin_project_lite::pin_project! {
     /// before, so the future holds no copy of it: only what runs, as small as it can be (a
     /// session boxes it to run it, and a box past 1 KiB is a slower allocation).
     #[project = HandledProjection]
-    pub(crate) enum Handled<'a, F> {
+    pub(crate) enum Handled<F> {
         /// In the handshake era: in the request's span, under its guard.
         Served { #[pin] future: F },
         /// A stateless request: boxed, as its future is the larger.
-        Stateless { future: Pin<Box<dyn Future<Output = Option<Outgoing>> + Send + 'a>> },
+        Stateless { future: Pin<Box<dyn Future<Output = Option<Outgoing>> + Send>> },
         /// Refused before anything ran.
         Ready { reply: Option<Option<Outgoing>> },
     }
 }
 
-impl<F: Future<Output = Option<Outgoing>>> Future for Handled<'_, F> {
+impl<F: Future<Output = Option<Outgoing>>> Future for Handled<F> {
     type Output = Option<Outgoing>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Option<Outgoing>> {
@@ -245,7 +246,7 @@ async fn route_unboxed(request: McpRequest) -> Answer {
         envelope,
         ..
     } = origin;
-    match (envelope, &link) {
+    match (envelope, link) {
         (Some(envelope), link) => {
             route_stateless(
                 &core,
@@ -259,7 +260,7 @@ async fn route_unboxed(request: McpRequest) -> Answer {
             )
             .await
         }
-        (None, Some(link)) => route(link, request, &sink, cancel, registry, extensions).await,
+        (None, Some(link)) => route(link, request, sink, cancel, registry, extensions).await,
         // Handshake-era requests always have their connection.
         (None, None) => Answer::error(Some(&request.id), ErrorObject::internal("internal error")),
     }
@@ -329,7 +330,7 @@ pub(crate) fn handle_stateless<'a>(
         };
         let routed = crate::trace::with_client_log(peer, routed);
         let context = otel_context(observation.as_deref());
-        crate::trace::in_span(guard.run(core, cancel, routed, observation), span, context).await
+        crate::trace::in_span(guard.run(cancel, routed, observation), span, context).await
     }
 }
 
@@ -339,11 +340,13 @@ struct Guard {
     id: RequestId,
     /// The limit, and the tool's name for a `tools/call`.
     timeout: Option<(std::time::Duration, Option<String>)>,
-    stateless: bool,
+    /// For a stateless request under a handler timeout: the server, whose result stamps a
+    /// timed-out tool's result carries.
+    stamps: Option<Arc<Core>>,
 }
 
 impl Guard {
-    fn new(core: &Core, request: &Request, stateless: bool) -> Self {
+    fn new(core: &Arc<Core>, request: &Request, stateless: bool) -> Self {
         let timeout = core.options.handler_timeout.map(|limit| {
             let tool = match (request.method.as_ref(), request.params.get("name")) {
                 ("tools/call", Some(Value::String(name))) => Some(name.clone()),
@@ -351,26 +354,26 @@ impl Guard {
             };
             (limit, tool)
         });
+        let stamps = (stateless && timeout.is_some()).then(|| Arc::clone(core));
         Self {
             id: request.id.clone(),
             timeout,
-            stateless,
+            stamps,
         }
     }
 
     /// Runs the routed request under the guard (see [`Guarded`]).
     fn run<F: Future<Output = Answer>>(
         self,
-        core: &Core,
         cancel: Arc<CancelFlag>,
         routed: F,
         observation: Option<Box<dyn Observation>>,
-    ) -> Guarded<'_, F> {
+    ) -> Guarded<F> {
         Guarded {
             routed,
+            started: None,
             deadline: None,
             guard: self,
-            core,
             cancel,
             observation,
         }
@@ -378,7 +381,7 @@ impl Guard {
 
     /// The answer of a handler stopped at the handler timeout: a tool error (`tools/call`) or
     /// -32603.
-    fn timed_out(&self, core: &Core, cancel: &CancelFlag, limit: std::time::Duration) -> Answer {
+    fn timed_out(&self, cancel: &CancelFlag, limit: std::time::Duration) -> Answer {
         let id = &self.id;
         // Dropping the future stops the handler (it is dropped as the answer goes out); work
         // it handed to other tasks sees the flag.
@@ -390,7 +393,7 @@ impl Guard {
                 let result = CallToolResult::error(format!("tool `{tool}` {message}"));
                 match result_value(&result) {
                     Ok(mut value) => {
-                        if self.stateless {
+                        if let Some(core) = &self.stamps {
                             value = core.stamps().for_method("tools/call").apply(value);
                         }
                         Answer::tool(encode_response(id, &value), true)
@@ -409,44 +412,44 @@ pin_project_lite::pin_project! {
     /// observation hears how it ended. (Written out rather than as `async fn`s: every request's
     /// future holds this one, and an `async fn` keeps its arguments and locals side by side,
     /// some 500 bytes more to allocate and copy for each request.)
-    struct Guarded<'a, F> {
+    struct Guarded<F> {
         #[pin]
         routed: F,
-        // The handler timeout's sleep, started at the first poll.
-        #[pin]
-        deadline: Option<tokio::time::Sleep>,
+        // Under a handler timeout: when the handler was first polled, and once it has had to
+        // wait, the sleep to that instant plus the limit (boxed: most handlers never wait, and
+        // a `Sleep` held in place would make every request's future 100 bytes larger).
+        started: Option<tokio::time::Instant>,
+        deadline: Option<Pin<Box<tokio::time::Sleep>>>,
         guard: Guard,
-        core: &'a Core,
         cancel: Arc<CancelFlag>,
         observation: Option<Box<dyn Observation>>,
     }
 }
 
-impl<F: Future<Output = Answer>> Future for Guarded<'_, F> {
+impl<F: Future<Output = Answer>> Future for Guarded<F> {
     type Output = Option<Outgoing>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Option<Outgoing>> {
-        let mut this = self.project();
+        let this = self.project();
         let limit = this.guard.timeout.as_ref().map(|(limit, _)| *limit);
-        if let Some(limit) = limit
-            && this.deadline.is_none()
-        {
-            this.deadline.set(Some(tokio::time::sleep(limit)));
+        if limit.is_some() && this.started.is_none() {
+            *this.started = Some(tokio::time::Instant::now());
         }
-        let routed = this.routed.as_mut();
+        let routed = this.routed;
         let answer = match std::panic::catch_unwind(AssertUnwindSafe(|| routed.poll(cx))) {
             Ok(Poll::Ready(answer)) => answer,
             // As `tokio::time::timeout`: the handler first, then its deadline.
             Ok(Poll::Pending) => {
-                let expired = this
+                let Some((limit, started)) = limit.zip(*this.started) else {
+                    return Poll::Pending;
+                };
+                let deadline = this
                     .deadline
-                    .as_mut()
-                    .as_pin_mut()
-                    .is_some_and(|deadline| deadline.poll(cx).is_ready());
-                match limit {
-                    Some(limit) if expired => this.guard.timed_out(this.core, this.cancel, limit),
-                    _ => return Poll::Pending,
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(started + limit)));
+                if deadline.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
                 }
+                this.guard.timed_out(this.cancel, limit)
             }
             Err(panic) => {
                 let id = &this.guard.id;
@@ -597,15 +600,17 @@ impl Drop for GiveUp<'_> {
 /// `async fn`'s future holds its arguments twice, as its own and as its body's, and every
 /// request's future is moved as it starts.)
 #[allow(clippy::manual_async_fn)]
-fn route<'a>(
-    link: &'a Arc<dyn Link>,
+fn route(
+    link: Arc<dyn Link>,
     request: Request,
-    sink: &'a Sink,
+    sink: Sink,
     cancel: Arc<CancelFlag>,
     registry: Arc<Registry>,
     extensions: Extensions,
-) -> impl Future<Output = Answer> + 'a {
+) -> impl Future<Output = Answer> {
     async move {
+        let link = &link;
+        let sink = &sink;
         let Some(method) = Method::parse(&request.method).filter(|m| m.in_handshake_era()) else {
             // Unknown in the handshake era, `subscriptions/listen` included.
             return Answer::error(

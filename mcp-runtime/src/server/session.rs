@@ -468,8 +468,13 @@ impl Session {
                     }
                     Ok(Message::Request(request)) => {
                         let cancel = Arc::new(CancelFlag::default());
-                        let reply =
-                            super::dispatch::handle_request(&link, request, &sink, cancel).await;
+                        let reply = super::dispatch::handle_request(
+                            Arc::clone(&link),
+                            request,
+                            sink.clone(),
+                            cancel,
+                        )
+                        .await;
                         replies.extend(reply.and_then(Outgoing::into_bytes));
                     }
                     Ok(Message::Notification(note)) => {
@@ -534,20 +539,18 @@ impl Session {
         let id = request.id.clone();
         let cancel = Arc::new(CancelFlag::default());
         let flag = Arc::clone(&cancel);
-        let session = Arc::clone(self);
-        let reply_to = sink.clone();
-        // The answer comes out with the sink it goes on, for the task to send it when the
-        // request had to wait.
-        let mut task: BoxFuture<(Option<Outgoing>, Sink)> = Box::pin(async move {
-            let reply =
-                super::dispatch::handle_request(&session.link(), request, &reply_to, cancel).await;
-            (reply, reply_to)
-        });
+        // The request's own future, boxed as it is: it owns what it needs.
+        let mut task = Box::pin(super::dispatch::handle_request(
+            self.link(),
+            request,
+            sink.clone(),
+            cancel,
+        ));
         // Most handlers finish without waiting for anything: run it once right here, and give
         // it a task of its own only when it has to wait. (The task polls it again at once, so
         // the no-op waker of this first poll is never relied on.)
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if let std::task::Poll::Ready((reply, _)) = task.as_mut().poll(&mut cx) {
+        if let std::task::Poll::Ready(reply) = task.as_mut().poll(&mut cx) {
             return reply;
         }
         // It waits: registered under its id, so `notifications/cancelled` (or a duplicate id)
@@ -557,10 +560,11 @@ impl Session {
         // that it finds its entry when it ends, however soon.
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         let session = Arc::clone(self);
+        let reply_to = sink.clone();
         let mine = Arc::clone(&flag);
         let key = id.clone();
         let handle = tokio::spawn(async move {
-            let (reply, reply_to) = task.await;
+            let reply = task.await;
             // Removing the entry before sending means a cancellation that arrives now finds
             // nothing to cancel, and the response goes out. (A cancelled request's entry is gone
             // already, and a later request may reuse its id.)
@@ -603,9 +607,9 @@ impl Session {
         let id = request.id.clone();
         let cancel = Arc::new(CancelFlag::default());
         let reply = now_or_never(super::dispatch::handle_request(
-            &self.link(),
+            self.link(),
             request,
-            sink,
+            sink.clone(),
             cancel,
         ));
         reply.unwrap_or_else(|| {
