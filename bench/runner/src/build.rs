@@ -50,21 +50,30 @@ fn run_cargo(dir: &Path, args: &[&str], target_dir: Option<&Path>) -> Result<f64
     Ok(elapsed)
 }
 
-/// Builds every server in release mode, each on its own (`-p`), so no server's features
-/// leak into another's dependencies, and bench-layers (issue 28's rows). Returns the binaries.
-pub fn build_all(dir: &Path, no_build: bool) -> Result<BTreeMap<&'static str, PathBuf>, String> {
+/// Builds every server in `profile`, each on its own (`-p`), so no server's features leak
+/// into another's dependencies, and bench-layers (issue 28's rows). Returns the binaries.
+pub fn build_all(
+    dir: &Path,
+    profile: &str,
+    no_build: bool,
+) -> Result<BTreeMap<&'static str, PathBuf>, String> {
     let mut binaries = BTreeMap::new();
+    let target = dir.join("target").join(profile);
     for (name, package) in SERVERS.iter().chain([&crate::LAYERS]) {
         if !no_build {
-            run_cargo(dir, &["build", "--release", "-p", package], None)?;
+            run_cargo(dir, &["build", "--profile", profile, "-p", package], None)?;
         }
-        binaries.insert(*name, dir.join("target/release").join(package));
+        binaries.insert(*name, target.join(package));
     }
     // The gateway rows' server (issue 29): not one of the three compared, so no build rows.
     if !no_build {
-        run_cargo(dir, &["build", "--release", "-p", "bench-gateway"], None)?;
+        run_cargo(
+            dir,
+            &["build", "--profile", profile, "-p", "bench-gateway"],
+            None,
+        )?;
     }
-    binaries.insert("gateway", dir.join("target/release/bench-gateway"));
+    binaries.insert("gateway", target.join("bench-gateway"));
     Ok(binaries)
 }
 

@@ -45,8 +45,12 @@ pub struct Config {
     pub build_rows_only: bool,
     /// Rounds of the first example's clean builds (3, `--quick` 1, `--clean-build-reps N`).
     pub clean_build_reps: usize,
-    /// Use the binaries already in `bench/target/release` (`--no-build`, for A/B runs).
+    /// Use the binaries already in `bench/target/<profile>` (`--no-build`, for A/B runs).
     pub no_build: bool,
+    /// The cargo profile the servers are built with: `production` (the workspace's release
+    /// profile with fat LTO and one codegen unit, as a deployment builds), or `release`
+    /// (`--profile release`, cargo's default one). The build-time rows always time `release`.
+    pub profile: String,
     /// The servers to drive (all three unless `--servers` names some).
     pub servers: Vec<String>,
     pub stdio_sequential_calls: usize,
@@ -73,11 +77,20 @@ impl Config {
         let mut build_rows_only = false;
         let mut clean_build_reps = None;
         let mut no_build = false;
+        let mut profile = "production".to_owned();
         let mut servers: Vec<String> = SERVERS.iter().map(|(s, _)| (*s).to_owned()).collect();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => quick = true,
                 "--no-build" => no_build = true,
+                "--profile" => {
+                    profile = args.next().ok_or("`--profile` needs a profile name")?;
+                    if !matches!(profile.as_str(), "production" | "release") {
+                        return Err(format!(
+                            "unknown profile `{profile}`; expected production or release"
+                        ));
+                    }
+                }
                 "--reps" => {
                     let n = args.next().ok_or("`--reps` needs a number")?;
                     reps = Some(n.parse().map_err(|_| format!("bad `--reps` {n}"))?);
@@ -106,7 +119,7 @@ impl Config {
                 }
                 other => {
                     return Err(format!(
-                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`, `--no-build`, `--build-rows-only`, `--clean-build-reps N`"
+                        "unknown argument `{other}`; expected `--quick`, `--reps N`, `--no-build-times`, `--full-clean-build`, `--servers LIST`, `--no-build`, `--profile production|release`, `--build-rows-only`, `--clean-build-reps N`"
                     ));
                 }
             }
@@ -121,6 +134,7 @@ impl Config {
             build_rows_only,
             clean_build_reps: clean_build_reps.unwrap_or(if quick { 1 } else { 3 }).max(1),
             no_build,
+            profile,
             servers,
             stdio_sequential_calls: 20_000 / scale,
             stdio_pipelined_calls: 100_000 / scale,
@@ -437,8 +451,8 @@ async fn main() {
     if config.build_rows_only {
         std::process::exit(build_rows_only(&dir, &config));
     }
-    eprintln!("building the servers (release)...");
-    let binaries = match build::build_all(&dir, config.no_build) {
+    eprintln!("building the servers (profile {})...", config.profile);
+    let binaries = match build::build_all(&dir, &config.profile, config.no_build) {
         Ok(binaries) => binaries,
         Err(message) => {
             eprintln!("bench-runner: {message}");

@@ -486,6 +486,16 @@ impl Results {
         }
         let _ = writeln!(
             out,
+            "- servers built with profile: `{}`{}",
+            self.config.profile,
+            if self.config.profile == "production" {
+                " (release with `lto = \"fat\"`, `codegen-units = 1`; build rows: `release`)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            out,
             "- mode: {}\n",
             if self.config.quick { "--quick" } else { "full" }
         );
