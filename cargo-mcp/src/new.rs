@@ -216,6 +216,13 @@ tracing-subscriber = {{ version = "0.3", features = ["env-filter"] }}
 [dev-dependencies]
 mcp-runtime = {testing}
 serde_json = "1"
+
+# `cargo build --profile production` (or `cargo mcp install --profile production`): the release
+# build with whole-program optimization, slower to build and faster to serve.
+[profile.production]
+inherits = "release"
+lto = "fat"
+codegen-units = 1
 "#
     );
     let serve = if http {
@@ -372,6 +379,20 @@ mod tests {
         );
         let version = env!("CARGO_PKG_VERSION");
         assert_eq!(Source::Registry.dependency(&[]), format!("\"{version}\""));
+    }
+
+    #[test]
+    fn the_manifest_has_a_production_profile_built_on_release() {
+        let files = files("weather", &Source::Registry, false, false);
+        let (_, manifest) = files
+            .iter()
+            .find(|(path, _)| *path == "Cargo.toml")
+            .expect("a manifest");
+        let manifest: toml_edit::DocumentMut = manifest.parse().expect("valid TOML");
+        let production = &manifest["profile"]["production"];
+        assert_eq!(production["inherits"].as_str(), Some("release"));
+        assert_eq!(production["lto"].as_str(), Some("fat"));
+        assert_eq!(production["codegen-units"].as_integer(), Some(1));
     }
 
     #[test]
