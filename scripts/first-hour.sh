@@ -11,7 +11,8 @@
 #    collide) found through the "listening on" line and called over HTTP; a tool whose result
 #    type derives `Serialize` and `JsonSchema` (the serde and schemars lines);
 # 3. only stdio: guide/recipes/stdio-only's lines with the same server and test; `cargo test`,
-#    and `cargo tree -e normal,dev` without axum or hyper;
+#    and `cargo tree -e normal,dev` without axum or hyper; then the deployment chapter's
+#    `production` profile (guide/recipes/production) appended, built and driven over stdio;
 # 4. the middleware chapter's server as written (guide/recipes/middleware): a search past its
 #    deadline is a tool error, and calls past the rate limit's burst are refused with
 #    `retryAfterMs`.
@@ -197,6 +198,12 @@ fi
 echo "   cargo tree -e normal,dev: $(wc -l <<<"$tree") lines, no axum or hyper"
 cargo build --quiet
 drive "$CARGO_TARGET_DIR/debug/stdio-server" add '{"a": 2, "b": 3}' 5
+# The build the deployment chapter recommends: its profile appended, built, and served.
+echo "   the deployment chapter's profile (guide/recipes/production): cargo build --profile production"
+printf '\n' >> Cargo.toml
+cat "$recipes/production/Cargo.toml.add" >> Cargo.toml
+cargo build --quiet --profile production
+drive "$CARGO_TARGET_DIR/production/stdio-server" add '{"a": 2, "b": 3}' 5
 
 echo "== 4. the middleware chapter's server: guide/recipes/middleware"
 new_crate search-server "$recipes/middleware/Cargo.toml.add"
