@@ -393,6 +393,15 @@ mod tests {
         assert_eq!(production["inherits"].as_str(), Some("release"));
         assert_eq!(production["lto"].as_str(), Some("fat"));
         assert_eq!(production["codegen-units"].as_integer(), Some(1));
+        // The same lines the guide includes and first-hour builds (a copy, as a packaged crate
+        // cannot include a file outside it): the two may not drift apart.
+        let recipe = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../guide/recipes/production/Cargo.toml.add");
+        let recipe = std::fs::read_to_string(&recipe).expect("the guide's production recipe");
+        assert!(
+            manifest.to_string().contains(&recipe),
+            "the template's profile is not the guide's:\n{recipe}"
+        );
     }
 
     #[test]
