@@ -67,19 +67,21 @@ impl Method {
     }
 
     /// The method a request names; `None` for one no revision of this server knows.
+    ///
+    /// The arms are tried in turn, so the methods most requests name come first.
     pub(crate) fn parse(method: &str) -> Option<Self> {
         Some(match method {
+            "tools/call" => Self::ToolsCall,
+            "resources/read" => Self::ResourcesRead,
+            "prompts/get" => Self::PromptsGet,
             "initialize" => Self::Initialize,
             "ping" => Self::Ping,
             "tools/list" => Self::ToolsList,
-            "tools/call" => Self::ToolsCall,
             "resources/list" => Self::ResourcesList,
             "resources/templates/list" => Self::ResourcesTemplatesList,
-            "resources/read" => Self::ResourcesRead,
             "resources/subscribe" => Self::ResourcesSubscribe,
             "resources/unsubscribe" => Self::ResourcesUnsubscribe,
             "prompts/list" => Self::PromptsList,
-            "prompts/get" => Self::PromptsGet,
             "completion/complete" => Self::CompletionComplete,
             "logging/setLevel" => Self::LoggingSetLevel,
             "server/discover" => Self::ServerDiscover,

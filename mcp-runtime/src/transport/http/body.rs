@@ -67,6 +67,9 @@ pub(super) const CONTROL_LARGEST: usize =
 pub(super) struct ReadBody {
     bytes: Bytes,
     charge: Held,
+    /// Bytes of the body not charged yet: a body that came whole in one chunk is charged with
+    /// what parsing it builds, in one step (see [`ReadBody::parse`]).
+    uncharged: usize,
 }
 
 /// What a request holds, and where from.
@@ -109,20 +112,27 @@ impl ReadBody {
         max_depth: usize,
         parse: impl FnOnce(&Scanned<'_>) -> Result<T, ErrorObject>,
     ) -> Result<(T, Held), Response> {
-        let Self { bytes, mut charge } = self;
+        let Self {
+            bytes,
+            mut charge,
+            uncharged,
+        } = self;
         let bad =
             |error: ErrorObject| json_response(StatusCode::BAD_REQUEST, encode_error(None, &error));
         // One pass over the text: its nesting, and what parsing it builds.
         let scanned = scan(&bytes, max_depth).map_err(bad)?;
         let cost = scanned.cost;
-        if !charge.charge.grow(cost.peak) {
+        if !charge.charge.grow(uncharged.saturating_add(cost.peak)) {
             if charge.reserve {
                 return Err(charge.refusal());
             }
-            let needs = charge.charge.bytes().saturating_add(cost.peak);
+            let needs = (charge.charge.bytes())
+                .saturating_add(uncharged)
+                .saturating_add(cost.peak);
             let cap = charge.charge.cap();
             // A small message may still go on on the reserve, if it holds nothing once handled.
             let never = (needs > cap).then_some((needs, cap));
+            // The reserve charges the text it takes over; only what parsing builds is left.
             charge = reserve(state, client, bytes.len(), never)?;
             if !charge.charge.grow(cost.peak) {
                 return Err(charge.refusal());
@@ -212,6 +222,7 @@ async fn read_body<B: HttpBody<Data = Bytes>>(
     // Counted as chunks arrive, each once (`rest` holds a copy of `first` once a second chunk
     // comes, so adding their lengths would count the first chunk twice).
     let mut length = 0usize;
+    let mut uncharged = 0usize;
     while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         let Ok(frame) = frame else {
             return Err(error_response(
@@ -226,6 +237,13 @@ async fn read_body<B: HttpBody<Data = Bytes>>(
         length = length.saturating_add(chunk.len());
         if length > max {
             return Err(too_large());
+        }
+        // A body whole in its first chunk (most are) waits for nothing more: its bytes are
+        // charged with what parsing them builds, in one step, right after.
+        if first.is_none() && body.is_end_stream() {
+            uncharged = chunk.len();
+            first = Some(chunk);
+            break;
         }
         if !held.charge.grow(chunk.len()) {
             if held.reserve {
@@ -257,6 +275,7 @@ async fn read_body<B: HttpBody<Data = Bytes>>(
     Ok(ReadBody {
         bytes,
         charge: held,
+        uncharged,
     })
 }
 
