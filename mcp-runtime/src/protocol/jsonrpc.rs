@@ -233,16 +233,19 @@ impl ErrorObject {
     }
 
     /// -32700: the input is not valid JSON.
+    #[cold]
     pub fn parse_error(detail: impl fmt::Display) -> Self {
         Self::new(error_codes::PARSE_ERROR, format!("parse error: {detail}"))
     }
 
     /// -32600: not a valid request.
+    #[cold]
     pub fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(error_codes::INVALID_REQUEST, message)
     }
 
     /// -32601: no such method (or its capability is not advertised).
+    #[cold]
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             error_codes::METHOD_NOT_FOUND,
@@ -251,11 +254,13 @@ impl ErrorObject {
     }
 
     /// -32602: invalid params.
+    #[cold]
     pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(error_codes::INVALID_PARAMS, message)
     }
 
     /// -32603: the server failed. The message must not carry internal detail.
+    #[cold]
     pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(error_codes::INTERNAL_ERROR, message)
     }
@@ -691,6 +696,7 @@ impl Message {
     }
 }
 
+#[cold]
 fn invalid(id: Option<RequestId>, message: &'static str) -> Box<InvalidMessage> {
     Box::new(InvalidMessage {
         id,

@@ -20,6 +20,7 @@ use crate::server::{Charge, Client, HttpOptions, REQUEST_OVERHEAD};
 
 /// 503 with `Retry-After` and -32024 (`Unavailable`): the request budget (or the client's share
 /// of it) has no room now.
+#[cold]
 fn busy() -> Response {
     tracing::warn!("HTTP requests in flight are at their budget: a request gets 503");
     let error = ErrorObject::unavailable(
@@ -35,6 +36,7 @@ fn busy() -> Response {
 
 /// 413 for a request that would hold more than its client may, however long it waited: its
 /// text, or (its JSON values costing far more than their text) what parsing it builds.
+#[cold]
 fn never_fits(needs: usize, cap: usize) -> Response {
     tracing::warn!(
         needs,
@@ -89,6 +91,7 @@ impl Held {
 
     /// The answer to a message on the reserve that would hold something: 413 when it could
     /// never fit its client's share of the request budget, else 503 (try again).
+    #[cold]
     pub(super) fn refusal(&self) -> Response {
         match self.never_fits {
             Some((needs, cap)) => never_fits(needs, cap),
@@ -169,6 +172,7 @@ pub(super) async fn read_post_body<B: HttpBody<Data = Bytes>>(
 }
 
 /// 408 for a body not sent within the body-read timeout; the connection is closed.
+#[cold]
 fn body_timeout(options: &HttpOptions) -> Response {
     tracing::warn!(timeout = ?options.body_read_timeout, "a request body was not sent in time");
     let mut response = error_response(
@@ -282,6 +286,7 @@ async fn read_body<B: HttpBody<Data = Bytes>>(
 /// A body of `length` bytes so far moved to the reserve (`never` when it could never fit
 /// the request budget): refused (413 or 503, see [`Held::refusal`]) when it is too long for the
 /// reserve or the reserve (or the client's share of it) is full too.
+#[cold]
 fn reserve(
     state: &HttpState,
     client: Option<&Arc<Client>>,

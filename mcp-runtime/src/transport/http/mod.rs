@@ -701,6 +701,7 @@ impl HttpState {
 
 /// A refusal as an HTTP response whose JSON-RPC error has `"id": null`: for what is refused
 /// before its body is read (or has no request in it: GET, DELETE).
+#[cold]
 fn error_response(status: StatusCode, message: &str) -> Response {
     error_response_to(None, status, message)
 }
@@ -708,6 +709,7 @@ fn error_response(status: StatusCode, message: &str) -> Response {
 /// A refusal as an HTTP response whose JSON-RPC error answers `id` (`null` when `None`): for what
 /// is refused once the body was read and its request's id is known. The code follows the status
 /// (-32001 for 404, the session not found; -32000 otherwise).
+#[cold]
 fn error_response_to(id: Option<&RequestId>, status: StatusCode, message: &str) -> Response {
     let code = match status {
         StatusCode::NOT_FOUND => -32001,
@@ -717,6 +719,7 @@ fn error_response_to(id: Option<&RequestId>, status: StatusCode, message: &str) 
 }
 
 /// A JSON-RPC error with its code, answering `id` (`null` when `None`), as an HTTP response.
+#[cold]
 fn error_response_code(
     id: Option<&RequestId>,
     status: StatusCode,

@@ -925,6 +925,7 @@ fn evict_for(
 }
 
 /// The answer to a POST whose requests find the session's window full.
+#[cold]
 fn window_full(ids: &[RequestId], batch: bool, error: &ErrorObject) -> Response {
     let mut errors: Vec<Vec<u8>> = ids.iter().map(|id| encode_error(Some(id), error)).collect();
     let body = if batch {
