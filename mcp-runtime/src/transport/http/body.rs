@@ -1,5 +1,6 @@
 //! A POST's body, read within its client's share of the request budget: charged chunk by chunk
-//! as it arrives (a declared `Content-Length` holds nothing until its bytes come), then, before
+//! as it arrives (a declared `Content-Length` holds nothing until its bytes come; a body that is
+//! whole in its first chunk, as most are, is charged together with its parse cost), then, before
 //! it is parsed, charged what parsing it will build ([`ParseCost`](crate::protocol::ParseCost), an upper bound from one scan
 //! of the text); once parsed, only what the parsed message holds stays charged, until the
 //! request ends. A body that finds the budget (or its client's share) full may go on on a small
@@ -189,7 +190,9 @@ fn body_timeout(options: &HttpOptions) -> Response {
 /// before reading anything, a longer body as soon as the bytes read pass it. Each chunk is
 /// charged as it arrives (a declared length holds nothing until it is sent), to the client's
 /// share of the request budget; when that has no room, a body small enough for the reserve
-/// goes on there, for a message that holds nothing once handled.
+/// goes on there, for a message that holds nothing once handled. A body whole in its first
+/// chunk waits for nothing while it is held: it is left to [`ReadBody::parse`] to charge with
+/// what parsing it builds, in one step, before anything is built.
 async fn read_body<B: HttpBody<Data = Bytes>>(
     body: B,
     state: &HttpState,
