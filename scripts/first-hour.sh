@@ -12,7 +12,7 @@
 #    type derives `Serialize` and `JsonSchema` (the serde and schemars lines);
 # 3. only stdio: guide/recipes/stdio-only's lines with the same server and test; `cargo test`,
 #    and `cargo tree -e normal,dev` without axum or hyper; then the deployment chapter's
-#    `production` profile (guide/recipes/production) appended, built and driven over stdio;
+#    `production` profile (cargo-mcp/src/production.toml, what `cargo mcp new` writes) appended, built and driven over stdio;
 # 4. the middleware chapter's server as written (guide/recipes/middleware): a search past its
 #    deadline is a tool error, and calls past the rate limit's burst are refused with
 #    `retryAfterMs`.
@@ -199,9 +199,9 @@ echo "   cargo tree -e normal,dev: $(wc -l <<<"$tree") lines, no axum or hyper"
 cargo build --quiet
 drive "$CARGO_TARGET_DIR/debug/stdio-server" add '{"a": 2, "b": 3}' 5
 # The build the deployment chapter recommends: its profile appended, built, and served.
-echo "   the deployment chapter's profile (guide/recipes/production): cargo build --profile production"
+echo "   the deployment chapter's profile (cargo-mcp/src/production.toml): cargo build --profile production"
 printf '\n' >> Cargo.toml
-cat "$recipes/production/Cargo.toml.add" >> Cargo.toml
+cat "$root/cargo-mcp/src/production.toml" >> Cargo.toml
 cargo build --quiet --profile production
 drive "$CARGO_TARGET_DIR/production/stdio-server" add '{"a": 2, "b": 3}' 5
 

@@ -193,6 +193,10 @@ pub(crate) fn run(args: &NewArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `production` profile a new crate gets: the one file the guide's Deployment and
+/// Performance chapters include and `scripts/first-hour.sh` builds.
+const PRODUCTION: &str = include_str!("production.toml");
+
 /// The files of the new crate, by path.
 fn files(name: &str, source: &Source, http: bool, tasks: bool) -> Vec<(&'static str, String)> {
     let runtime = source.dependency(&[]);
@@ -217,13 +221,7 @@ tracing-subscriber = {{ version = "0.3", features = ["env-filter"] }}
 mcp-runtime = {testing}
 serde_json = "1"
 
-# `cargo build --profile production` (or `cargo mcp install --profile production`): the release
-# build with whole-program optimization, slower to build and faster to serve.
-[profile.production]
-inherits = "release"
-lto = "fat"
-codegen-units = 1
-"#
+{PRODUCTION}"#
     );
     let serve = if http {
         r#"    // `--port PORT` (8000 by default); `cargo mcp dev` serves it over stdio to its own
@@ -393,15 +391,15 @@ mod tests {
         assert_eq!(production["inherits"].as_str(), Some("release"));
         assert_eq!(production["lto"].as_str(), Some("fat"));
         assert_eq!(production["codegen-units"].as_integer(), Some(1));
-        // The same lines the guide includes and first-hour builds (a copy, as a packaged crate
-        // cannot include a file outside it): the two may not drift apart.
-        let recipe = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../guide/recipes/production/Cargo.toml.add");
-        let recipe = std::fs::read_to_string(&recipe).expect("the guide's production recipe");
-        assert!(
-            manifest.to_string().contains(&recipe),
-            "the template's profile is not the guide's:\n{recipe}"
-        );
+        // The guide shows the profile the template writes: its chapters include that very file.
+        let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guide/src");
+        for chapter in ["deployment.md", "performance.md"] {
+            let text = std::fs::read_to_string(guide.join(chapter)).expect("the guide's chapter");
+            assert!(
+                text.contains("{{#include ../../cargo-mcp/src/production.toml}}"),
+                "guide/src/{chapter} does not include the profile `cargo mcp new` writes"
+            );
+        }
     }
 
     #[test]
