@@ -12,6 +12,7 @@
 #   --build-rows-only   only the clean builds of the README's first example (ours with
 #                       default features, ours stdio-only, rmcp), merged into the results
 #   --clean-build-reps N  rounds of those clean builds (default 3, quick 1)
+#   --render            measure nothing: write results.md again from results.json
 set -eu
 cd "$(dirname "$0")"
 cargo build --release --quiet -p bench-runner

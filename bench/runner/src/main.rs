@@ -33,7 +33,7 @@ pub const SERVERS: [(&str, &str); 3] = [
 ];
 
 /// How much load each scenario sends. Every loop stops at its count or its time cap.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     pub quick: bool,
     pub reps: usize,
@@ -439,6 +439,20 @@ async fn main() {
     // that runs the server under `valgrind --tool=callgrind`, say) and loads it the same way.
     if args.first().map(String::as_str) == Some("--drive-stdio") {
         std::process::exit(drive_stdio(&args[1..]).await);
+    }
+    // `bench-runner --render` writes `results.md` again from `results.json` (after a change to
+    // the tables or checks), without measuring anything.
+    if args.first().map(String::as_str) == Some("--render") {
+        match report::Results::render(&bench_dir()) {
+            Ok(markdown) => {
+                print!("{markdown}");
+                std::process::exit(0);
+            }
+            Err(message) => {
+                eprintln!("bench-runner: {message}");
+                std::process::exit(1);
+            }
+        }
     }
     let config = match Config::from_args() {
         Ok(config) => config,

@@ -209,7 +209,7 @@ pub struct Results {
     runs: Vec<(String, usize, Metrics)>,
     /// Figures measured outside the repetitions (sizes, build times): every sample.
     samples: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
-    environment: BTreeMap<&'static str, String>,
+    environment: BTreeMap<String, String>,
     /// Clean-build samples of the first example (issue 13), by row (`build::FIRST_EXAMPLE`).
     first_example: BTreeMap<String, Vec<f64>>,
 }
@@ -220,6 +220,9 @@ const FIRST_EXAMPLE_HEADING: &str = "## Clean build of the first example (2 core
 
 /// The key of the first example's figures in `results.json`.
 const FIRST_EXAMPLE_KEY: &str = "first_example_clean_build";
+
+/// Issue 41's bound on the request path's throughput over the bare loops'.
+const FLOOR: f64 = 0.9;
 
 /// Issue 13's targets: (row, bound on its median over rmcp's).
 const FIRST_EXAMPLE_TARGETS: [(&str, f64); 2] = [("ours-stdio", 0.6), ("ours-default", 1.0)];
@@ -235,11 +238,15 @@ fn shell(command: &str, args: &[&str]) -> String {
 impl Results {
     pub fn new(config: Config) -> Self {
         let mut environment = BTreeMap::new();
-        environment.insert("date", shell("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"]));
-        environment.insert("cpus", shell("nproc", &[]));
-        environment.insert("rustc", shell("rustc", &["-V"]));
-        environment.insert("commit", shell("git", &["rev-parse", "--short", "HEAD"]));
-        environment.insert("loadavg_start", loadavg());
+        for (key, value) in [
+            ("date", shell("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])),
+            ("cpus", shell("nproc", &[])),
+            ("rustc", shell("rustc", &["-V"])),
+            ("commit", shell("git", &["rev-parse", "--short", "HEAD"])),
+            ("loadavg_start", loadavg()),
+        ] {
+            environment.insert(key.to_owned(), value);
+        }
         Self {
             config,
             runs: Vec::new(),
@@ -295,7 +302,7 @@ impl Results {
         if self.first_example.is_empty() {
             return out;
         }
-        let environment = |key| self.environment.get(key).map_or("", String::as_str);
+        let environment = |key: &str| self.environment.get(key).map_or("", String::as_str);
         let _ = writeln!(
             out,
             "{FIRST_EXAMPLE_HEADING}
@@ -368,7 +375,7 @@ impl Results {
     /// `results.json` of `dir`, replacing an older one and keeping every other figure (the
     /// full run's). Returns the section.
     pub fn merge_first_example(&mut self, dir: &Path) -> std::io::Result<String> {
-        self.environment.insert("loadavg_end", loadavg());
+        self.environment.insert("loadavg_end".to_owned(), loadavg());
         let section = self.first_example_markdown();
         let markdown_path = dir.join("results.md");
         let mut markdown = std::fs::read_to_string(&markdown_path)
@@ -418,6 +425,47 @@ impl Results {
 
     fn ratio(&self, metric: &str, other: &str) -> f64 {
         self.median("ours", metric) / self.median(other, metric)
+    }
+
+    /// Ours over `other` in each repetition that measured both (the servers of a repetition
+    /// run one after another, so each pair shares the machine's state of that moment).
+    fn paired(&self, metric: &str, other: &str) -> Vec<f64> {
+        let of = |server: &str, rep: usize| {
+            self.runs
+                .iter()
+                .find(|(s, r, _)| s == server && *r == rep)
+                .and_then(|(_, _, m)| m.get(metric).copied())
+        };
+        let mut reps: Vec<usize> = self.runs.iter().map(|(_, rep, _)| *rep).collect();
+        reps.sort_unstable();
+        reps.dedup();
+        reps.into_iter()
+            .filter_map(|rep| Some(of("ours", rep)? / of(other, rep)?))
+            .collect()
+    }
+
+    /// The request path's throughput against the bare loops (issue 41): (what, ratio of the
+    /// medians, median of the paired repetitions, met: both at least the bound).
+    fn floor_targets(&self) -> Vec<(String, f64, f64, bool)> {
+        [
+            ("stdio tools/call, 64 in flight", "stdio_pipe64_per_s"),
+            ("HTTP tools/call, 32 connections", "http_32conn_per_s"),
+            ("HTTP tools/call, 1 connection", "http_1conn_per_s"),
+        ]
+        .into_iter()
+        .map(|(what, metric)| {
+            let of_medians = self.ratio(metric, "bare");
+            let paired = median(&self.paired(metric, "bare"));
+            let met = of_medians >= FLOOR && paired >= FLOOR;
+            (
+                format!("{what}: ours/bare ≥ {FLOOR}"),
+                of_medians,
+                paired,
+                met,
+            )
+        })
+        .filter(|(_, of_medians, paired, _)| !of_medians.is_nan() && !paired.is_nan())
+        .collect()
     }
 
     /// The target checks of issue 8: (what, ratio, pass).
@@ -533,6 +581,23 @@ impl Results {
                 ratio(value),
                 if pass { "yes" } else { "**no**" }
             );
+        }
+        let floor = self.floor_targets();
+        if !floor.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n| target (issue 41) | ratio of the medians | median of the repetitions, \
+                 each against the bare loop's beside it | met |\n|---|---:|---:|:---:|"
+            );
+            for (what, of_medians, paired, pass) in floor {
+                let _ = writeln!(
+                    out,
+                    "| {what} | {} | {} | {} |",
+                    ratio(of_medians),
+                    ratio(paired),
+                    if pass { "yes" } else { "**no**" }
+                );
+            }
         }
         let section = self.gateway_markdown();
         if !section.is_empty() {
@@ -780,8 +845,27 @@ impl Results {
 
     /// Writes `results.md` and `results.json` into `dir`; returns the markdown.
     pub fn write(&mut self, dir: &Path) -> std::io::Result<String> {
-        self.environment.insert("loadavg_end", loadavg());
+        self.environment.insert("loadavg_end".to_owned(), loadavg());
         let markdown = self.markdown();
+        let mut json = self.computed_json();
+        if let Some(object) = json.as_object_mut() {
+            object.insert("config".to_owned(), json!(self.config));
+            object.insert("environment".to_owned(), json!(self.environment));
+            object.insert("samples".to_owned(), json!(self.samples));
+            object.insert(FIRST_EXAMPLE_KEY.to_owned(), self.first_example_json());
+            object.insert("runs".to_owned(), json!(self.runs.iter().map(|(server, rep, metrics)| json!({"server": server, "rep": rep, "metrics": metrics})).collect::<Vec<_>>()));
+        }
+        std::fs::write(dir.join("results.md"), &markdown)?;
+        std::fs::write(
+            dir.join("results.json"),
+            serde_json::to_string_pretty(&json).map_err(std::io::Error::other)? + "\n",
+        )?;
+        Ok(markdown)
+    }
+
+    /// What `results.json` holds that is computed from the measurements: the medians and the
+    /// target checks.
+    fn computed_json(&self) -> serde_json::Value {
         let mut medians = serde_json::Map::new();
         for (server, _) in SERVERS {
             let mut row = serde_json::Map::new();
@@ -793,21 +877,95 @@ impl Results {
             }
             medians.insert(server.to_owned(), row.into());
         }
-        let json = json!({
-            "config": self.config,
-            "environment": self.environment,
+        json!({
             "medians": medians,
             "targets": self.targets().iter().map(|(what, value, pass)| json!({"target": what, "ratio": value, "met": pass})).collect::<Vec<_>>(),
+            "floor_targets": self.floor_targets().iter().map(|(what, of_medians, paired, pass)| json!({"target": what, "ratio_of_medians": of_medians, "median_paired": paired, "met": pass})).collect::<Vec<_>>(),
             "layers": self.layers_json(),
-            "samples": self.samples,
-            FIRST_EXAMPLE_KEY: self.first_example_json(),
-            "runs": self.runs.iter().map(|(server, rep, metrics)| json!({"server": server, "rep": rep, "metrics": metrics})).collect::<Vec<_>>(),
-        });
-        std::fs::write(dir.join("results.md"), &markdown)?;
-        std::fs::write(
-            dir.join("results.json"),
-            serde_json::to_string_pretty(&json).map_err(std::io::Error::other)? + "\n",
-        )?;
+        })
+    }
+
+    /// For `--render`: the measurements of the run in `dir/results.json`, to write its
+    /// `results.md` again with this runner's tables and checks.
+    pub fn load(dir: &Path) -> Result<(Self, serde_json::Value), String> {
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|error| format!("reading {}: {error}", path.display()))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).map_err(|error| format!("{}: {error}", path.display()))?;
+        let field = |key: &str| json.get(key).cloned().unwrap_or(serde_json::Value::Null);
+        let bad =
+            |key: &str, error: serde_json::Error| format!("{}: `{key}`: {error}", path.display());
+        let config: Config =
+            serde_json::from_value(field("config")).map_err(|e| bad("config", e))?;
+        let environment: BTreeMap<String, String> =
+            serde_json::from_value(field("environment")).map_err(|e| bad("environment", e))?;
+        // A figure that was not a number (NaN) was written as `null`.
+        let samples: BTreeMap<String, BTreeMap<String, Vec<Option<f64>>>> =
+            serde_json::from_value(field("samples")).map_err(|e| bad("samples", e))?;
+        let samples = samples
+            .into_iter()
+            .map(|(server, metrics)| {
+                let metrics = metrics
+                    .into_iter()
+                    .map(|(metric, values)| (metric, values.into_iter().flatten().collect()))
+                    .collect();
+                (server, metrics)
+            })
+            .collect();
+        #[derive(serde::Deserialize)]
+        struct Run {
+            server: String,
+            rep: usize,
+            metrics: BTreeMap<String, Option<f64>>,
+        }
+        let runs: Vec<Run> = serde_json::from_value(field("runs")).map_err(|e| bad("runs", e))?;
+        let runs = runs
+            .into_iter()
+            .map(|run| {
+                let metrics = run
+                    .metrics
+                    .into_iter()
+                    .filter_map(|(metric, value)| Some((metric, value?)))
+                    .collect();
+                (run.server, run.rep, metrics)
+            })
+            .collect();
+        let results = Self {
+            config,
+            runs,
+            samples,
+            environment,
+            // The first example's section is kept as it was written (by this run or by a
+            // later `--build-rows-only`, with its own date and load).
+            first_example: BTreeMap::new(),
+        };
+        Ok((results, json))
+    }
+
+    /// `--render`: writes `dir/results.md` again from `dir/results.json`, and the computed
+    /// figures of `results.json` (medians, checks), keeping every measurement and the first
+    /// example's section as they are. Returns the markdown.
+    pub fn render(dir: &Path) -> Result<String, String> {
+        let (results, mut json) = Self::load(dir)?;
+        let markdown_path = dir.join("results.md");
+        let old = std::fs::read_to_string(&markdown_path).unwrap_or_default();
+        let mut markdown = results.markdown();
+        if let Some(at) = old.find(FIRST_EXAMPLE_HEADING) {
+            markdown = format!("{}\n\n{}", markdown.trim_end(), &old[at..]);
+        }
+        if let (Some(object), serde_json::Value::Object(computed)) =
+            (json.as_object_mut(), results.computed_json())
+        {
+            object.extend(computed);
+        }
+        let write = |path: &Path, text: &str| {
+            std::fs::write(path, text)
+                .map_err(|error| format!("writing {}: {error}", path.display()))
+        };
+        write(&markdown_path, &markdown)?;
+        let text = serde_json::to_string_pretty(&json).map_err(|error| error.to_string())? + "\n";
+        write(&dir.join("results.json"), &text)?;
         Ok(markdown)
     }
 }
@@ -837,5 +995,86 @@ fn ratio(value: f64) -> String {
         "–".to_owned()
     } else {
         format!("{value:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        serde_json::from_value(json!({
+            "build_reps": 1, "build_rows_only": false, "build_times": false, "cap_seconds": 15,
+            "clean_build_reps": 1, "full_clean_build": false, "http_1_calls": 10,
+            "http_32_calls": 10, "http_connections": 32, "list_calls": 10, "live_tasks": 10,
+            "no_build": true, "pipeline_window": 64, "profile": "production", "quick": true,
+            "reps": 3, "servers": ["ours", "rmcp", "bare"], "sessions": 10,
+            "startup_spawns": 1, "stdio_pipelined_calls": 10, "stdio_sequential_calls": 10,
+            "task_calls": 10
+        }))
+        .expect("a whole config")
+    }
+
+    /// Three repetitions of HTTP at 32 connections whose medians are 0.9x apart, but where ours
+    /// read below 0.9x of the bare loop beside it in two of the three.
+    fn results() -> Results {
+        let mut results = Results::new(config());
+        for (rep, ours, bare) in [(0, 90.0, 80.0), (1, 100.0, 120.0), (2, 80.0, 100.0)] {
+            for (server, value) in [("ours", ours), ("bare", bare), ("rmcp", 10.0)] {
+                let metrics = Metrics::from([
+                    ("http_32conn_per_s".to_owned(), value),
+                    ("http_32conn_p99_us".to_owned(), f64::NAN),
+                ]);
+                results.push(server, rep, metrics);
+            }
+        }
+        results
+    }
+
+    #[test]
+    fn the_floor_is_checked_on_the_medians_and_on_each_repetition_against_its_pair() {
+        let results = results();
+        let paired = results.paired("http_32conn_per_s", "bare");
+        assert_eq!(paired, [90.0 / 80.0, 100.0 / 120.0, 0.8]);
+        let floor = results.floor_targets();
+        assert_eq!(floor.len(), 1, "only the measured rows: {floor:?}");
+        let (what, of_medians, paired, met) = &floor[0];
+        assert_eq!(what, "HTTP tools/call, 32 connections: ours/bare ≥ 0.9");
+        assert!((of_medians - 0.9).abs() < 1e-12, "{of_medians}");
+        assert!((paired - 100.0 / 120.0).abs() < 1e-12, "{paired}");
+        assert!(!met, "the paired median is under 0.9");
+        let markdown = results.markdown();
+        assert!(
+            markdown.contains(
+                "| HTTP tools/call, 32 connections: ours/bare ≥ 0.9 | 0.90 | 0.83 | **no** |"
+            ),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn render_writes_back_what_the_run_wrote() {
+        let dir = std::env::temp_dir().join(format!("bench-render-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut results = results();
+        results.set_once("ours", "binary_bytes", 3.0);
+        results.set_first_example(BTreeMap::from([
+            ("ours-default".to_owned(), vec![50.0, 52.5]),
+            ("rmcp".to_owned(), vec![60.0]),
+        ]));
+        let written = results.write(&dir).unwrap();
+        let json = std::fs::read_to_string(dir.join("results.json")).unwrap();
+        assert!(written.contains(FIRST_EXAMPLE_HEADING));
+        let rendered = Results::render(&dir).unwrap();
+        assert_eq!(rendered, written);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("results.md")).unwrap(),
+            written
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("results.json")).unwrap(),
+            json
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
