@@ -716,10 +716,11 @@ impl Results {
              `prometheus` features, run six ways (no layer; one `middleware::from_fn` layer that \
              passes requests on; `RateLimitLayer` at a rate never reached; `Server::telemetry` \
              with no `tracing` subscriber, so its metrics alone (kept by the server and recorded \
-             on an SDK meter provider); and with spans too, through `tracing-opentelemetry` to an \
-             SDK tracer whose batch exporter drops them; and the same with every request sampled \
-             out, `Telemetry::sample_ratio(0.0)`), in the same repetitions as the table \
-             above. Δ CPU is the server CPU per request over no layer.\n"
+             on an SDK meter provider); and with spans too, each request's span made on an SDK \
+             tracer (`Telemetry::tracer`) whose batch exporter drops them, `tracing-opentelemetry` \
+             beside it for any other span; and the same with every request sampled out, \
+             `Telemetry::sample_ratio(0.0)`), in the same repetitions as the table above. Δ CPU \
+             is the server CPU per request over no layer.\n"
         );
         let _ = write!(out, "| scenario |");
         for label in LAYER_LABELS {
