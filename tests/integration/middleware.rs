@@ -304,6 +304,79 @@ async fn a_layer_sees_what_the_request_is() {
     );
 }
 
+/// Echoes its text.
+#[tool]
+async fn echo_text(text: String, times: Option<u32>) -> String {
+    text.repeat(times.unwrap_or(1) as usize)
+}
+
+/// Reads the params whole, then changes the arguments: upper-cases `text` and sets `times`.
+async fn shout(mut request: McpRequest, next: Next) -> McpResponse {
+    let before = Value::Object(request.params().clone());
+    let arguments = request
+        .params_mut()
+        .get_mut("arguments")
+        .and_then(Value::as_object_mut);
+    if let Some(arguments) = arguments {
+        let text = arguments.get("text").and_then(Value::as_str).unwrap_or("");
+        let text = text.to_uppercase();
+        arguments.insert("text".into(), json!(text));
+        arguments.insert("times".into(), json!(2));
+    }
+    let after = Value::Object(request.params().clone());
+    let id = request.id().clone();
+    let response = next.run(request).await;
+    match response.to_result() {
+        Some(mut result) => {
+            result["content"][0]["seen"] = json!({"before": before, "after": after});
+            McpResponse::result(id, result)
+        }
+        None => response,
+    }
+}
+
+#[tokio::test]
+async fn a_layer_reads_the_params_whole_and_the_tool_gets_what_it_changed() {
+    let server = || {
+        Server::builder()
+            .tool(echo_text)
+            .layer(middleware::from_fn(shout))
+    };
+    for stateless in [false, true] {
+        let builder = if stateless {
+            Client::builder().stateless()
+        } else {
+            Client::builder()
+        };
+        let client = builder.connect(server()).await.unwrap();
+        let call = json!({"name": "echo_text", "arguments": {"text": "hi"}});
+        let result = client.request("tools/call", call).await.unwrap();
+        assert_eq!(
+            result["content"][0]["text"], "HIHI",
+            "stateless {stateless}"
+        );
+        let seen = &result["content"][0]["seen"];
+        assert_eq!(seen["before"]["name"], "echo_text");
+        assert_eq!(seen["before"]["arguments"], json!({"text": "hi"}));
+        assert_eq!(
+            seen["after"]["arguments"],
+            json!({"text": "HI", "times": 2})
+        );
+    }
+    // Over HTTP, where the params are read from the body the same way.
+    let addr = http::start(server()).await;
+    let session = http::initialize(&addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "echo_text", "arguments": {"text": "ok", "times": 5}}});
+    let reply = http::response_of(&addr, post(&addr, Some(&session), call)).await;
+    assert_eq!(reply["id"], 7);
+    assert_eq!(reply["result"]["content"][0]["text"], "OKOK");
+    assert_eq!(
+        reply["result"]["content"][0]["seen"]["before"]["arguments"],
+        json!({"text": "ok", "times": 5})
+    );
+}
+
 static RATE_CALLS: AtomicUsize = AtomicUsize::new(0);
 
 /// Reads a number, the same every time.

@@ -490,10 +490,7 @@ fn key_of(request: &McpRequest, rules: &Rules) -> Option<Key> {
         },
     );
     key.0.update([b'a']);
-    canonical(
-        request.params().get("arguments").unwrap_or(&Value::Null),
-        &mut key,
-    );
+    canonical(request.param("arguments").unwrap_or(&Value::Null), &mut key);
     if vary.parts & VARY_CLIENT != 0 {
         match request.client_key() {
             Some(crate::server::ClientKey::Principal(principal)) => {

@@ -236,6 +236,7 @@ async fn route_unboxed(request: McpRequest) -> Answer {
         request,
         extensions,
         origin,
+        ..
     } = *request.inner;
     let Origin {
         core,

@@ -10,7 +10,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -79,20 +79,28 @@ pub(crate) struct RequestParts {
     pub(crate) request: Request,
     pub(crate) extensions: Extensions,
     pub(crate) origin: Origin,
+    /// The params as serde_json's map, made when a layer reads them whole with
+    /// [`McpRequest::params`] while they are still as read from the wire.
+    pub(crate) params_read: OnceLock<Map<String, Value>>,
 }
 
 impl McpRequest {
-    /// A request on its way through the middleware, with no extensions yet.
-    pub(crate) fn new(mut request: Request, origin: Origin) -> Self {
-        // The layers read and change the params as serde_json's map.
-        request.params.make_map();
+    /// A request on its way through the middleware, with no extensions yet. Its params stay as
+    /// they were read: a layer that reads only the id, method, target or `_meta` costs no map.
+    pub(crate) fn new(request: Request, origin: Origin) -> Self {
         Self {
             inner: Box::new(RequestParts {
                 request,
                 extensions: Extensions::new(),
                 origin,
+                params_read: OnceLock::new(),
             }),
         }
+    }
+
+    /// The params' member `key`, however they are held.
+    pub(crate) fn param(&self, key: &str) -> Option<&Value> {
+        self.inner.request.params.get(key)
     }
 
     /// The JSON-RPC id the answer must echo.
@@ -106,25 +114,32 @@ impl McpRequest {
     }
 
     /// The params object (empty when the request had none).
+    ///
+    /// The params are read from the wire into a form of the runtime's own; the first call
+    /// makes a copy of them as serde_json's map, which later calls return. [`meta`](Self::meta)
+    /// and [`target`](Self::target) read a member without it.
     pub fn params(&self) -> &Map<String, Value> {
-        static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
-        // A map since `new`, and through `params_mut` only.
-        self.inner.request.params.as_map().unwrap_or(&EMPTY)
+        let parts = &*self.inner;
+        match parts.request.params.as_map() {
+            Some(map) => map,
+            None => parts
+                .params_read
+                .get_or_init(|| parts.request.params.clone().into_map()),
+        }
     }
 
     /// The params object, to change what the method receives. (A stateless request's envelope
     /// in `_meta` was read before the layers ran: changing it there changes nothing.)
     pub fn params_mut(&mut self) -> &mut Map<String, Value> {
+        // The params become the map itself, which `params` returns from now on: a copy it made
+        // before is dropped.
+        self.inner.params_read.take();
         self.inner.request.params.make_map()
     }
 
     /// `params._meta`, when the request has one.
     pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.inner
-            .request
-            .params
-            .get("_meta")
-            .and_then(Value::as_object)
+        self.param("_meta").and_then(Value::as_object)
     }
 
     /// What the request is about: the tool's name on `tools/call`, the prompt's on
@@ -135,7 +150,7 @@ impl McpRequest {
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
             _ => return None,
         };
-        self.inner.request.params.get(key).and_then(Value::as_str)
+        self.param(key).and_then(Value::as_str)
     }
 
     /// The tool a `tools/call` names, when this server serves it (enabled).
