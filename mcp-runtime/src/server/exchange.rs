@@ -702,10 +702,10 @@ impl Next {
     /// Runs `request` through the rest of the path: waits until the next service is ready,
     /// calls it, and answers an error as the runtime does (see the [module docs](crate::middleware)).
     pub async fn run(self, request: McpRequest) -> McpResponse {
-        // The dispatch itself is always ready and never fails: no error to answer. (Boxed: its
-        // future is large, and the futures of the layers around it are moved into boxes.)
+        // The dispatch itself is always ready and never fails: no error to answer. (Its future
+        // is small: the route's is boxed, and so is an item's stack of layers.)
         let Some(mut inner) = self.inner else {
-            return Box::pin(dispatch(request)).await;
+            return dispatch(request).await;
         };
         let failure = Failure::of(&request, !inner.infallible());
         let ready = std::future::poll_fn(|cx| inner.poll_ready(cx)).await;
@@ -744,12 +744,18 @@ async fn dispatch(mut request: McpRequest) -> McpResponse {
         let stage = request.inner.origin.item_stage;
         request.inner.origin.item_stage += 1;
         if let Some(stack) = request.item_stack(stage) {
-            return stack.run(request).await;
+            return run_boxed(stack, request).await;
         }
     }
     let id = request.inner.request.id.clone();
     let route = request.inner.origin.route;
     McpResponse::from_answer(id, route(request).await)
+}
+
+/// `next.run(request)`, boxed: an item's stack of layers run from [`dispatch`], whose future
+/// the stack's would otherwise hold again.
+fn run_boxed(next: Next, request: McpRequest) -> BoxFuture<McpResponse> {
+    Box::pin(next.run(request))
 }
 
 /// Runs `request` through the server's layers (the item's inside them) to its answer, with
