@@ -13,10 +13,10 @@
 # - HTTP, one connection: the server under callgrind, 1,000 calls of warm-up, counters zeroed,
 #   then 5,000 calls on a new connection (its handshake included) and a dump; the total over
 #   5,000. The callgrind files stay in OUT_DIR for `callgrind_annotate`.
-# - --layers: bench-layers' stdio server with no layer, metrics only, telemetry (spans and
-#   metrics, the request span made on the tracer), telemetry with every request sampled out, and
-#   telemetry with the request span made by `tracing-opentelemetry` (layered), one call at a
-#   time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own cost of one span with
+# - --layers: bench-layers' stdio server with no layer, one empty `from_fn` layer, the rate
+#   limiter (a rate never reached), metrics only, telemetry (spans and metrics, the request span
+#   made on the tracer), telemetry with every request sampled out, and telemetry with the
+#   request span made by `tracing-opentelemetry` (layered), one call at a time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own cost of one span with
 #   a `tools/call` span's attributes and one histogram record with its attributes (10,000 and
 #   60,000 of each; the difference over 50,000).
 # valgrind is installed with apt-get when missing (Debian's package); bench-runner is built.
@@ -92,7 +92,7 @@ if [ -n "$layers" ]; then
         cargo build --release --quiet -p bench-layers
         binary=$PWD/target/release/bench-layers
     fi
-    for mode in stdio-none stdio-metrics stdio-telemetry stdio-sampled stdio-layered; do
+    for mode in stdio-none stdio-empty stdio-rate stdio-metrics stdio-telemetry stdio-sampled stdio-layered; do
         stdio 1 "$mode"
     done
     ir=()

@@ -28,8 +28,10 @@ const LAYER_LABELS: [&str; 6] = [
 ];
 
 /// bench-layers' modes `bench/callgrind.sh --layers` counts, with their labels.
-const IR_MODES: [(&str, &str); 5] = [
+const IR_MODES: [(&str, &str); 7] = [
     ("none", "no layer"),
+    ("empty", "one empty `from_fn` layer"),
+    ("rate", "the rate limiter, at a rate never reached"),
     ("metrics", "metrics only"),
     ("telemetry", "spans (made on the tracer) and metrics"),
     ("sampled", "spans and metrics, every request sampled out"),
