@@ -116,8 +116,11 @@ impl McpRequest {
     /// The params object (empty when the request had none).
     ///
     /// The params are read from the wire into a form of the runtime's own; the first call
-    /// makes a copy of them as serde_json's map, which later calls return. [`meta`](Self::meta)
-    /// and [`target`](Self::target) read a member without it.
+    /// makes a copy of them as serde_json's map, which later calls return. The copy is held
+    /// until the request reaches its method and is not charged to `Server::request_bytes_total`
+    /// (the params are held twice until then). [`meta`](Self::meta) and
+    /// [`target`](Self::target) read a member without it, and
+    /// [`params_mut`](Self::params_mut) turns the params into the map in place.
     pub fn params(&self) -> &Map<String, Value> {
         let parts = &*self.inner;
         match parts.request.params.as_map() {
