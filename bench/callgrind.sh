@@ -16,9 +16,10 @@
 # - --layers: bench-layers' stdio server with no layer, one empty `from_fn` layer, the rate
 #   limiter (a rate never reached), metrics only, telemetry (spans and metrics, the request span
 #   made on the tracer), telemetry with every request sampled out, and telemetry with the
-#   request span made by `tracing-opentelemetry` (layered), one call at a time as above; and its `otel-floor` mode, the OpenTelemetry SDK's own cost of one span with
-#   a `tools/call` span's attributes and one histogram record with its attributes (10,000 and
-#   60,000 of each; the difference over 50,000).
+#   request span made by `tracing-opentelemetry` (layered), one call at a time as above; and
+#   its `otel-floor` mode, the OpenTelemetry SDK's own cost of one span with a `tools/call`
+#   span's attributes and one histogram record with its attributes (10,000 and 60,000 of each;
+#   the difference over 50,000).
 # valgrind is installed with apt-get when missing (Debian's package); bench-runner is built.
 set -euo pipefail
 layers=
