@@ -85,9 +85,8 @@
 //! through them too, and its answer comes when the listen ends: keep timeouts off it (on the
 //! tools that need one, or behind a method check). Notifications and the client's responses do
 //! not. A server with no layer, server-wide or on any item, runs the request path with none of
-//! the layers' machinery: the check is one pointer. One empty layer costs about 2,100
-//! instructions a request; the params stay as read until a layer asks for them whole
-//! ([`McpRequest::params`]).
+//! the layers' machinery: the check is one pointer. Through the layers, a request's params stay
+//! as read until a layer asks for them whole ([`McpRequest::params`]).
 //!
 //! A layer sees a request once the transport has admitted it: its bytes, and what parsing them
 //! built, are charged to its client's share of `Server::request_bytes_total`, and it holds a
